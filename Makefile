@@ -1,0 +1,29 @@
+# Two commands do all the set-up: `make test` and `make lab` (see README.md).
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+export TFTEACH_DATA ?= $(abspath ../shared/data)
+
+.PHONY: install test lab bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[test,reference]"
+	touch $@
+
+install: $(VENV)/.installed
+
+test: install
+	$(PY) -m pytest -q -p no:cacheprovider
+
+lab: install
+	$(PY) -m pip install -q -e ".[lab]"
+	$(VENV)/bin/jupyter lab --notebook-dir=lessons
+
+bench: install
+	$(PY) bench/session_overhead.py
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info
+	find . -name __pycache__ -prune -exec rm -rf {} +

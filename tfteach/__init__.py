@@ -1,0 +1,42 @@
+"""tfteach: TensorFlow 1.x's graph-and-Session model on a Numba engine, for teaching.
+
+`import tfteach as tf` gives the TF 1.15 names the course notes use. This module only
+re-exports; every name is defined in the layer that owns it (see docs/ and DESIGN.md).
+"""
+from tfteach import errors  # noqa: F401
+from tfteach.framework.convert import (convert_to_tensor, is_tensor,  # noqa: F401
+                                       register_tensor_conversion_function)
+from tfteach.framework.dtypes import *  # noqa: F401,F403
+from tfteach.framework.dtypes import DType, as_dtype  # noqa: F401
+from tfteach.framework.graph import (Graph, GraphKeys, get_default_graph,  # noqa: F401
+                                     reset_default_graph)
+from tfteach.framework.graph_functions import *  # noqa: F401,F403
+from tfteach.framework.operation import Operation  # noqa: F401
+from tfteach.framework.tensor import Tensor  # noqa: F401
+from tfteach.framework.tensor_shape import Dimension, TensorShape  # noqa: F401
+from tfteach.ops.array_ops import *  # noqa: F401,F403
+from tfteach.ops.constant_op import *  # noqa: F401,F403
+from tfteach.ops.control_flow_ops import *  # noqa: F401,F403
+from tfteach.ops.init_ops import *  # noqa: F401,F403
+from tfteach.ops.math_ops import *  # noqa: F401,F403
+from tfteach.ops.random_ops import *  # noqa: F401,F403
+from tfteach.ops.reduction_ops import *  # noqa: F401,F403
+from tfteach.ops.state_ops import *  # noqa: F401,F403
+from tfteach.ops.variable_scope import *  # noqa: F401,F403
+from tfteach.ops.variables import *  # noqa: F401,F403
+from tfteach.runtime.config import (ConfigProto, GPUOptions, GraphOptions,  # noqa: F401
+                                    OptimizerOptions, RunOptions)
+from tfteach.runtime.run_metadata import RunMetadata  # noqa: F401
+from tfteach.runtime.session import (InteractiveSession, Session,  # noqa: F401
+                                     get_default_session)
+from tfteach._removed import removed_name_error as _removed_name_error
+
+newaxis = None
+# The TensorFlow API level tfteach reproduces (the notes print `tf.__version__`);
+# the package's own version is `tfteach.PACKAGE_VERSION`.
+VERSION = __version__ = "1.15.0"
+PACKAGE_VERSION = "0.1.0"
+
+
+def __getattr__(name):
+    raise _removed_name_error(__name__, name)

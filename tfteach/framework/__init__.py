@@ -1,0 +1,1 @@
+"""Graph building: Graph, Operation, Tensor, dtypes, shapes, names, errors (DESIGN.md)."""

@@ -1,0 +1,431 @@
+"""`tf.Graph`: the set of Operations a program builds, plus the default-graph stack.
+
+Building a graph computes nothing. The Graph hands out unique op names exactly as
+TensorFlow does (`Const`, `Const_1`, `scope_1/add`), keeps the name-scope, device and
+control-dependency stacks that ops pick up when they are created, and the collections.
+"""
+import contextlib
+import re
+import threading
+
+from tfteach.framework import device_spec, registry, source_info, tensor_shape
+
+__all__ = ["Graph", "GraphKeys", "get_default_graph", "reset_default_graph"]
+
+_VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
+_VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-/>]*$")
+
+
+class GraphKeys:
+    """Standard collection names, as `tf.GraphKeys`."""
+    GLOBAL_VARIABLES = "variables"
+    LOCAL_VARIABLES = "local_variables"
+    METRIC_VARIABLES = "metric_variables"
+    MODEL_VARIABLES = "model_variables"
+    TRAINABLE_VARIABLES = "trainable_variables"
+    SUMMARIES = "summaries"
+    QUEUE_RUNNERS = "queue_runners"
+    TABLE_INITIALIZERS = "table_initializer"
+    ASSET_FILEPATHS = "asset_filepaths"
+    MOVING_AVERAGE_VARIABLES = "moving_average_variables"
+    REGULARIZATION_LOSSES = "regularization_losses"
+    CONCATENATED_VARIABLES = "concatenated_variables"
+    SAVERS = "savers"
+    WEIGHTS = "weights"
+    BIASES = "biases"
+    ACTIVATIONS = "activations"
+    UPDATE_OPS = "update_ops"
+    LOSSES = "losses"
+    SAVEABLE_OBJECTS = "saveable_objects"
+    RESOURCES = "resources"
+    LOCAL_RESOURCES = "local_resources"
+    TRAINABLE_RESOURCE_VARIABLES = "trainable_resource_variables"
+    INIT_OP = "init_op"
+    LOCAL_INIT_OP = "local_init_op"
+    READY_OP = "ready_op"
+    READY_FOR_LOCAL_INIT_OP = "ready_for_local_init_op"
+    SUMMARY_OP = "summary_op"
+    GLOBAL_STEP = "global_step"
+    EVAL_STEP = "eval_step"
+    TRAIN_OP = "train_op"
+    COND_CONTEXT = "cond_context"
+    WHILE_CONTEXT = "while_context"
+    VARIABLES = GLOBAL_VARIABLES
+
+
+class _ControlDependencies:
+    """One `with g.control_dependencies(...)` block: its ops and the ops built inside."""
+
+    def __init__(self, control_inputs):
+        self.control_inputs = control_inputs
+        self.new_ops = set()
+
+
+class Graph:
+    """A TensorFlow computation graph, as `tf.Graph`."""
+
+    def __init__(self):
+        self._lock = threading.RLock()
+        self._nodes_by_name = {}
+        self._nodes_in_order = []
+        self._names_in_use = {}
+        self._name_stack = ""
+        self._device_stack = []          # strings or functions, outermost first
+        self._control_stack = []         # _ControlDependencies blocks
+        self._collections = {}
+        self._finalized = False
+        self._last_id = 0
+        self._version = 0
+        self._unfeedable = set()
+        self._unfetchable = set()
+        self._control_flow_context = None
+        self.seed = None
+        self._seed_offsets = {}          # for op-level seeds derived from the graph seed
+
+    # -- identity and building ----------------------------------------------------------
+    def _next_id(self):
+        self._last_id += 1
+        return self._last_id
+
+    @property
+    def version(self):
+        return self._version
+
+    @property
+    def finalized(self):
+        return self._finalized
+
+    def finalize(self):
+        """After this, adding an op raises RuntimeError (as `tf.Graph.finalize`)."""
+        self._finalized = True
+
+    def _unsafe_unfinalize(self):
+        self._finalized = False
+
+    def _check_not_finalized(self):
+        if self._finalized:
+            raise RuntimeError("Graph is finalized and cannot be modified.")
+
+    def create_op(self, op_type, inputs, dtypes=None, input_types=None, name=None,
+                  attrs=None, op_def=None, compute_shapes=True, compute_device=True):
+        """Adds an op of a registered type; `tf.Graph.create_op`'s signature."""
+        return self._create_op(op_type, list(inputs), attrs, name)
+
+    def _create_op(self, op_type, inputs, attrs=None, name=None, control_inputs=()):
+        """The single place an op is born: name, device, control deps, shapes."""
+        from tfteach.framework.operation import Operation
+        self._check_not_finalized()
+        op_def = registry.get_op_def(op_type)
+        with self._lock:
+            context = self._control_flow_context
+            if context is not None:
+                inputs = context.process_inputs(inputs)
+            if name is None:
+                name = op_type
+            if name.endswith("/"):
+                name = name[:-1]              # a scope name used as an op name: verbatim
+            else:
+                name = self.unique_name(name)
+            if not _VALID_OP_NAME.match(name):
+                raise ValueError("'%s' is not a valid node name" % name)
+            if name in self._nodes_by_name:
+                raise ValueError("Duplicate node name in graph: '%s'" % name)
+            input_ops = {t.op for t in inputs}
+            controls = self._control_inputs_for(input_ops) + [
+                c for c in control_inputs if c not in input_ops]
+            controls = list(dict.fromkeys(controls))
+            op = Operation(self, op_def, name, inputs, attrs, controls, "",
+                           source_info.caller_location())
+            try:
+                op._set_outputs(op_def.shape_fn(op))
+            except tensor_shape.ShapeError as e:
+                shapes = ", ".join(t.shape.debug_string() for t in inputs)
+                raise ValueError("%s for '%s' (op: '%s') with input shapes: %s."
+                                 % (e, name, op_type, shapes)) from None
+            op._device = self._device_for(op)
+            self._nodes_by_name[name] = op
+            self._nodes_in_order.append(op)
+            self._version = op._id
+            for block in self._control_stack:
+                block.new_ops.add(op)
+            if context is not None:
+                context.add_op(op)
+        return op
+
+    # -- names --------------------------------------------------------------------------
+    def unique_name(self, name, mark_as_used=True):
+        """`name` inside the current name scope, made unique by `_1`, `_2`, ..."""
+        if self._name_stack:
+            name = self._name_stack + "/" + name
+        name_key = name.lower()
+        i = self._names_in_use.get(name_key, 0)
+        if mark_as_used:
+            self._names_in_use[name_key] = i + 1
+        if i > 0:
+            base_key = name_key
+            while name_key in self._names_in_use:
+                name_key = "%s_%d" % (base_key, i)
+                i += 1
+            if mark_as_used:
+                self._names_in_use[name_key] = 1
+            name = "%s_%d" % (name, i - 1)
+        return name
+
+    def get_name_scope(self):
+        return self._name_stack
+
+    @contextlib.contextmanager
+    def name_scope(self, name):
+        """Opens a name scope; `"a/"` re-enters scope `a` verbatim, `None`/`""` resets."""
+        if name:
+            if not isinstance(name, str):
+                name = name.decode("utf-8") if isinstance(name, bytes) else str(name)
+            regex = _VALID_SCOPE_NAME if self._name_stack else _VALID_OP_NAME
+            if not regex.match(name):
+                raise ValueError("'%s' is not a valid scope name" % name)
+        old_stack = self._name_stack
+        if not name:
+            new_stack = ""
+        elif name.endswith("/"):
+            new_stack = name[:-1]
+        else:
+            new_stack = self.unique_name(name)
+        self._name_stack = new_stack
+        try:
+            yield new_stack + "/" if new_stack else ""
+        finally:
+            self._name_stack = old_stack
+
+    # -- devices --------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def device(self, device_name_or_function):
+        """Ops created inside get this device (merged with outer scopes); None clears."""
+        if isinstance(device_name_or_function, str):
+            device_spec.DeviceSpec.from_string(device_name_or_function)  # validate now
+        elif hasattr(device_name_or_function, "to_string"):
+            device_name_or_function = device_name_or_function.to_string()
+        self._device_stack.append(device_name_or_function)
+        try:
+            yield
+        finally:
+            self._device_stack.pop()
+
+    def _device_for(self, op):
+        device = ""
+        for entry in self._device_stack:
+            if entry is None:
+                device = ""
+            elif callable(entry):
+                device = device_spec.canonical_name(entry(op) or "")
+            else:
+                device = device_spec.merge_device(device, entry)
+        return device
+
+    # -- control dependencies ---------------------------------------------------------------
+    @contextlib.contextmanager
+    def control_dependencies(self, control_inputs):
+        """Ops created inside run after `control_inputs`; `None` clears outer blocks."""
+        if control_inputs is None:
+            saved, self._control_stack = self._control_stack, []
+            try:
+                yield
+            finally:
+                self._control_stack = saved
+            return
+        from tfteach.framework.convert import as_op
+        ops = []
+        for c in control_inputs:
+            try:
+                c = as_op(c)
+            except TypeError:
+                raise TypeError("Control input must be Operation or Tensor: %s" % (c,)) from None
+            if c.graph is not self:
+                raise ValueError("Control input %s is not an element of this graph." % (c,))
+            ops.append(c)
+        block = _ControlDependencies(ops)
+        self._control_stack.append(block)
+        try:
+            yield
+        finally:
+            self._control_stack.remove(block)
+
+    def _control_inputs_for(self, input_ops):
+        ret = []
+        for block in self._control_stack:
+            # An op whose input was built inside this block already depends on it.
+            if any(op in block.new_ops for op in input_ops):
+                continue
+            ret.extend(c for c in block.control_inputs if c not in input_ops)
+        return ret
+
+    # -- control flow contexts (cond / while_loop) ---------------------------------------------
+    def _get_control_flow_context(self):
+        return self._control_flow_context
+
+    def _set_control_flow_context(self, context):
+        self._control_flow_context = context
+
+    # -- lookup -----------------------------------------------------------------------------
+    def get_operations(self):
+        return list(self._nodes_in_order)
+
+    def get_operation_by_name(self, name):
+        if not isinstance(name, str):
+            raise TypeError("Operation names are strings (or similar), not %s."
+                            % type(name).__name__)
+        return self.as_graph_element(name, allow_tensor=False, allow_operation=True)
+
+    def get_tensor_by_name(self, name):
+        if not isinstance(name, str):
+            raise TypeError("Tensor names are strings (or similar), not %s."
+                            % type(name).__name__)
+        return self.as_graph_element(name, allow_tensor=True, allow_operation=False)
+
+    def _get_operation_or_none(self, name):
+        return self._nodes_by_name.get(name)
+
+    def as_graph_element(self, obj, allow_tensor=True, allow_operation=True):
+        """Resolves a Tensor, Operation, Variable or name to this graph's element."""
+        from tfteach.framework.operation import Operation
+        from tfteach.framework.tensor import Tensor
+        if allow_tensor and allow_operation:
+            types_str = "Tensor or Operation"
+        elif allow_tensor:
+            types_str = "Tensor"
+        else:
+            types_str = "Operation"
+        temp = getattr(obj, "_as_graph_element", None)
+        if temp is not None and not isinstance(obj, (Tensor, Operation)):
+            obj = temp()
+        if isinstance(obj, str):
+            return self._element_by_name(obj, allow_tensor, allow_operation, types_str)
+        if isinstance(obj, Tensor) and allow_tensor:
+            if obj.graph is not self:
+                raise ValueError("Tensor %s is not an element of this graph." % obj)
+            return obj
+        if isinstance(obj, Operation) and allow_operation:
+            if obj.graph is not self:
+                raise ValueError("Operation %s is not an element of this graph." % obj)
+            return obj
+        raise TypeError("Can not convert a %s into a %s." % (type(obj).__name__, types_str))
+
+    def _element_by_name(self, name, allow_tensor, allow_operation, types_str):
+        if ":" in name and allow_tensor:
+            op_name, _, out = name.partition(":")
+            try:
+                out_n = int(out)
+            except ValueError:
+                raise ValueError(
+                    "The name %s looks a like a Tensor name, but is not a valid one. Tensor "
+                    "names must be of the form \"<op_name>:<output_index>\"." % repr(name))
+            op = self._nodes_by_name.get(op_name)
+            if op is None:
+                raise KeyError("The name %s refers to a Tensor which does not exist. The "
+                               "operation, %s, does not exist in the graph."
+                               % (repr(name), repr(op_name)))
+            if not 0 <= out_n < len(op._outputs):
+                raise KeyError("The name %s refers to a Tensor which does not exist. The "
+                               "operation, %s, exists but only has %s outputs."
+                               % (repr(name), repr(op_name), len(op._outputs)))
+            return op._outputs[out_n]
+        if ":" in name and not allow_tensor:
+            raise ValueError("Name %s appears to refer to a Tensor, not a %s."
+                             % (repr(name), types_str))
+        if not allow_operation:
+            if name in self._nodes_by_name:
+                raise ValueError(
+                    "The name %s refers to an Operation, not a %s. Tensor names must be of "
+                    "the form \"<op_name>:<output_index>\"." % (repr(name), types_str))
+            raise ValueError(
+                "The name %s looks like an (invalid) Operation name, not a %s. Tensor names "
+                "must be of the form \"<op_name>:<output_index>\"." % (repr(name), types_str))
+        op = self._nodes_by_name.get(name)
+        if op is None:
+            raise KeyError("The name %s refers to an Operation not in the graph." % repr(name))
+        return op
+
+    # -- feeding and fetching rules --------------------------------------------------------------
+    def prevent_feeding(self, tensor):
+        self._unfeedable.add(tensor)
+
+    def is_feedable(self, tensor):
+        return tensor not in self._unfeedable
+
+    def prevent_fetching(self, op):
+        self._unfetchable.add(op)
+
+    def is_fetchable(self, tensor_or_op):
+        op = getattr(tensor_or_op, "op", tensor_or_op)
+        return op not in self._unfetchable
+
+    # -- collections -------------------------------------------------------------------------------
+    def add_to_collection(self, name, value):
+        self._check_not_finalized()
+        self._collections.setdefault(name, []).append(value)
+
+    def add_to_collections(self, names, value):
+        names = (names,) if isinstance(names, str) else set(names)
+        for name in names:
+            self.add_to_collection(name, value)
+
+    def get_collection_ref(self, key):
+        return self._collections.setdefault(key, [])
+
+    def get_collection(self, key, scope=None):
+        items = self._collections.get(key, [])
+        if scope is None:
+            return list(items)
+        regex = re.compile(scope)
+        return [item for item in items
+                if getattr(item, "name", None) is not None and regex.match(item.name)]
+
+    def get_all_collection_keys(self):
+        return [k for k, v in self._collections.items() if isinstance(v, list)]
+
+    def clear_collection(self, name):
+        self._check_not_finalized()
+        self._collections.pop(name, None)
+
+    # -- default graph ---------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def as_default(self):
+        _default_graph_stack.append(self)
+        try:
+            yield self
+        finally:
+            _default_graph_stack.remove(self)
+
+    @property
+    def building_function(self):
+        return False
+
+    @property
+    def _default_session(self):
+        return None
+
+    def __repr__(self):
+        return "<tfteach.Graph object at %#x>" % id(self)
+
+
+_default_graph_stack = []
+_global_default_graph = None
+
+
+def get_default_graph():
+    """The innermost `as_default()` graph, else the process-wide global graph."""
+    global _global_default_graph
+    if _default_graph_stack:
+        return _default_graph_stack[-1]
+    if _global_default_graph is None:
+        _global_default_graph = Graph()
+    return _global_default_graph
+
+
+def reset_default_graph():
+    """Replaces the global default graph with a new, empty one."""
+    global _global_default_graph
+    if _default_graph_stack:
+        raise AssertionError(
+            "Do not use tf.reset_default_graph() to clear nested graphs. If you need a "
+            "cleared graph, exit the nesting and create a new graph.")
+    _global_default_graph = Graph()

@@ -1,0 +1,94 @@
+"""Constants, placeholders and identity: the ops every program starts with."""
+import numpy as np
+
+from tfteach.framework import convert, dtypes, tensor_shape, tensor_util
+from tfteach.framework.errors import InvalidArgumentError
+from tfteach.framework.hints import with_hint
+from tfteach.framework.registry import register_op
+from tfteach.ops.op_builder import apply_op, same_shape_fn
+
+__all__ = ["constant", "placeholder", "placeholder_with_default", "identity"]
+
+
+# -- Const ---------------------------------------------------------------------------
+def _const_shape(op):
+    value = op._attrs["value"]
+    return [(op._attrs["dtype"], tensor_shape.TensorShape(value.shape))]
+
+
+def _const_kernel(ctx):
+    return ctx.attrs["value"]
+
+
+register_op("Const", _const_shape, cpu=_const_kernel)
+
+
+def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
+    """A constant tensor, as `tf.constant` in TF 1.x (incl. its fill-by-last-element rule)."""
+    array = tensor_util.make_ndarray(value, dtype, shape, verify_shape)
+    array.flags.writeable = False   # shared by every run: nobody may change it in place
+    return apply_op("Const", [], {"value": array, "dtype": dtypes.as_dtype(array.dtype)
+                                  if array.dtype != object else dtypes.string}, name)
+
+
+def _constant_conversion(value, dtype=None, name=None, as_ref=False):
+    return constant(value, dtype=dtype, name=name or "Const")
+
+
+convert.register_tensor_conversion_function(
+    (list, tuple, int, float, bool, str, bytes, np.ndarray, np.generic), _constant_conversion,
+    priority=100)
+
+
+# -- Placeholder ---------------------------------------------------------------------------
+def _placeholder_shape(op):
+    return [(op._attrs["dtype"], op._attrs["shape"])]
+
+
+def _placeholder_kernel(ctx):
+    # Runs only when nothing fed the placeholder: that is the student's mistake.
+    dtype = ctx.attrs["dtype"]
+    shape = ctx.attrs["shape"]
+    message = "You must feed a value for placeholder tensor '%s' with dtype %s" % (
+        ctx.op.name, dtype.c_name)
+    if shape.ndims is not None:
+        message += " and shape %s" % shape.debug_string()
+    raise with_hint(InvalidArgumentError(None, ctx.op, message), "placeholder")
+
+
+register_op("Placeholder", _placeholder_shape, cpu=_placeholder_kernel)
+
+
+def placeholder(dtype, shape=None, name=None):
+    """A value the program must feed, as `tf.placeholder`."""
+    shape = tensor_shape.as_shape(shape) if shape is not None else tensor_shape.unknown_shape()
+    return apply_op("Placeholder", [], {"dtype": dtypes.as_dtype(dtype), "shape": shape},
+                    name or "Placeholder")
+
+
+def _placeholder_with_default_shape(op):
+    return [(op._inputs[0].dtype.base_dtype, op._attrs["shape"])]
+
+
+register_op("PlaceholderWithDefault", _placeholder_with_default_shape,
+            cpu=lambda ctx, x: x)
+
+
+def placeholder_with_default(input, shape, name=None):  # noqa: A002 - TF's argument name
+    """`input` unless a value is fed, as `tf.placeholder_with_default`."""
+    value = convert.convert_to_tensor(input)
+    shape = tensor_shape.as_shape(shape)
+    if not value.shape.is_compatible_with(shape):
+        raise ValueError("Shapes %s and %s are incompatible" % (value.shape, shape))
+    return apply_op("PlaceholderWithDefault", [value], {"dtype": value.dtype, "shape": shape},
+                    name or "PlaceholderWithDefault")
+
+
+# -- Identity --------------------------------------------------------------------------------
+register_op("Identity", same_shape_fn, cpu=lambda ctx, x: x)
+
+
+def identity(input, name=None):  # noqa: A002
+    """The same value under a new name, as `tf.identity`."""
+    value = convert.convert_to_tensor(input)
+    return apply_op("Identity", [value], {"T": value.dtype.base_dtype}, name or "Identity")

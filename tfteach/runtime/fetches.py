@@ -1,0 +1,125 @@
+"""What `Session.run` accepts as fetches and feeds, and how results are shaped back.
+
+Fetches may be a Tensor, an Operation (result None), a tensor or op name (`"x:0"`,
+`"x"`), a Variable, or any nesting of list / tuple / namedtuple / dict of those. Each
+distinct graph element is computed once; the result has the fetches' structure.
+"""
+import collections
+
+import numpy as np
+
+from tfteach.framework.operation import Operation
+from tfteach.framework.tensor import Tensor
+from tfteach.runtime import errors_text
+
+__all__ = ["FetchStructure", "process_feeds"]
+
+
+class FetchStructure:
+    """Flattens nested fetches into unique elements, and rebuilds results."""
+
+    def __init__(self, graph, fetches):
+        self.graph = graph
+        self.elements = []          # unique Tensors / Operations, first-seen order
+        self._index = {}
+        self._template = self._flatten(fetches)
+
+    def _element(self, fetch):
+        if fetch is None:
+            raise TypeError("Fetch argument None has invalid type %s" % type(None))
+        if isinstance(fetch, (Tensor, Operation, str)) or hasattr(fetch, "_as_graph_element"):
+            try:
+                element = self.graph.as_graph_element(fetch, allow_tensor=True,
+                                                      allow_operation=True)
+            except TypeError as e:
+                raise TypeError("Fetch argument %r has invalid type %r, must be a string or "
+                                "Tensor. (%s)" % (fetch, type(fetch), e)) from None
+            except (ValueError, KeyError) as e:
+                raise ValueError("Fetch argument %r cannot be interpreted as a Tensor. (%s)"
+                                 % (fetch, e.args[0] if e.args else e)) from None
+        else:
+            raise TypeError("Fetch argument %r has invalid type %r, must be a string or "
+                            "Tensor. (Can not convert a %s into a Tensor or Operation.)"
+                            % (fetch, type(fetch), type(fetch).__name__))
+        if element not in self._index:
+            self._index[element] = len(self.elements)
+            self.elements.append(element)
+        return self._index[element]
+
+    def _flatten(self, fetch):
+        if isinstance(fetch, (list, tuple)) and not hasattr(fetch, "_as_graph_element"):
+            return (type(fetch), [self._flatten(f) for f in fetch])
+        if isinstance(fetch, dict):
+            return (type(fetch), [(k, self._flatten(v)) for k, v in fetch.items()])
+        return self._element(fetch)
+
+    def build(self, element_values):
+        return self._build(self._template, element_values)
+
+    def _build(self, template, values):
+        if isinstance(template, int):
+            return values[template]
+        kind, parts = template
+        if issubclass(kind, dict):
+            out = [(k, self._build(v, values)) for k, v in parts]
+            if kind is collections.defaultdict:
+                return dict(out)
+            try:
+                return kind(out)
+            except TypeError:
+                return dict(out)
+        items = [self._build(p, values) for p in parts]
+        if hasattr(kind, "_fields"):           # namedtuple
+            return kind(*items)
+        return kind(items)
+
+
+def _feed_target(graph, key):
+    try:
+        return graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
+    except (TypeError, ValueError, KeyError) as e:
+        raise TypeError("Cannot interpret feed_dict key as Tensor: %s"
+                        % (e.args[0] if e.args else e)) from None
+
+
+def process_feeds(graph, feed_dict):
+    """Validated (tensors, arrays) for a feed_dict, with TensorFlow's checks and texts."""
+    tensors, values = [], []
+    for key, value in feed_dict.items():
+        tensor = _feed_target(graph, key)
+        if isinstance(value, Tensor) or (hasattr(value, "_as_graph_element") and
+                                         not isinstance(value, (np.ndarray, np.generic))):
+            raise TypeError(
+                "The value of a feed cannot be a tf.Tensor object. Acceptable feed values "
+                "include Python scalars, strings, lists, numpy ndarrays, or TensorHandles. "
+                "For reference, the tensor object was %s which was passed to the feed with "
+                "key %s." % (value, tensor))
+        if not graph.is_feedable(tensor):
+            raise ValueError("Tensor %s may not be fed." % tensor)
+        dtype = tensor.dtype.base_dtype
+        try:
+            if dtype.name == "string":
+                array = _string_feed(value)
+            else:
+                array = np.asarray(value, dtype=dtype.np)
+        except ValueError as e:
+            message = str(e)
+            if "sequence" in message or "inhomogeneous" in message:
+                message = errors_text.located_message(message, tensor.op,
+                                                      errors_text.HINTS["ragged"])
+            raise ValueError(message) from None
+        if not tensor.shape.is_compatible_with(array.shape):
+            raise ValueError("Cannot feed value of shape %r for Tensor %r, which has shape %r"
+                             % (array.shape, tensor.name, str(tensor.shape)))
+        tensors.append(tensor)
+        values.append(array)
+    return tensors, values
+
+
+def _string_feed(value):
+    array = np.asarray(value, dtype=object)
+    flat = array.reshape(-1)
+    for i, v in enumerate(flat):
+        if isinstance(v, str):
+            flat[i] = v.encode("utf-8")
+    return array

@@ -1,0 +1,260 @@
+"""`tf.Session`: where a graph's values live and its ops run.
+
+A Session owns the state of one run of a graph — variable values, random generators,
+per-op kernel contexts — so two sessions on one graph are independent, as in TensorFlow.
+`run` = validate fetches and feeds -> take the cached Plan for that signature (or build
+it: prune, order, slots) -> execute -> shape the results like the fetches.
+"""
+import contextlib
+import threading
+
+import numpy as np
+
+from tfteach.framework import graph as graph_lib
+from tfteach.framework.operation import Operation
+from tfteach.framework.tensor import Tensor
+from tfteach.runtime import config as config_lib
+from tfteach.runtime import executor, fetches as fetches_lib
+
+__all__ = ["Session", "InteractiveSession", "get_default_session", "run_in_session",
+           "KernelContext"]
+
+
+class KernelContext:
+    """One op's kernel instance inside one Session (TensorFlow's OpKernel object).
+
+    Kernels receive it first: `ctx.attrs` are the op's attributes, `ctx.session` the
+    owning session (variables), `ctx.state` a dict private to this op in this session
+    (e.g. a random generator, so each new session replays the same random sequence).
+    """
+
+    __slots__ = ("op", "attrs", "session", "state", "device", "kernel")
+
+    def __init__(self, op, session, device, kernel):
+        self.op = op
+        self.attrs = op._attrs
+        self.session = session
+        self.state = {}
+        self.device = device
+        self.kernel = kernel
+
+
+class _DefaultSessionStack(threading.local):
+    def __init__(self):
+        self.stack = []
+
+
+_default_sessions = _DefaultSessionStack()
+
+
+def get_default_session():
+    """The innermost session installed by `with sess.as_default()` / `with Session()`."""
+    stack = _default_sessions.stack
+    return stack[-1] if stack else None
+
+
+class BaseSession:
+    def __init__(self, target="", graph=None, config=None):
+        if graph is None:
+            graph = graph_lib.get_default_graph()
+        elif not isinstance(graph, graph_lib.Graph):
+            raise TypeError("graph must be a tf.Graph, but got %s" % type(graph))
+        if config is not None and not isinstance(config, config_lib.ConfigProto):
+            raise TypeError("config must be a tf.ConfigProto, but got %s" % type(config))
+        self._graph = graph
+        self._target = target
+        self._config = config if config is not None else config_lib.ConfigProto()
+        self._closed = False
+        self._plans = {}
+        self._contexts = {}
+        self.variable_values = {}       # VariableV2 op name -> its value in this session
+        self._context_stack = []
+
+    # -- properties -----------------------------------------------------------------------
+    @property
+    def graph(self):
+        return self._graph
+
+    @property
+    def graph_def(self):
+        return self._graph.as_graph_def() if hasattr(self._graph, "as_graph_def") else None
+
+    @property
+    def sess_str(self):
+        return self._target
+
+    @property
+    def config(self):
+        return self._config
+
+    # -- lifetime ---------------------------------------------------------------------------
+    def close(self):
+        """Frees this session's state; later runs raise RuntimeError."""
+        self._closed = True
+        self._plans.clear()
+        self._contexts.clear()
+        self.variable_values.clear()
+
+    def _check_open(self):
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+
+    @contextlib.contextmanager
+    def as_default(self):
+        """Makes this the session `Tensor.eval()` and `Operation.run()` use."""
+        _default_sessions.stack.append(self)
+        try:
+            yield self
+        finally:
+            _default_sessions.stack.remove(self)
+
+    def __enter__(self):
+        graph_cm = self._graph.as_default()
+        session_cm = self.as_default()
+        graph_cm.__enter__()
+        session_cm.__enter__()
+        self._context_stack.append((graph_cm, session_cm))
+        return self
+
+    def __exit__(self, exc_type, exc_value, tb):
+        graph_cm, session_cm = self._context_stack.pop()
+        session_cm.__exit__(exc_type, exc_value, tb)
+        graph_cm.__exit__(exc_type, exc_value, tb)
+        self.close()
+
+    # -- running ------------------------------------------------------------------------------
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """Runs what `fetches` need, with `feed_dict` replacing tensors' values."""
+        self._check_open()
+        if self._graph.version == 0:
+            raise RuntimeError("The Session graph is empty.  Add operations to the graph "
+                               "before calling run().")
+        if type(fetches) is Tensor and not feed_dict and options is None:
+            return self._run_single(fetches)     # the common case, kept lean
+        structure = fetches_lib.FetchStructure(self._graph, fetches)
+        if feed_dict:
+            if not isinstance(feed_dict, dict):
+                raise TypeError("feed_dict must be a dictionary, got %s" % type(feed_dict))
+            feed_tensors, feed_values = fetches_lib.process_feeds(self._graph, feed_dict)
+        else:
+            feed_tensors, feed_values = [], []
+        tensors = [e for e in structure.elements if isinstance(e, Tensor)]
+        targets = [e for e in structure.elements if isinstance(e, Operation)]
+        for t in tensors:
+            if not self._graph.is_fetchable(t):
+                raise ValueError("Operation %r has been marked as not fetchable." % t.op.name)
+        plan = self._plan(tuple(tensors), tuple(feed_tensors), tuple(targets))
+        trace = options is not None and getattr(options, "trace_level", 0) >= 1
+        step_stats = run_metadata.step_stats if (trace and run_metadata is not None) else None
+        values = plan.run(feed_values, step_stats)
+        results = iter([_to_result(v, t) for v, t in zip(values, tensors)])
+        element_values = [next(results) if isinstance(e, Tensor) else None
+                          for e in structure.elements]
+        return structure.build(element_values)
+
+    def _run_single(self, tensor):
+        if tensor.graph is not self._graph:
+            fetches_lib.FetchStructure(self._graph, tensor)    # raises TF's ValueError
+        plan = self._plans.get((tensor,))
+        if plan is None:
+            plan = self._plan((tensor,), (), ())
+            self._plans[(tensor,)] = plan
+        return _to_result(plan.run(())[0], tensor)
+
+    def _plan(self, tensors, feeds, targets):
+        key = (tensors, feeds, targets)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plans[key] = executor.Plan(self, tensors, feeds, targets)
+        return plan
+
+    def _kernel_context(self, op):
+        ctx = self._contexts.get(op)
+        if ctx is None:
+            device = executor.CPU_DEVICE
+            kernel = op._op_def.kernels.get("CPU")
+            if kernel is None:
+                from tfteach.framework import errors
+                raise errors.UnimplementedError(
+                    op.node_def, op, "No registered kernel for op '%s' (%s) on CPU"
+                    % (op.name, op.type))
+            ctx = self._contexts[op] = KernelContext(op, self, device, kernel)
+        return ctx
+
+    def partial_run_setup(self, fetches, feeds=None):
+        raise NotImplementedError("partial_run is not supported by tfteach")
+
+    def list_devices(self):
+        return [executor.CPU_DEVICE]
+
+
+def _to_result(value, tensor):
+    """What `sess.run` hands back: NumPy values the student may freely modify."""
+    if value is executor.DEAD:
+        from tfteach.framework import errors
+        raise errors.InvalidArgumentError(
+            None, tensor.op, "Retval[0] does not have value: %s was computed in a tf.cond "
+            "branch that was not taken" % tensor.name)
+    if isinstance(value, np.ndarray):
+        if value.ndim == 0:
+            return value[()]
+        if not value.flags.writeable:
+            return value.copy()
+    return value
+
+
+class Session(BaseSession):
+    """`tf.Session(target='', graph=None, config=None)`."""
+
+    def __init__(self, target="", graph=None, config=None):
+        super().__init__(target, graph, config)
+
+    @staticmethod
+    def reset(target, containers=None, config=None):
+        pass
+
+
+class InteractiveSession(BaseSession):
+    """A session that installs itself (and its graph) as the default, for notebooks."""
+
+    def __init__(self, target="", graph=None, config=None):
+        super().__init__(target, graph, config)
+        self._default_session_cm = self.as_default()
+        self._default_session_cm.__enter__()
+        self._default_graph_cm = self._graph.as_default()
+        self._default_graph_cm.__enter__()
+        self._explicitly_closed = False
+
+    def close(self):
+        super().close()
+        if not self._explicitly_closed:
+            self._explicitly_closed = True
+            try:
+                self._default_session_cm.__exit__(None, None, None)
+                self._default_graph_cm.__exit__(None, None, None)
+            except ValueError:
+                pass
+
+
+def run_in_session(element, feed_dict, session, what):
+    """`Tensor.eval` / `Operation.run`: run in the given or the default session."""
+    verb, noun = ("evaluate", "tensor") if what == "tensor" else ("execute", "operation")
+    if session is None:
+        session = get_default_session()
+        if session is None:
+            if what == "tensor":
+                raise ValueError("Cannot evaluate tensor using `eval()`: No default session is "
+                                 "registered. Use `with sess.as_default()` or pass an explicit "
+                                 "session to `eval(session=sess)`")
+            raise ValueError("Cannot execute operation using `run()`: No default session is "
+                             "registered. Use `with sess.as_default():` or pass an explicit "
+                             "session to `run(session=sess)`")
+        if session.graph is not element.graph:
+            raise ValueError("Cannot use the default session to %s %s: the %s's graph is "
+                             "different from the session's graph. Pass an explicit session to "
+                             "`%s(session=sess)`." % (verb, noun, noun,
+                                                      "eval" if what == "tensor" else "run"))
+    elif session.graph is not element.graph:
+        raise ValueError("Cannot use the given session to %s %s: the %s's graph is different "
+                         "from the session's graph." % (verb, noun, noun))
+    return session.run(element, feed_dict)
