@@ -140,7 +140,7 @@ def make_ndarray(values, dtype=None, shape=None, verify_shape=False):
     if arr.size == 1:
         return np.full(shape, arr.reshape(()), dtype=arr.dtype)
     if arr.size > wanted:
-        raise TypeError("Too many elements provided. Needed at most %d, but received %d"
+        raise ValueError("Too many elements provided. Needed at most %d, but received %d"
                         % (wanted, arr.size))
     if arr.size == 0:
         raise ValueError("Cannot create a tensor of shape %s from an empty value." % shape)

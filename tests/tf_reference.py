@@ -1,0 +1,53 @@
+"""Runs the same TF1 program on TensorFlow and on tfteach, for differential tests.
+
+TensorFlow (`tensorflow-cpu`, a test-only dependency) is the specification: a program
+is a function `build(tf)` that builds a graph with the module it is given and returns
+`(fetches, feed_dict)`. `run_both` runs it on both and returns both results;
+`errors_of_both` returns the exception each raised. Tests skip when TensorFlow is not
+importable.
+"""
+import pytest
+
+_tf1 = None
+
+
+def tensorflow_v1():
+    """TensorFlow's `tf.compat.v1` in graph mode (skips the test if TF is missing)."""
+    global _tf1
+    if _tf1 is None:
+        tf = pytest.importorskip("tensorflow")
+        tf.compat.v1.disable_eager_execution()
+        _tf1 = tf.compat.v1
+    return _tf1
+
+
+def run_program(tf, build):
+    graph = tf.Graph()
+    with graph.as_default():
+        fetches, feed_dict = build(tf)
+        with tf.Session(graph=graph) as sess:
+            return sess.run(fetches, feed_dict)
+
+
+def run_both(build):
+    """(tensorflow_result, tfteach_result) of the program `build`."""
+    import tfteach
+    return run_program(tensorflow_v1(), build), run_program(tfteach, build)
+
+
+def error_of(tf, build):
+    try:
+        run_program(tf, build)
+    except Exception as e:  # noqa: BLE001 - the exception is what we compare
+        return e
+    return None
+
+
+def errors_of_both(build):
+    """(tensorflow_exception, tfteach_exception); None where no exception was raised."""
+    import tfteach
+    return error_of(tensorflow_v1(), build), error_of(tfteach, build)
+
+
+def first_line(exc):
+    return str(exc).splitlines()[0] if str(exc) else ""
