@@ -84,11 +84,9 @@ class Tensor:
             ", device=%s" % self.device if self.device else "",
             self._dtype.name)
 
-    def __hash__(self):
-        return id(self)
-
-    # TF1 graph tensors compare by identity; `tf.equal` compares values.
+    # TF1 graph tensors compare and hash by identity; `tf.equal` compares values.
     __eq__ = object.__eq__
+    __hash__ = object.__hash__
 
     def __bool__(self):
         raise TypeError(
