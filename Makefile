@@ -19,7 +19,7 @@ test: install
 
 lab: install
 	$(PY) -m pip install -q -e ".[lab]"
-	$(VENV)/bin/jupyter lab --notebook-dir=lessons
+	$(VENV)/bin/jupyter lab --notebook-dir=lessons $(if $(filter 0,$(shell id -u)),--allow-root)
 
 bench: install
 	$(PY) bench/session_overhead.py
