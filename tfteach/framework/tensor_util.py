@@ -126,7 +126,8 @@ def make_ndarray(values, dtype=None, shape=None, verify_shape=False):
                 arr = np.array(values, dtype=dtype.np)
             except OverflowError:
                 raise TypeError("Value out of range for %s: %r" % (dtype.name, values)) from None
-            if dtype.is_integer and inferred.is_floating:
+            # An empty list infers float32 but fits any dtype (tf.constant([], tf.int32)).
+            if dtype.is_integer and inferred.is_floating and arr.size:
                 raise TypeError("Expected %s, got %r instead." % (dtype.name, values))
     if shape is None:
         return arr

@@ -1,0 +1,152 @@
+"""CPU kernels of the random ops, on NumPy's Philox generator.
+
+Where the random state lives is the point of this module. TensorFlow's random kernel
+owns a Philox generator seeded from the op's (seed, seed2) attributes; the kernel object
+belongs to one op in one Session. Here the generator is kept in `ctx.state`, which is
+private to one op in one Session too, so:
+- each `sess.run` draws the *next* numbers of the op's sequence;
+- a new Session starts the sequence again (its kernel contexts are new);
+- two ops with the same (seed, seed2) produce the same numbers;
+- seed == seed2 == 0 means "not seeded": the generator takes fresh OS entropy.
+The numbers are not bit-equal to TensorFlow's (NumPy's Philox is the 4x64 variant and
+the normal/uniform transforms differ); only the seeding rules are TensorFlow's.
+"""
+import numpy as np
+
+from tfteach.framework.errors import InvalidArgumentError
+
+__all__ = ["generator", "standard_normal_kernel", "truncated_normal_kernel", "uniform_kernel",
+           "uniform_int_kernel", "shuffle_kernel", "multinomial_kernel", "scale_shift_kernel",
+           "uniform_range_kernel"]
+
+TRUNCATION_STDDEVS = 2.0   # TruncatedNormal redraws values further than this from the mean
+
+
+def generator(ctx):
+    """The op's generator in this session, created on the op's first run."""
+    gen = ctx.state.get("generator")
+    if gen is None:
+        seed, seed2 = ctx.attrs["seed"], ctx.attrs["seed2"]
+        if seed == 0 and seed2 == 0:
+            bit_generator = np.random.Philox()            # nondeterministic, as in TF
+        else:
+            # As TF's PhiloxRandom(seed, seed2): the key from `seed`, the start of the
+            # counter from `seed2`, so each op seed gets its own stream.
+            bit_generator = np.random.Philox(key=seed, counter=[0, 0, seed2, 0])
+        gen = ctx.state["generator"] = np.random.Generator(bit_generator)
+    return gen
+
+
+def _shape_text(shape):
+    return "[%s]" % ",".join(str(d) for d in shape)
+
+
+def output_shape(ctx, shape):
+    """The `shape` input's value as a tuple, with TF's runtime checks."""
+    shape = np.asarray(shape)
+    if shape.ndim != 1:
+        raise InvalidArgumentError(None, ctx.op, "shape must be a vector of {int32,int64}, got "
+                                   "shape %s" % _shape_text(shape.shape))
+    dims = tuple(int(d) for d in shape)
+    for d in dims:
+        if d < 0:
+            raise InvalidArgumentError(None, ctx.op, "Dimension %d must be >= 0" % d)
+    return dims
+
+
+def _sampling_dtype(dtype):
+    # NumPy's generator draws float32 or float64; half precision is drawn as float32.
+    return np.float64 if dtype == np.float64 else np.float32
+
+
+def standard_normal_kernel(ctx, shape):
+    dtype = ctx.attrs["dtype"].np
+    values = generator(ctx).standard_normal(output_shape(ctx, shape), _sampling_dtype(dtype))
+    return values.astype(dtype, copy=False)
+
+
+def truncated_normal_kernel(ctx, shape):
+    dtype = ctx.attrs["dtype"].np
+    gen = generator(ctx)
+    values = gen.standard_normal(output_shape(ctx, shape), _sampling_dtype(dtype))
+    outside = np.abs(values) > TRUNCATION_STDDEVS
+    while outside.any():          # redraw only the rejected ones (about 4.6% each round)
+        values[outside] = gen.standard_normal(int(outside.sum()), values.dtype)
+        outside = np.abs(values) > TRUNCATION_STDDEVS
+    return values.astype(dtype, copy=False)
+
+
+def uniform_kernel(ctx, shape):
+    """Floats in [0, 1)."""
+    dtype = ctx.attrs["dtype"].np
+    values = generator(ctx).random(output_shape(ctx, shape), _sampling_dtype(dtype))
+    return values.astype(dtype, copy=False)
+
+
+def _scalar(ctx, value, name):
+    value = np.asarray(value)
+    if value.ndim != 0:
+        raise InvalidArgumentError(None, ctx.op, "%s must be 0-D, got shape %s"
+                                   % (name, _shape_text(value.shape)))
+    return value[()]
+
+
+def uniform_int_kernel(ctx, shape, minval, maxval):
+    """Integers in [minval, maxval)."""
+    dims = output_shape(ctx, shape)
+    low, high = _scalar(ctx, minval, "minval"), _scalar(ctx, maxval, "maxval")
+    if low >= high and int(np.prod(dims)) > 0:
+        raise InvalidArgumentError(None, ctx.op, "Need minval < maxval, got %d >= %d"
+                                   % (low, high))
+    dtype = ctx.attrs["Tout"].np
+    if int(np.prod(dims)) == 0:
+        return np.zeros(dims, dtype)
+    return generator(ctx).integers(low, high, size=dims, dtype=dtype)
+
+
+def shuffle_kernel(ctx, value):
+    """A random permutation of `value` along its first dimension."""
+    value = np.asarray(value)
+    if value.ndim == 0 or value.shape[0] <= 1:
+        return value.copy()
+    return value[generator(ctx).permutation(value.shape[0])]
+
+
+def multinomial_kernel(ctx, logits, num_samples):
+    """`num_samples` class indices per row, drawn with probabilities softmax(logits)."""
+    logits = np.asarray(logits, dtype=np.float64)
+    if logits.ndim != 2:
+        raise InvalidArgumentError(None, ctx.op, "logits should be a matrix, got shape %s"
+                                   % _shape_text(logits.shape))
+    count = int(_scalar(ctx, num_samples, "num_samples"))
+    if count < 0:
+        raise InvalidArgumentError(None, ctx.op, "num_samples should be nonnegative, got %d"
+                                   % count)
+    batch, classes = logits.shape
+    if classes == 0:
+        raise InvalidArgumentError(None, ctx.op, "num_classes should be positive, got 0")
+    out_dtype = ctx.attrs["output_dtype"].np
+    if batch == 0 or count == 0:
+        return np.zeros((batch, count), out_dtype)
+    # Inverse-CDF sampling: cumulative (unnormalised) probabilities, then a uniform
+    # number scaled to each row's total picks the first class whose CDF exceeds it.
+    finite_max = np.max(np.where(np.isfinite(logits), logits, -np.inf), axis=1, keepdims=True)
+    weights = np.exp(logits - np.where(np.isfinite(finite_max), finite_max, 0))
+    cdf = np.cumsum(weights, axis=1)
+    draws = generator(ctx).random((batch, count)) * cdf[:, -1:]
+    samples = np.empty((batch, count), out_dtype)
+    for row in range(batch):
+        picked = np.searchsorted(cdf[row], draws[row], side="right")
+        samples[row] = np.minimum(picked, classes - 1)
+    return samples
+
+
+# -- the affine step of random_normal / truncated_normal / random_uniform ------------------
+def scale_shift_kernel(ctx, values, scale, shift):
+    """values * scale + shift (stddev and mean of the normal ops)."""
+    return np.asarray(values * scale + shift).astype(values.dtype, copy=False)
+
+
+def uniform_range_kernel(ctx, values, minval, maxval):
+    """Maps [0, 1) onto [minval, maxval), as TF's rnd * (maxval - minval) + minval."""
+    return np.asarray(values * (maxval - minval) + minval).astype(values.dtype, copy=False)
