@@ -9,6 +9,9 @@ REGISTER_KERNEL_BUILDER and RegisterGradient:
 - `stateful`: the op reads or changes session state (variables, random generators).
 - `handles_dead_inputs`: the kernel runs even when an input is dead (an untaken
   `tf.cond` branch); without it the executor skips the op and marks its outputs dead.
+- `ref_inputs`: positions of inputs the op takes by reference (TF's `Ref(T)` inputs:
+  `Assign`'s variable). Every other input fed by a ref tensor (a variable) receives the
+  variable's current value, read when the op runs (see kernels/cpu/state_kernels.py).
 """
 
 __all__ = ["OpDef", "register_op", "get_op_def", "kernel", "gradient", "not_differentiable",
@@ -19,7 +22,7 @@ _OP_DEFS = {}
 
 class OpDef:
     __slots__ = ("type", "shape_fn", "kernels", "gradient", "stateful", "differentiable",
-                 "handles_dead_inputs")
+                 "handles_dead_inputs", "ref_inputs")
 
     def __init__(self, op_type, shape_fn, stateful):
         self.type = op_type
@@ -30,19 +33,22 @@ class OpDef:
         self.differentiable = True
         # Control flow (cond's Merge) must see dead inputs; every other op becomes dead.
         self.handles_dead_inputs = False
+        self.ref_inputs = ()
 
     def __repr__(self):
         return "OpDef(%r, kernels=%s)" % (self.type, sorted(self.kernels))
 
 
-def register_op(op_type, shape_fn, cpu=None, stateful=False):
+def register_op(op_type, shape_fn, cpu=None, stateful=False, ref_inputs=()):
     """Declares op type `op_type`; `shape_fn(op)` returns [(dtype, TensorShape), ...].
 
-    `cpu` is the op's CPU kernel `fn(ctx, *inputs)`, if it has one.
+    `cpu` is the op's CPU kernel `fn(ctx, *inputs)`, if it has one; `ref_inputs` the
+    input positions it takes by reference.
     """
     if op_type in _OP_DEFS:
         raise KeyError("Op type %r is registered twice" % op_type)
     op_def = _OP_DEFS[op_type] = OpDef(op_type, shape_fn, stateful)
+    op_def.ref_inputs = tuple(ref_inputs)
     if cpu is not None:
         op_def.kernels["CPU"] = cpu
     return op_def
