@@ -1,0 +1,47 @@
+"""CPU kernels of matrix products: `MatMul` and `BatchMatMulV2`.
+
+Both call NumPy's `matmul` (BLAS for floats). What they add is TensorFlow's runtime
+checks and messages, for shapes only known when placeholders are fed. Transposes are
+NumPy views (no copy); BLAS reads them in place.
+"""
+import numpy as np
+
+from tfteach.framework.errors import InvalidArgumentError
+from tfteach.kernels.cpu.cwise import shape_string
+
+__all__ = ["matmul_kernel", "batch_matmul_kernel"]
+
+
+def _error(ctx, message):
+    return InvalidArgumentError(None, ctx.op, message)
+
+
+def matmul_kernel(ctx, a, b):
+    """a @ b of two matrices, either one transposed first (TF's `MatMul`)."""
+    attrs = ctx.attrs
+    left = a.T if attrs["transpose_a"] else a
+    right = b.T if attrs["transpose_b"] else b
+    if left.shape[1] != right.shape[0]:
+        raise _error(ctx, "Matrix size-incompatible: In[0]: %s, In[1]: %s"
+                     % (shape_string(a), shape_string(b)))
+    return np.matmul(left, right)
+
+
+def batch_matmul_kernel(ctx, x, y):
+    """Matrix products over the last two axes, batch axes broadcast (`BatchMatMulV2`)."""
+    adj_x, adj_y = ctx.attrs["adj_x"], ctx.attrs["adj_y"]
+    for i, value in enumerate((x, y)):
+        if np.ndim(value) < 2:
+            raise _error(ctx, "In[%d] ndims must be >= 2: %d" % (i, np.ndim(value)))
+    try:
+        np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+    except ValueError:
+        raise _error(ctx, "In[0] and In[1] must have compatible batch dimensions: %s vs. %s"
+                     % (shape_string(x), shape_string(y))) from None
+    left = np.swapaxes(x, -1, -2) if adj_x else x
+    right = np.swapaxes(y, -1, -2) if adj_y else y
+    if left.shape[-1] != right.shape[-2]:
+        raise _error(ctx, "In[0] mismatch In[1] shape: %d vs. %d: %s %s %d %d"
+                     % (left.shape[-1], right.shape[-2], shape_string(x), shape_string(y),
+                        adj_x, adj_y))
+    return np.matmul(left, right)
