@@ -331,3 +331,22 @@ def test_two_sessions_are_independent_objects():
     with tf.Session() as s1, tf.Session() as s2:
         assert s1.run(c) == s2.run(c) == 1.0
         assert s1._contexts is not s2._contexts
+
+
+def test_control_dependency_on_a_fed_placeholder_is_satisfied_by_the_feed():
+    x = tf.placeholder(tf.float32, [])
+    with tf.control_dependencies([x]):
+        y = tf.constant(3.0)
+    with tf.Session() as sess:
+        assert sess.run(y, {x: 1.0}) == 3.0
+        with pytest.raises(tf.errors.InvalidArgumentError, match="You must feed a value"):
+            sess.run(y)
+
+
+def test_unfetchable_tensor_is_refused_in_every_fetch_form():
+    c = tf.constant(1.0)
+    tf.get_default_graph().prevent_fetching(c.op)
+    with tf.Session() as sess:
+        for fetch in (c, [c]):
+            with pytest.raises(ValueError, match="has been marked as not fetchable"):
+                sess.run(fetch)

@@ -117,9 +117,6 @@ class Graph:
         self._check_not_finalized()
         op_def = registry.get_op_def(op_type)
         with self._lock:
-            context = self._control_flow_context
-            if context is not None:
-                inputs = context.process_inputs(inputs)
             if name is None:
                 name = op_type
             if name.endswith("/"):
@@ -130,6 +127,11 @@ class Graph:
                 raise ValueError("'%s' is not a valid node name" % name)
             if name in self._nodes_by_name:
                 raise ValueError("Duplicate node name in graph: '%s'" % name)
+            context = self._control_flow_context
+            if context is not None:
+                # After naming: ops the context adds for this op's inputs are named
+                # under it, as TF's `cond/add/Switch` for an input of `cond/add`.
+                inputs = context.process_inputs(inputs, name)
             input_ops = {t.op for t in inputs}
             controls = self._control_inputs_for(input_ops) + [
                 c for c in control_inputs if c not in input_ops]
@@ -140,8 +142,10 @@ class Graph:
                 op._set_outputs(op_def.shape_fn(op))
             except tensor_shape.ShapeError as e:
                 shapes = ", ".join(t.shape.debug_string() for t in inputs)
-                raise ValueError("%s for '%s' (op: '%s') with input shapes: %s."
-                                 % (e, name, op_type, shapes)) from None
+                # TF's " and with computed input tensors: input[1] = <...>" part, if any.
+                note = getattr(e, "input_tensors_note", "")
+                raise ValueError("%s for '%s' (op: '%s') with input shapes: %s%s."
+                                 % (e, name, op_type, shapes, note)) from None
             op._device = self._device_for(op)
             self._nodes_by_name[name] = op
             self._nodes_in_order.append(op)

@@ -16,23 +16,14 @@ import time
 import numpy as np
 
 from tfteach.framework import errors
+from tfteach.framework.dead import DEAD
 from tfteach.runtime import errors_text
 from tfteach.runtime.run_metadata import (AllocationDescription, NodeExecStats, NodeOutput,
                                           TensorDescription)
 
-__all__ = ["Plan", "DEAD", "CPU_DEVICE"]
+__all__ = ["Plan", "DEAD", "CPU_DEVICE", "deref"]
 
 CPU_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
-
-
-class _Dead:
-    """The value on the untaken side of a `tf.cond` switch: ops fed by it do not run."""
-
-    def __repr__(self):
-        return "<dead tensor>"
-
-
-DEAD = _Dead()
 
 
 class Step:
@@ -65,7 +56,9 @@ def prune(fetch_tensors, feed_tensors, target_ops):
         for t in op._inputs:
             if t not in fed and t.op not in needed:
                 stack.append(t.op)
-        stack.extend(c for c in op._control_inputs if c not in needed)
+        # A control input whose outputs are all fed counts as done (TF replaces fed nodes).
+        stack.extend(c for c in op._control_inputs
+                     if c not in needed and not (c._outputs and all(t in fed for t in c._outputs)))
     return sorted(needed, key=lambda op: op._id)
 
 
@@ -99,13 +92,16 @@ class Plan:
         for i, op in enumerate(ops):
             outs = tuple(slot(t) if t in slot_of and t not in fed else -1 for t in op._outputs)
             ctx = session._kernel_context(op)
-            self.steps.append(Step(op, ctx.kernel, ctx, tuple(steps_inputs[i]), outs,
-                                   tuple(frees_at[i]), ctx.device))
+            self.steps.append(Step(op, _value_reading(ctx.kernel, op), ctx,
+                                   tuple(steps_inputs[i]), outs, tuple(frees_at[i]),
+                                   ctx.device))
         self.num_slots = len(slot_of) + 1     # the last slot swallows unused outputs
         for step in self.steps:
             step.out_slots = tuple(self.num_slots - 1 if s == -1 else s for s in step.out_slots)
             if step.single_out is not None:
                 step.single_out = step.out_slots[0]
+        self.ref_fetches = [(i, t.op) for i, t in enumerate(fetch_tensors)
+                            if t.dtype.is_ref_dtype]
         self.has_control_flow = any(op._op_def.handles_dead_inputs or op.type == "Switch"
                                     for op in ops)
 
@@ -118,7 +114,13 @@ class Plan:
             self._run_general(values, step_stats)
         else:
             self._run_fast(values)
-        return [values[s] for s in self.fetch_slots]
+        results = [values[s] for s in self.fetch_slots]
+        for i, op in self.ref_fetches:          # a fetched variable: its current value
+            try:
+                results[i] = deref(results[i])
+            except Exception as e:  # noqa: BLE001
+                raise errors_text.op_error_from(e, op) from _cause(e)
+        return results
 
     def _run_fast(self, values):
         step = None
@@ -149,6 +151,8 @@ class Plan:
                     dead_ops.add(step.op)
                     for s in step.out_slots:
                         values[s] = DEAD
+                    for s in step.frees:        # a skipped op is still a last use
+                        values[s] = None
                     continue
                 start = time.perf_counter() if step_stats is not None else 0.0
                 result = step.kernel(step.ctx, *args)
@@ -169,6 +173,31 @@ class Plan:
                     values[s] = None
         except Exception as e:  # noqa: BLE001
             raise errors_text.op_error_from(e, step.op) from _cause(e)
+
+
+def deref(value):
+    """The value behind a ref (a variable's VariableRef); other values unchanged."""
+    read = getattr(value, "deref", None)
+    return value if read is None else read()
+
+
+def _value_reading(kernel, op):
+    """`kernel`, reading the current value of the refs among its value inputs.
+
+    As TensorFlow's executor does: an op that takes a value but is fed a ref tensor (a
+    variable) reads the variable when it runs; an uninitialized one fails there.
+    """
+    positions = tuple(i for i, t in enumerate(op._inputs)
+                      if t.dtype.is_ref_dtype and i not in op._op_def.ref_inputs)
+    if not positions:
+        return kernel
+
+    def read_refs_then_run(ctx, *args):
+        args = list(args)
+        for i in positions:
+            args[i] = deref(args[i])
+        return kernel(ctx, *args)
+    return read_refs_then_run
 
 
 def _cause(e):

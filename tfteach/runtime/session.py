@@ -157,6 +157,8 @@ class BaseSession:
             fetches_lib.FetchStructure(self._graph, tensor)    # raises TF's ValueError
         plan = self._plans.get((tensor,))
         if plan is None:
+            if not self._graph.is_fetchable(tensor):
+                raise ValueError("Operation %r has been marked as not fetchable." % tensor.op.name)
             plan = self._plan((tensor,), (), ())
             self._plans[(tensor,)] = plan
         return _to_result(plan.run(())[0], tensor)
