@@ -1,0 +1,205 @@
+"""CPU kernels that read or write by index: gather, gather_nd, one_hot, unsorted_segment_sum.
+
+Their natural form is a loop that checks every index against its bound (TensorFlow
+reports the first bad one, e.g. `indices[1] = 7 is not in [0, 5)`), so the loops are
+Numba functions, compiled on first use and cached. The arrays are viewed as 2-D or 3-D
+blocks (outer x indexed x inner) so one loop serves every rank. String tensors (NumPy
+object arrays) cannot enter Numba; they take the equivalent NumPy path.
+"""
+import numpy as np
+from numba import njit
+
+from tfteach.kernels.cpu.shape_kernels import invalid_argument, shape_text
+
+__all__ = ["gather", "gather_nd", "one_hot", "unsorted_segment_sum", "where_coordinates"]
+
+
+def _numba_ok(array):
+    return array.dtype != object and array.dtype != np.float16
+
+
+def _position_text(shape, flat_index):
+    """TF's SliceDebugString: `[1]`, `[1,0]`, or nothing for a scalar."""
+    if not shape:
+        return ""
+    return "[%s]" % ",".join(str(int(i)) for i in np.unravel_index(flat_index, shape))
+
+
+@njit(cache=True)
+def _first_out_of_range(indices, limit):
+    """Position of the first index outside [0, limit), or -1."""
+    for i in range(indices.size):
+        if indices[i] < 0 or indices[i] >= limit:
+            return i
+    return -1
+
+
+# -- gather ---------------------------------------------------------------------------------
+@njit(cache=True)
+def _gather_blocks(params, indices):
+    """out[o, j, :] = params[o, indices[j], :] for a params block of shape (outer, n, inner)."""
+    outer, _, inner = params.shape
+    out = np.empty((outer, indices.size, inner), dtype=params.dtype)
+    for o in range(outer):
+        for j in range(indices.size):
+            row = indices[j]
+            for k in range(inner):
+                out[o, j, k] = params[o, row, k]
+    return out
+
+
+def gather(ctx, params, indices, axis):
+    params, indices = np.asarray(params), np.asarray(indices)
+    axis = int(axis)
+    if not -params.ndim <= axis < params.ndim:
+        raise invalid_argument(ctx, "Expected axis in the range [%d, %d), but got %d"
+                               % (-params.ndim, params.ndim, axis))
+    axis %= params.ndim
+    limit = params.shape[axis]
+    flat = np.ascontiguousarray(indices.reshape(-1))
+    bad = _first_out_of_range(flat, limit)
+    if bad >= 0:
+        raise invalid_argument(ctx, "indices%s = %d is not in [0, %d)"
+                               % (_position_text(indices.shape, bad), flat[bad], limit))
+    out_shape = params.shape[:axis] + indices.shape + params.shape[axis + 1:]
+    if not _numba_ok(params):
+        return np.take(params, flat, axis=axis).reshape(out_shape)
+    outer = int(np.prod(params.shape[:axis], dtype=np.int64))
+    blocks = np.ascontiguousarray(params).reshape(outer, limit, -1) if params.size else None
+    if blocks is None:
+        return np.empty(out_shape, dtype=params.dtype)
+    return _gather_blocks(blocks, flat).reshape(out_shape)
+
+
+# -- gather_nd ----------------------------------------------------------------------------------
+@njit(cache=True)
+def _gather_nd_rows(params, indices, dims):
+    """params: (prod(dims), inner); indices: (n, len(dims)). Returns (out, first bad row)."""
+    n, depth = indices.shape
+    out = np.empty((n, params.shape[1]), dtype=params.dtype)
+    for i in range(n):
+        flat = 0
+        for d in range(depth):
+            index = indices[i, d]
+            if index < 0 or index >= dims[d]:
+                return out, i
+            flat = flat * dims[d] + index
+        for k in range(params.shape[1]):
+            out[i, k] = params[flat, k]
+    return out, -1
+
+
+def gather_nd(ctx, params, indices):
+    params, indices = np.asarray(params), np.asarray(indices)
+    depth = indices.shape[-1]
+    if depth > params.ndim:
+        raise invalid_argument(ctx, "index innermost dimension length must be <= params rank; "
+                                    "saw: %d vs. %d" % (depth, params.ndim))
+    batch_shape = indices.shape[:-1]
+    out_shape = batch_shape + params.shape[depth:]
+    rows = np.ascontiguousarray(indices.reshape(-1, depth)).astype(np.int64)
+    dims = np.array(params.shape[:depth], dtype=np.int64)
+    inner = int(np.prod(params.shape[depth:], dtype=np.int64))
+    blocks = np.ascontiguousarray(params).reshape(int(np.prod(dims)), inner)
+    if _numba_ok(params):
+        out, bad = _gather_nd_rows(blocks, rows, dims)
+    else:
+        bad = next((i for i, r in enumerate(rows) if np.any((r < 0) | (r >= dims))), -1)
+        out = blocks[np.ravel_multi_index(rows.T, dims)] if bad < 0 and rows.size else \
+            np.empty((len(rows), inner), dtype=object)
+    if bad >= 0:
+        raise invalid_argument(ctx, "indices%s = [%s] does not index into param shape %s"
+                               % (_position_text(batch_shape, bad),
+                                  ", ".join(str(int(i)) for i in rows[bad]),
+                                  shape_text(params.shape)))
+    return out.reshape(out_shape)
+
+
+# -- one_hot --------------------------------------------------------------------------------------
+@njit(cache=True)
+def _one_hot_blocks(indices, depth, on_value, off_value, out):
+    """out has shape (prefix, depth, suffix); indices (prefix, suffix). Bad indices stay off."""
+    prefix, suffix = indices.shape
+    for p in range(prefix):
+        for s in range(suffix):
+            for d in range(depth):
+                out[p, d, s] = off_value
+            index = indices[p, s]
+            if 0 <= index < depth:
+                out[p, index, s] = on_value
+
+
+def one_hot(ctx, indices, depth, on_value, off_value):
+    indices = np.asarray(indices)
+    depth = int(depth)
+    axis = ctx.attrs["axis"]
+    rank = indices.ndim + 1
+    if not (axis == -1 or 0 <= axis < rank):
+        raise invalid_argument(ctx, "Expected axis to be -1 or between [0, %d).  But received: "
+                                    "%d" % (rank, axis))
+    if depth < 0:
+        raise invalid_argument(ctx, "depth must be non-negative, got: %d" % depth)
+    axis = indices.ndim if axis == -1 else axis
+    on_value, off_value = np.asarray(on_value), np.asarray(off_value)
+    prefix = int(np.prod(indices.shape[:axis], dtype=np.int64))
+    suffix = int(np.prod(indices.shape[axis:], dtype=np.int64))
+    out_shape = indices.shape[:axis] + (depth,) + indices.shape[axis:]
+    out = np.empty((prefix, depth, suffix), dtype=on_value.dtype)
+    if out.size:
+        if _numba_ok(out):
+            _one_hot_blocks(np.ascontiguousarray(indices).reshape(prefix, suffix).astype(
+                np.int64), depth, on_value[()], off_value[()], out)
+        else:
+            hot = indices.reshape(prefix, 1, suffix) == np.arange(depth).reshape(1, depth, 1)
+            out[...] = np.where(hot, on_value, off_value)
+    return out.reshape(out_shape)
+
+
+# -- unsorted_segment_sum -----------------------------------------------------------------------
+@njit(cache=True)
+def _segment_sum_rows(data, segment_ids, num_segments):
+    """Adds row i of data into output row segment_ids[i]; returns (out, first bad i)."""
+    out = np.zeros((num_segments, data.shape[1]), dtype=data.dtype)
+    for i in range(segment_ids.size):
+        j = segment_ids[i]
+        if j < 0:
+            continue                 # TF drops rows with a negative segment id
+        if j >= num_segments:
+            return out, i
+        for k in range(data.shape[1]):
+            out[j, k] += data[i, k]
+    return out, -1
+
+
+def unsorted_segment_sum(ctx, data, segment_ids, num_segments):
+    data, segment_ids = np.asarray(data), np.asarray(segment_ids)
+    num_segments = int(num_segments)
+    if data.shape[:segment_ids.ndim] != segment_ids.shape:
+        raise invalid_argument(ctx, "data.shape = %s does not start with segment_ids.shape = %s"
+                               % (shape_text(data.shape), shape_text(segment_ids.shape)))
+    if num_segments < 0:
+        raise invalid_argument(ctx, "Input num_segments == %d must not be negative."
+                               % num_segments)
+    ids = np.ascontiguousarray(segment_ids.reshape(-1))
+    rows = np.ascontiguousarray(data).reshape(ids.size, -1) if ids.size else \
+        data.reshape(0, int(np.prod(data.shape[segment_ids.ndim:], dtype=np.int64)))
+    if _numba_ok(data):
+        out, bad = _segment_sum_rows(rows, ids, num_segments)
+    else:
+        bad = _first_out_of_range(np.where(ids < 0, 0, ids), num_segments)
+        out = np.zeros((num_segments, rows.shape[1]), dtype=data.dtype)
+        if bad < 0:
+            np.add.at(out, ids[ids >= 0], rows[ids >= 0])
+    if bad >= 0:
+        raise invalid_argument(ctx, "segment_ids%s = %d is out of range [0, %d)"
+                               % (_position_text(segment_ids.shape, bad), ids[bad],
+                                  num_segments))
+    return out.reshape((num_segments,) + data.shape[segment_ids.ndim:])
+
+
+# -- where (coordinates of true elements) ------------------------------------------------------
+def where_coordinates(ctx, condition):
+    condition = np.asarray(condition)
+    if condition.dtype == object:
+        condition = condition.astype(bool)
+    return np.argwhere(condition).astype(np.int64)

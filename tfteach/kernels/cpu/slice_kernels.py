@@ -1,0 +1,58 @@
+"""CPU kernels of Slice and StridedSlice: a NumPy basic index, after TF's checks."""
+import numpy as np
+
+from tfteach.kernels.cpu.shape_kernels import invalid_argument, shape_text
+from tfteach.kernels.cpu.slice_spec import (SliceError, as_int_list, dense_index,
+                                            resolve_strided_slice)
+
+__all__ = ["slice_kernel", "strided_slice"]
+
+
+def slice_kernel(ctx, x, begin, size):
+    x = np.asarray(x)
+    begin_a, size_a = np.asarray(begin), np.asarray(size)
+    if begin_a.ndim != 1 or size_a.ndim != 1 or begin_a.size != x.ndim or size_a.size != x.ndim:
+        raise invalid_argument(ctx, "Expected begin and size arguments to be 1-D tensors of size "
+                                    "%d, but got shapes %s and %s instead."
+                               % (x.ndim, shape_text(begin_a.shape), shape_text(size_a.shape)))
+    index = []
+    for i, (b, s) in enumerate(zip(as_int_list(begin_a), as_int_list(size_a))):
+        dim = x.shape[i]
+        if s == -1:
+            s = dim - b
+        if dim == 0:
+            if b != 0 or s != 0:
+                raise invalid_argument(ctx, "Expected begin[%d] == 0 (got %d) and size[%d] == 0 "
+                                            "(got %d) when input.dim_size(%d) == 0"
+                                       % (i, b, i, s, i))
+        else:
+            if not 0 <= b <= dim:
+                raise invalid_argument(ctx, "Expected begin[%d] in [0, %d], but got %d"
+                                       % (i, dim, b))
+            if not (0 <= s and b + s <= dim):
+                raise invalid_argument(ctx, "Expected size[%d] in [0, %d], but got %d"
+                                       % (i, dim - b, s))
+        index.append(slice(b, b + s))
+    return x[tuple(index)]
+
+
+def strided_slice(ctx, x, begin, end, strides):
+    x = np.asarray(x)
+    begin, end, strides = np.asarray(begin), np.asarray(end), np.asarray(strides)
+    if not (begin.ndim == end.ndim == strides.ndim == 1 and
+            begin.size == end.size == strides.size):
+        raise invalid_argument(ctx, "Expected begin, end, and strides to be 1D equal size "
+                                    "tensors, but got shapes %s, %s, and %s instead."
+                               % (shape_text(begin.shape), shape_text(end.shape),
+                                  shape_text(strides.shape)))
+    a = ctx.attrs
+    masks = (a["begin_mask"], a["end_mask"], a["ellipsis_mask"], a["new_axis_mask"],
+             a["shrink_axis_mask"])
+    try:
+        dense, final_shape = resolve_strided_slice(
+            list(x.shape), as_int_list(begin), as_int_list(end), as_int_list(strides), masks)
+    except SliceError as e:
+        raise invalid_argument(ctx, str(e)) from None
+    index = dense_index(dense)
+    # (an empty index on a 0-d array would give a bare scalar, not an array)
+    return (x[index] if index else x).reshape(final_shape)

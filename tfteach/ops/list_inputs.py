@@ -1,0 +1,43 @@
+"""Converting a list of values into same-dtype tensors (an op's list input, e.g. concat's).
+
+TensorFlow's op-definition library takes the dtype from the first Tensor in the list and
+converts the other values (Python numbers, arrays) to it; if that cannot work it says
+which types it saw.
+"""
+from tfteach.framework import dtypes
+from tfteach.framework.convert import convert_to_tensor, is_tensor
+
+__all__ = ["convert_list_input"]
+
+
+def convert_list_input(values, arg_name, op_type):
+    """`values` as a list of tensors of one dtype, or TF's TypeError naming the types."""
+    dtype = None
+    for v in values:
+        if is_tensor(v):
+            dtype = convert_to_tensor(v).dtype.base_dtype
+            break
+    try:
+        tensors = [convert_to_tensor(v, dtype=dtype, name="%s_%d" % (arg_name, i) if i else
+                                     arg_name) for i, v in enumerate(values)]
+    except (TypeError, ValueError):
+        tensors = None
+    if tensors is not None and len({t.dtype.base_dtype for t in tensors}) <= 1:
+        return tensors
+    names = []
+    for v in values:
+        try:
+            names.append(convert_to_tensor(v).dtype.base_dtype.name)
+        except (TypeError, ValueError):
+            names.append("<NOT CONVERTIBLE TO TENSOR>")
+    raise TypeError("Tensors in list passed to '%s' of '%s' Op have types [%s] that don't all "
+                    "match." % (arg_name, op_type, ", ".join(names)))
+
+
+def index_dtype_of(tensor, arg_name, allowed=(dtypes.int32, dtypes.int64)):
+    """Checks that an index-like input has one of the allowed integer dtypes (TF's text)."""
+    if tensor.dtype.base_dtype not in allowed:
+        raise TypeError("Value passed to parameter '%s' has DataType %s not in list of allowed "
+                        "values: %s" % (arg_name, tensor.dtype.base_dtype.name,
+                                        ", ".join(d.name for d in allowed)))
+    return tensor.dtype.base_dtype
