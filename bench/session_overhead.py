@@ -97,9 +97,11 @@ def time_graph(tf, build, number):
 
 def import_cost(module):
     """Seconds and max RSS (MiB) of `import module` in a fresh interpreter."""
-    code = ("import time, resource; t = time.perf_counter(); import %s; "
+    # VmHWM (peak RSS of this process image); ru_maxrss would include the forking parent.
+    code = ("import time; t = time.perf_counter(); import %s; "
             "dt = time.perf_counter() - t; "
-            "print(dt, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)" % module)
+            "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0]; "
+            "print(dt, int(hwm.split()[1]) / 1024)" % module)
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
     runs = []
     for _ in range(3):

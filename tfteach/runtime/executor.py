@@ -100,6 +100,15 @@ class Plan:
             step.out_slots = tuple(self.num_slots - 1 if s == -1 else s for s in step.out_slots)
             if step.single_out is not None:
                 step.single_out = step.out_slots[0]
+        # Constants cost nothing per run: their values sit in a template of the slots and
+        # the fast loop skips them (the traced loop still runs them, so views show them).
+        self.template = [None] * self.num_slots
+        self.fast_steps = []
+        for step in self.steps:
+            if step.op.type == "Const":
+                self.template[step.single_out] = step.op._attrs["value"]
+            else:
+                self.fast_steps.append(step)
         self.ref_fetches = [(i, t.op) for i, t in enumerate(fetch_tensors)
                             if t.dtype.is_ref_dtype]
         self.has_control_flow = any(op._op_def.handles_dead_inputs or op.type == "Switch"
@@ -107,13 +116,15 @@ class Plan:
 
     # -- running -------------------------------------------------------------------------
     def run(self, feed_values, step_stats=None):
-        values = [None] * self.num_slots
+        values = self.template.copy()
         for s, v in zip(self.feed_slots, feed_values):
             values[s] = v
-        if step_stats is not None or self.has_control_flow:
-            self._run_general(values, step_stats)
-        else:
-            self._run_fast(values)
+        # TensorFlow's float math is silent (1/0 is inf, log(0) is -inf, no warning).
+        with np.errstate(all="ignore"):
+            if step_stats is not None or self.has_control_flow:
+                self._run_general(values, step_stats)
+            else:
+                self._run_fast(values)
         results = [values[s] for s in self.fetch_slots]
         for i, op in self.ref_fetches:          # a fetched variable: its current value
             try:
@@ -125,7 +136,7 @@ class Plan:
     def _run_fast(self, values):
         step = None
         try:
-            for step in self.steps:
+            for step in self.fast_steps:
                 result = step.kernel(step.ctx, *[values[i] for i in step.in_slots])
                 if step.single_out is not None:
                     values[step.single_out] = result

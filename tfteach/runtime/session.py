@@ -180,6 +180,10 @@ class BaseSession:
                 raise errors.UnimplementedError(
                     op.node_def, op, "No registered kernel for op '%s' (%s) on CPU"
                     % (op.name, op.type))
+            # A kernel that dispatches per op (e.g. on dtype) names its choice up front.
+            kernel_for_op = getattr(kernel, "kernel_for_op", None)
+            if kernel_for_op is not None:
+                kernel = kernel_for_op(op)
             ctx = self._contexts[op] = KernelContext(op, self, device, kernel)
         return ctx
 

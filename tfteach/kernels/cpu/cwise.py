@@ -3,8 +3,8 @@
 A kernel here wraps one ufunc (NumPy's, or a Numba one from `elementwise.py`) and adds
 what TensorFlow's runtime does around it:
 - inputs whose shapes do not broadcast -> `Incompatible shapes: [2] vs. [3]`;
-- float math stays silent (TF prints no warning for 1/0, log(0), overflow), so float
-  kernels run under `np.errstate(all="ignore")`;
+- float math stays silent (TF prints no warning for 1/0, log(0), overflow): the
+  executor runs each `Session.run` under `np.errstate(all="ignore")`;
 - integer division or modulo by zero -> `Integer division by zero` (NumPy would warn
   and return 0).
 The op's shape function picks the kernel for the op's dtype when the graph is built
@@ -41,15 +41,10 @@ def ufunc_kernel(ufunc):
 
 
 def quiet_ufunc_kernel(ufunc):
-    """Kernel for floats: the ufunc without NumPy's divide/overflow/invalid warnings."""
-    def kernel(ctx, *inputs):
-        with np.errstate(all="ignore"):
-            try:
-                return ufunc(*inputs)
-            except ValueError:
-                raise incompatible_shapes(ctx, *inputs) from None
-    kernel.__name__ = "quiet_%s_kernel" % ufunc.__name__
-    return kernel
+    """Kernel for floats. The executor runs every step with NumPy's floating-point
+    warnings off (once per `Session.run`, not once per op), so this is the plain ufunc
+    kernel; the name records that float math must stay silent, as in TensorFlow."""
+    return ufunc_kernel(ufunc)
 
 
 def integer_division_kernel(ufunc):
@@ -102,3 +97,8 @@ def dispatch_by_dtype(kernels_by_kind, op_type):
 def run_impl(ctx, *inputs):
     """The registered kernel of dtype-dispatched ops: runs what the shape fn chose."""
     return ctx.attrs["_impl"](ctx, *inputs)
+
+
+# The Session binds the chosen kernel directly when it makes the op's KernelContext,
+# so a run skips this indirection (see runtime/session.py, `kernel_for_op`).
+run_impl.kernel_for_op = lambda op: op._attrs["_impl"]
