@@ -14,10 +14,13 @@ from tfteach.framework.graph_functions import *  # noqa: F401,F403
 from tfteach.framework.operation import Operation  # noqa: F401
 from tfteach.framework.tensor import Tensor  # noqa: F401
 from tfteach.framework.tensor_shape import Dimension, TensorShape  # noqa: F401
+from tfteach.ops import array_grad, control_flow_grad, math_grad  # noqa: F401 (registers)
 from tfteach.ops.array_ops import *  # noqa: F401,F403
+from tfteach.ops.clip_norm_ops import *  # noqa: F401,F403
 from tfteach.ops.constant_op import *  # noqa: F401,F403
 from tfteach.ops.control_flow_ops import *  # noqa: F401,F403
 from tfteach.ops.init_ops import *  # noqa: F401,F403
+from tfteach.ops.gradients_impl import *  # noqa: F401,F403
 from tfteach.ops.math_ops import *  # noqa: F401,F403
 from tfteach.ops.random_ops import *  # noqa: F401,F403
 from tfteach.ops.reduction_ops import *  # noqa: F401,F403
@@ -29,6 +32,7 @@ from tfteach.runtime.config import (ConfigProto, GPUOptions, GraphOptions,  # no
 from tfteach.runtime.run_metadata import RunMetadata  # noqa: F401
 from tfteach.runtime.session import (InteractiveSession, Session,  # noqa: F401
                                      get_default_session)
+from tfteach import contrib, losses, nn, train  # noqa: F401,E402
 from tfteach._removed import removed_name_error as _removed_name_error
 
 newaxis = None
