@@ -1,0 +1,1 @@
+"""TensorFlow 1.x tutorial helpers (`tf.examples.tutorials...`), reading local files."""

@@ -1,0 +1,106 @@
+"""`input_data.read_data_sets`, the MNIST helper of TensorFlow 1.x's tutorials.
+
+As in TensorFlow: `mnist = input_data.read_data_sets("MNIST_data/", one_hot=True)` gives
+`mnist.train`, `mnist.validation` and `mnist.test`, each with `images` (float32 in
+[0, 1], one row of 784 pixels per image), `labels` and `next_batch(n)`.
+
+tfteach never downloads: it reads the IDX files from `train_dir` if they are there,
+else from `$TFTEACH_DATA/mnist`. When only the 10,000-image test set exists (the
+course's shared copy), it says so and splits it: the first 8,000 images train (minus
+`validation_size` for validation), the last 2,000 test.
+"""
+import collections
+import os
+
+import numpy as np
+
+from tfteach.datasets import mnist
+
+__all__ = ["read_data_sets", "DataSet", "Datasets"]
+
+Datasets = collections.namedtuple("Datasets", ["train", "validation", "test"])
+TEST_SET_SPLIT = 8000
+
+
+class DataSet:
+    """Images and labels with TF's `next_batch` (reshuffled every epoch)."""
+
+    def __init__(self, images, labels, one_hot=False, reshape=True, dtype=np.float32,
+                 seed=None):
+        if images.shape[0] != labels.shape[0]:
+            raise ValueError("images.shape: %s labels.shape: %s" % (images.shape,
+                                                                   labels.shape))
+        if reshape:
+            images = images.reshape(images.shape[0], int(np.prod(images.shape[1:])))
+        if np.dtype(dtype) == np.float32:
+            images = images.astype(np.float32) / 255.0
+        self._images = images
+        self._labels = mnist.one_hot(labels) if one_hot else labels.astype(np.int64)
+        self._num_examples = images.shape[0]
+        self._epochs_completed = 0
+        self._index_in_epoch = 0
+        self._rng = np.random.RandomState(seed)
+
+    images = property(lambda self: self._images)
+    labels = property(lambda self: self._labels)
+    num_examples = property(lambda self: self._num_examples)
+    epochs_completed = property(lambda self: self._epochs_completed)
+
+    def next_batch(self, batch_size, fake_data=False, shuffle=True):
+        """The next `batch_size` examples; a new shuffled epoch starts when one ends."""
+        start = self._index_in_epoch
+        if self._epochs_completed == 0 and start == 0 and shuffle:
+            self._shuffle()
+        if start + batch_size > self._num_examples:
+            self._epochs_completed += 1
+            rest = self._num_examples - start
+            images_rest = self._images[start:]
+            labels_rest = self._labels[start:]
+            if shuffle:
+                self._shuffle()
+            self._index_in_epoch = batch_size - rest
+            end = self._index_in_epoch
+            return (np.concatenate((images_rest, self._images[:end]), axis=0),
+                    np.concatenate((labels_rest, self._labels[:end]), axis=0))
+        self._index_in_epoch += batch_size
+        end = self._index_in_epoch
+        return self._images[start:end], self._labels[start:end]
+
+    def _shuffle(self):
+        order = self._rng.permutation(self._num_examples)
+        self._images = self._images[order]
+        self._labels = self._labels[order]
+
+
+def _directory(train_dir):
+    if train_dir and mnist.available(train_dir):
+        return train_dir
+    return mnist.data_dir()
+
+
+def read_data_sets(train_dir, fake_data=False, one_hot=False, dtype=np.float32,
+                   reshape=True, validation_size=5000, seed=None, source_url=None):
+    """MNIST split into train / validation / test DataSets (see the module docstring)."""
+    directory = _directory(train_dir)
+    parts = mnist.available(directory)
+    if "t10k" not in parts:
+        raise FileNotFoundError("MNIST not found in %s or %s" % (
+            train_dir, os.path.join(os.environ.get("TFTEACH_DATA", "$TFTEACH_DATA"), "mnist")))
+    test_images, test_labels = mnist.load("t10k", directory)
+    if "train" in parts:
+        train_images, train_labels = mnist.load("train", directory)
+    else:
+        print("tfteach: only the MNIST test set is available; using its first %d images "
+              "to train and the last %d to test." % (TEST_SET_SPLIT,
+                                                     len(test_images) - TEST_SET_SPLIT))
+        train_images, train_labels = test_images[:TEST_SET_SPLIT], test_labels[:TEST_SET_SPLIT]
+        test_images, test_labels = test_images[TEST_SET_SPLIT:], test_labels[TEST_SET_SPLIT:]
+    if not 0 <= validation_size <= len(train_images):
+        raise ValueError("Validation size should be between 0 and {}. Received: {}."
+                         .format(len(train_images), validation_size))
+    make = dict(one_hot=one_hot, reshape=reshape, dtype=dtype, seed=seed)
+    return Datasets(
+        train=DataSet(train_images[validation_size:], train_labels[validation_size:], **make),
+        validation=DataSet(train_images[:validation_size], train_labels[:validation_size],
+                           **make),
+        test=DataSet(test_images, test_labels, **make))
