@@ -1,2 +1,13 @@
-"""(being written)"""
+"""Registers the gradients of the math ops (imported by `tfteach` for that effect).
+
+One module per family, each with TF 1.15's formulas:
+- binary_grad:    add, sub, mul, div, floormod, pow, maximum/minimum, squared_difference,
+                  and the affine parts of the random ops (ScaleShift, UniformRange)
+- unary_grad:     neg, abs, square, sqrt, exp, log, trig, tanh, sigmoid, sign, ...
+- linalg_grad:    matmul, batch matmul, add_n, cast, identity, select/where
+- reduction_grad: sum, mean, max, min, prod, logsumexp, cumsum, cumprod
+`broadcast_grad` holds the shared rule that sums a gradient back to an input's shape.
+"""
+from tfteach.ops import binary_grad, linalg_grad, reduction_grad, unary_grad  # noqa: F401
+
 __all__ = []

@@ -9,21 +9,46 @@ and the captured tensors:
   - the body plan fetches the `while/NextIteration` values.
 Body ops therefore run exactly once per iteration (a `tf.assign_add` in the body adds
 once per iteration), and never after the condition turned false.
+
+Once `tf.gradients` went through a loop (ops/while_grad.py), the While kernel also
+records every iteration's loop variables and the body tensors the gradient reads (TF's
+stack pushes), and the WhileGrad kernel replays that history backwards.
 """
+import numpy as np
+
+from tfteach.framework.dead import DEAD
+from tfteach.framework.errors import InvalidArgumentError
 from tfteach.runtime import executor
 
-__all__ = ["run_while"]
+__all__ = ["run_while", "request_history", "run_while_grad"]
+
+
+def request_history(loop, tensors):
+    """Makes the loop record `tensors` (body tensors) each iteration, from the next run."""
+    saved = list(getattr(loop, "saved", None) or ())
+    saved.extend(t for t in tensors if t not in saved)
+    loop.saved = tuple(saved)
+
+
+class _History:
+    """One run of a loop: the values each iteration started from, and what it computed."""
+
+    def __init__(self, saved, steps, final):
+        self.index = {t: i for i, t in enumerate(saved)}
+        self.steps = steps        # [(loop variable values, saved tensor values), ...]
+        self.final = final        # the values the While op returned (identity-checked)
 
 
 def _plans(ctx, loop):
-    """The (condition, body) sub-plans, built once per session for this While op."""
+    """The (condition, body) sub-plans, built once per session and set of saved tensors."""
+    saved = getattr(loop, "saved", None)
     plans = ctx.state.get("plans")
-    if plans is None:
+    if plans is None or plans[0] is not saved:
         feeds = tuple(loop.loop_vars) + tuple(loop.captured)
-        plans = ctx.state["plans"] = (
+        plans = ctx.state["plans"] = (saved, (
             executor.Plan(ctx.session, (loop.cond,), feeds, ()),
-            executor.Plan(ctx.session, tuple(loop.next_values), feeds, ()))
-    return plans
+            executor.Plan(ctx.session, tuple(loop.next_values) + (saved or ()), feeds, ())))
+    return plans[1]
 
 
 def run_while(ctx, *inputs):
@@ -32,6 +57,70 @@ def run_while(ctx, *inputs):
     n = len(loop.loop_vars)
     values = list(inputs[:n])
     captured = list(inputs[n:])
-    while cond_plan.run(values + captured)[0]:
-        values = body_plan.run(values + captured)
+    saved = getattr(loop, "saved", None)
+    if saved is None:
+        while cond_plan.run(values + captured)[0]:
+            values = body_plan.run(values + captured)
+    else:
+        steps = []
+        while cond_plan.run(values + captured)[0]:
+            outputs = body_plan.run(values + captured)
+            steps.append((values, outputs[n:]))
+            values = outputs[:n]
+        ctx.state["history"] = _History(saved, steps, values)
     return values[0] if n == 1 else tuple(values)
+
+
+# -- the gradient: the body's gradient sub-plan, last iteration first --------------------------
+def _grad_plan(ctx, grad_loop):
+    plan = ctx.state.get("plan")
+    if plan is None:
+        loop = grad_loop.loop
+        feeds = (tuple(loop.loop_vars) + tuple(loop.captured) + tuple(grad_loop.extra) +
+                 tuple(grad_loop.saved) + tuple(grad_loop.grad_ins))
+        fetches = tuple(g for g in grad_loop.var_grads + grad_loop.cap_grads if g is not None)
+        plan = ctx.state["plan"] = executor.Plan(ctx.session, fetches, feeds, ())
+    return plan
+
+
+def _history(ctx, grad_loop, finals):
+    forward = grad_loop.forward_op
+    history = ctx.session._kernel_context(forward).state.get("history")
+    if history is None or len(history.final) != len(finals) or \
+            any(a is not b for a, b in zip(history.final, finals)):
+        raise InvalidArgumentError(
+            None, ctx.op, "The gradient of the loop '%s' needs the iterations of the same "
+            "run of that loop, which were not recorded (were its results fed?)."
+            % forward.name)
+    return history
+
+
+def _value_or_zeros(value, like):
+    if value is None or value is DEAD:
+        return np.zeros_like(np.asarray(like))
+    return value
+
+
+def run_while_grad(ctx, *inputs):
+    grad_loop = ctx.attrs["_grad_loop"]
+    loop = grad_loop.loop
+    n, k = len(loop.loop_vars), len(grad_loop.var_ids)
+    m = len(loop.captured)
+    finals = inputs[:n]
+    grads = list(inputs[n:n + k])
+    captured = list(inputs[n + k:n + k + m])
+    extra = list(inputs[n + k + m:])
+    history = _history(ctx, grad_loop, finals)
+    plan = _grad_plan(ctx, grad_loop)
+    saved_at = [history.index[t] for t in grad_loop.saved]
+    totals = [np.zeros_like(np.asarray(captured[j])) for j in grad_loop.cap_ids]
+    for values, saved_values in reversed(history.steps):
+        outputs = iter(plan.run(values + captured + extra +
+                                [saved_values[i] for i in saved_at] + grads))
+        grads = [_value_or_zeros(None if g is None else next(outputs), values[i])
+                 for g, i in zip(grad_loop.var_grads, grad_loop.var_ids)]
+        for j, _ in enumerate(grad_loop.cap_grads):
+            totals[j] = totals[j] + _value_or_zeros(next(outputs), totals[j])
+    results = grads + [np.asarray(t, dtype=np.asarray(captured[j]).dtype)
+                       for t, j in zip(totals, grad_loop.cap_ids)]
+    return results[0] if len(results) == 1 else tuple(results)

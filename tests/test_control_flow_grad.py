@@ -1,0 +1,275 @@
+"""Gradients through tf.cond (Switch/Merge, as TF1) and tf.while_loop (WhileGrad)."""
+import numpy as np
+import pytest
+
+import tfteach as tf
+from gradient_check import check_gradients, check_gradients_match_tensorflow
+from tf_reference import tensorflow_v1
+from tfteach.ops.cond_ops import merge, switch
+
+
+def _rand(*shape, seed=0):
+    return np.random.RandomState(seed).uniform(-2.0, 2.0, shape)
+
+
+def traced_names(sess, fetches, feed):
+    opts = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+    meta = tf.RunMetadata()
+    value = sess.run(fetches, feed, options=opts, run_metadata=meta)
+    return value, [(n.node_name, n.op) for d in meta.step_stats.dev_stats
+                   for n in d.node_stats]
+
+
+# -- tf.cond ------------------------------------------------------------------------------------
+def _cond_build(tf, p, x, w):
+    return tf.cond(p, lambda: tf.reduce_sum(x * x * w), lambda: tf.reduce_sum(3.0 * x))
+
+
+@pytest.mark.parametrize("pred", [True, False])
+def test_cond_gradient_is_the_taken_branchs(pred):
+    x, w = _rand(2, 3), _rand(3, seed=1)
+    grads = check_gradients(_cond_build, [np.array(pred), x, w], grad_ys="ones")
+    np.testing.assert_allclose(grads[0], 2 * x * w if pred else np.full_like(x, 3.0))
+    if not pred:
+        np.testing.assert_array_equal(grads[1], 0.0)     # w is used only in the true branch
+
+
+@pytest.mark.parametrize("pred", [True, False])
+def test_cond_gradient_runs_only_the_taken_branch(pred):
+    p = tf.placeholder(tf.bool, [], name="p")
+    x = tf.placeholder(tf.float64, [2], name="x")
+    r = tf.cond(p, lambda: tf.sin(x), lambda: tf.exp(x))
+    g, = tf.gradients(r, x)
+    with tf.Session() as sess:
+        value, ran = traced_names(sess, g, {p: pred, x: [0.5, 1.0]})
+    np.testing.assert_allclose(value, np.cos([0.5, 1.0]) if pred else np.exp([0.5, 1.0]))
+    names = [name for name, _ in ran]
+    taken, untaken = ("Sin", "Exp") if pred else ("Exp", "Sin")
+    assert "cond/%s" % untaken not in names
+    assert any(name.startswith("gradients/cond/%s_grad/" % taken) for name in names)
+    assert not any(name.startswith("gradients/cond/%s_grad/" % untaken) for name in names)
+    # x's gradient leaves both branches through a Merge (the untaken side gives zeros)
+    for op in ("Sin", "Exp"):
+        assert ("gradients/cond/%s/Switch_grad/cond_grad" % op, "Merge") in ran
+
+
+def test_cond_gradient_graph_matches_tensorflow_names():
+    tf1 = tensorflow_v1()
+    tf1.disable_control_flow_v2()
+    try:
+        names = []
+        for module in (tf1, tf):
+            graph = module.Graph()
+            with graph.as_default():
+                p = module.placeholder(module.bool, [])
+                x = module.placeholder(module.float64, [])
+                r = module.cond(p, lambda: x * x, lambda: module.sin(x))
+                module.gradients(r, x)
+                names.append({op.name: op.type for op in graph.get_operations()
+                              if "Switch" in op.type or "Merge" in op.type or
+                              op.name.startswith(("gradients/zeros", "gradients/Identity"))})
+        assert names[1] == names[0]
+    finally:
+        tf1.enable_control_flow_v2()
+
+
+@pytest.mark.parametrize("outer, inner", [(True, True), (True, False), (False, True),
+                                          (False, False)])
+def test_nested_conds(outer, inner):
+    def build(tf, p, q, x, y):
+        def true_fn():
+            return tf.cond(q, lambda: x * y * y, lambda: tf.sin(x) + y)
+        return tf.cond(p, true_fn, lambda: tf.cos(y) * x * 2.0)
+    grads = check_gradients(build, [np.array(outer), np.array(inner), _rand(3), _rand(3, seed=1)])
+    assert all(g is not None for g in grads)
+
+
+def test_cond_with_several_outputs_only_one_differentiated():
+    def build(tf, p, x):
+        a, b = tf.cond(p, lambda: (x * 2.0, tf.square(x)), lambda: (x - 1.0, tf.tanh(x)))
+        return b
+    for pred in (True, False):
+        check_gradients(build, [np.array(pred), _rand(4)])
+
+
+def test_cond_gradient_values_match_tensorflow():
+    for pred in (True, False):
+        check_gradients_match_tensorflow(_cond_build, [np.array(pred), _rand(2, 3),
+                                                       _rand(3, seed=1)])
+
+
+def test_gradient_through_a_hand_built_switch_and_merge():
+    p = tf.placeholder(tf.bool, [])
+    x = tf.placeholder(tf.float64, [])
+    false_side, true_side = switch(x, p)
+    out = merge([false_side * 3.0, true_side * true_side])[0]
+    g, = tf.gradients(out, x)
+    with tf.Session() as sess:
+        assert sess.run(g, {p: True, x: 2.0}) == 4.0
+        assert sess.run(g, {p: False, x: 2.0}) == 3.0
+
+
+# -- tf.while_loop --------------------------------------------------------------------------------
+def _power(tf, x, n):
+    return tf.while_loop(lambda i, y: i < n, lambda i, y: (i + 1, y * x),
+                         [0, tf.ones_like(x)])[1]
+
+
+@pytest.mark.parametrize("n", [0, 1, 4])
+def test_while_gradient_of_a_power(n):
+    x = np.array([1.5, -0.7])
+    grads = check_gradients(_power, [x, np.array(n, np.int32)], grad_ys="ones")
+    np.testing.assert_allclose(grads[0], n * x ** (n - 1) if n else 0.0)
+
+
+def test_while_gradient_with_unknown_shapes_and_captured_tensors():
+    def rnn(tf, h0, w, xs):
+        steps = tf.shape(xs)[0]
+
+        def body(t, h):
+            return t + 1, tf.tanh(tf.matmul(h, w) + tf.gather(xs, t))
+        return tf.while_loop(lambda t, h: t < steps, body, [0, h0])[1]
+    check_gradients(rnn, [_rand(2, 3) * 0.5, _rand(3, 3, seed=1) * 0.5,
+                          _rand(4, 2, 3, seed=2)], shapes=[[None, 3], None, [None, 2, 3]])
+
+
+def test_while_gradient_of_initial_values_and_several_loop_variables():
+    def build(tf, a, b, c):
+        def body(i, a, b):
+            return i + 1, a * b + c, tf.sin(a) - b * c
+        _, a, b = tf.while_loop(lambda i, a, b: i < 3, body, [0, a, b])
+        return [a, b]
+    check_gradients(build, [_rand(2) * 0.5, _rand(2, seed=1) * 0.5, np.array(0.3)])
+
+
+def test_while_gradient_with_maximum_iterations_and_a_cond_in_the_body():
+    def build(tf, x):
+        def body(i, y):
+            y = tf.cond(i % 2 < 1, lambda: y * x, lambda: tf.sin(y) + x)
+            return [i + 1, y]          # a list, like loop_vars (TF checks the kinds)
+        return tf.while_loop(lambda i, y: True, body, [0, x], maximum_iterations=5)[1]
+    check_gradients(build, [_rand(3)])
+
+
+def test_while_gradient_of_a_loop_multiplying_by_a_variable():
+    w = tf.Variable(np.array([1.5, 0.5]), name="w")
+    x = tf.placeholder(tf.float64, [2])
+    y = tf.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, y * w), [0, x])[1]
+    loss = tf.reduce_sum(y)
+    gw, gx = tf.gradients(loss, [w, x])
+    step = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        xv = np.array([2.0, -1.0])
+        got_w, got_x = sess.run([gw, gx], {x: xv})
+        np.testing.assert_allclose(got_w, 3 * xv * np.array([1.5, 0.5]) ** 2)
+        np.testing.assert_allclose(got_x, np.array([1.5, 0.5]) ** 3)
+        sess.run(step, {x: xv})
+        # (the learning rate is a float32 0.1 cast to float64, as in TF)
+        np.testing.assert_allclose(sess.run(w), [1.5, 0.5] - 0.1 * got_w, rtol=1e-6)
+
+
+def test_while_gradient_uses_the_forward_iterations_values():
+    # A random op in the body: the gradient must use the values the forward run drew.
+    x = tf.placeholder(tf.float64, [3])
+    y = tf.while_loop(lambda i, y: i < 4,
+                      lambda i, y: (i + 1, y * tf.random_uniform([3], 0.5, 1.5, tf.float64)),
+                      [0, x])[1]
+    g, = tf.gradients(y, x)
+    with tf.Session() as sess:
+        xv = np.array([1.0, 2.0, -3.0])
+        yv, gv = sess.run([y, g], {x: xv})
+        np.testing.assert_allclose(gv, yv / xv)
+
+
+def test_while_body_runs_once_per_iteration_also_with_a_gradient():
+    counter = tf.Variable(0, name="counter")
+    x = tf.placeholder(tf.float64, [])
+
+    def body(i, y):
+        with tf.control_dependencies([tf.assign_add(counter, 1)]):
+            return i + 1, y * x
+    y = tf.while_loop(lambda i, y: i < 3, body, [0, tf.constant(1.0, tf.float64)])[1]
+    g, = tf.gradients(y, x)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(g, {x: 2.0}) == 12.0
+        assert sess.run(counter) == 3
+
+
+def test_while_gradient_values_match_tensorflow():
+    check_gradients_match_tensorflow(_power, [np.array([1.5, -0.7]), np.array(3, np.int32)])
+
+
+def test_nested_while_gradient_is_not_supported():
+    x = tf.placeholder(tf.float64, [])
+
+    def body(i, y):
+        inner = tf.while_loop(lambda j, z: j < 2, lambda j, z: (j + 1, z * x), [0, y])[1]
+        return i + 1, inner
+    y = tf.while_loop(lambda i, y: i < 2, body, [0, x])[1]
+    with pytest.raises(NotImplementedError, match="nested in the body of another"):
+        tf.gradients(y, x)
+
+
+def test_while_gradient_with_fed_results_fails_clearly():
+    x = tf.placeholder(tf.float64, [])
+    y = tf.while_loop(lambda i, y: i < 2, lambda i, y: (i + 1, y * x), [0, x])[1]
+    g, = tf.gradients(y, x)
+    loop_output = tf.get_default_graph().get_tensor_by_name("while:1")
+    with tf.Session() as sess:
+        assert sess.run(g, {x: 2.0, y: 5.0}) == 12.0    # feeding the Exit: loop still runs
+        with pytest.raises(tf.errors.InvalidArgumentError, match="were its results fed"):
+            sess.run(g, {x: 2.0, loop_output: 3.0})
+
+
+def test_while_gradient_inside_a_cond():
+    def build(tf, p, x):
+        return tf.cond(p, lambda: _power(tf, x, 3), lambda: x * 2.0)
+    for pred in (True, False):
+        check_gradients(build, [np.array(pred), _rand(2)])
+
+
+def test_two_gradients_of_one_loop_and_an_unchanged_loop_variable():
+    x = tf.placeholder(tf.float64, [2])
+    w = tf.constant([0.5, 2.0], tf.float64)
+    _, y, z = tf.while_loop(lambda i, y, z: i < 3,
+                            lambda i, y, z: (i + 1, y * w + z, z), [0, x, x * 3.0])
+    gy, = tf.gradients(y, x)
+    gz, gw = tf.gradients(tf.reduce_sum(y * z), [x, w])
+    with tf.Session() as sess:
+        xv = np.array([1.0, -2.0])
+        got = sess.run([gy, gz, gw], {x: xv})
+    wv = np.array([0.5, 2.0])
+    # y3 = x w^3 + 3x (w^2 + w + 1), z = 3x
+    np.testing.assert_allclose(got[0], wv ** 3 + 3 * (wv ** 2 + wv + 1))
+    y3 = xv * wv ** 3 + 3 * xv * (wv ** 2 + wv + 1)
+    np.testing.assert_allclose(got[1], 3 * xv * got[0] + 3 * y3)
+    np.testing.assert_allclose(got[2], 3 * xv * (3 * xv * wv ** 2 + 3 * xv * (2 * wv + 1)))
+
+
+def test_second_derivative_of_a_loop_is_a_clear_lookup_error():
+    x = tf.placeholder(tf.float64, [])
+    y = tf.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, y * x), [0, x])[1]
+    g, = tf.gradients(y, x)
+    with pytest.raises(LookupError, match="WhileGrad"):
+        tf.gradients(g, x)
+
+
+def test_while_gradient_of_a_growing_loop_variable():
+    def grow(tf, x, y0):
+        def body(i, y):
+            return i + 1, tf.concat([y, y[-1:] * x], 0)
+        return tf.while_loop(lambda i, y: i < 3, body, [0, y0],
+                             shape_invariants=[tf.TensorShape([]), tf.TensorShape([None])])[1]
+    check_gradients(grow, [np.array(1.3), np.array([0.5, -1.0])])
+    check_gradients_match_tensorflow(grow, [np.array(1.3), np.array([0.5, -1.0])])
+
+
+def test_while_gradient_built_after_the_loop_already_ran():
+    x = tf.placeholder(tf.float64, [])
+    y = tf.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, y * x), [0, x])[1]
+    with tf.Session() as sess:
+        assert sess.run(y, {x: 2.0}) == 16.0
+        g, = tf.gradients(y, x)           # the loop now records its iterations
+        assert sess.run(g, {x: 2.0}) == 32.0

@@ -1,0 +1,276 @@
+"""Kernels of the optimizers' fused update ops (ApplyGradientDescent, ApplyAdam, ...).
+
+Each `Apply*` op takes the variable and its slots *by reference* (VariableRef, see
+state_kernels.py) and replaces their values with the updated ones, exactly as
+TensorFlow's `training_ops.cc` computes them: the same formula, the same order of
+operations, every step rounded to the variable's dtype (float32 stays float32).
+
+Each update is written once, as a function of plain values (`_adam_step`, ...). The
+Numba loop (`_adam_loop`) applies it element by element in one pass, writing new arrays
+(stored values are read-only and shared: they are replaced, never changed in place).
+For dtypes Numba cannot compute in (float16), the same function runs on whole NumPy
+arrays instead.
+"""
+import numpy as np
+from numba import njit
+
+from tfteach.framework.errors import InvalidArgumentError
+from tfteach.kernels.cpu.state_kernels import variable_ref_of
+
+__all__ = ["apply_gradient_descent_kernel", "apply_momentum_kernel", "apply_adagrad_kernel",
+           "apply_rms_prop_kernel", "apply_centered_rms_prop_kernel", "apply_adam_kernel",
+           "apply_adadelta_kernel"]
+
+_NUMBA_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+# -- the update formulas (training_ops.cc), one element or whole arrays ------------------
+# Constants such as `1 - rho` arrive precomputed in the variable's dtype: a Python `1.0`
+# inside would turn float32 arithmetic into float64 under Numba.
+def _momentum_step(var, accum, grad, lr, momentum, use_nesterov):
+    accum = accum * momentum + grad
+    if use_nesterov:
+        var = var - (grad * lr + accum * momentum * lr)
+    else:
+        var = var - accum * lr
+    return var, accum
+
+
+def _adagrad_step(var, accum, grad, lr, one, update_slots):
+    if update_slots:
+        accum = accum + grad * grad
+    var = var - grad * lr * (one / np.sqrt(accum))        # Eigen's rsqrt: 1 / sqrt
+    return var, accum
+
+
+def _rms_prop_step(var, ms, mom, grad, lr, one_minus_rho, momentum, epsilon):
+    ms = ms + (grad * grad - ms) * one_minus_rho
+    mom = mom * momentum + (grad * lr) / np.sqrt(ms + epsilon)
+    return var - mom, ms, mom
+
+
+def _centered_rms_prop_step(var, mg, ms, mom, grad, lr, one_minus_rho, momentum, epsilon):
+    mg = mg + (grad - mg) * one_minus_rho
+    ms = ms + (grad * grad - ms) * one_minus_rho
+    denom = (ms - mg * mg) + epsilon
+    mom = mom * momentum + (grad * lr) / np.sqrt(denom)
+    return var - mom, mg, ms, mom
+
+
+def _adam_step(var, m, v, grad, alpha, beta1, one_minus_beta1, one_minus_beta2, epsilon,
+               use_nesterov):
+    m = m + (grad - m) * one_minus_beta1
+    v = v + (grad * grad - v) * one_minus_beta2
+    if use_nesterov:
+        var = var - ((grad * one_minus_beta1 + beta1 * m) * alpha) / (np.sqrt(v) + epsilon)
+    else:
+        var = var - (m * alpha) / (np.sqrt(v) + epsilon)
+    return var, m, v
+
+
+def _adadelta_step(var, accum, accum_update, grad, lr, rho, one_minus_rho, epsilon, one):
+    accum = accum * rho + grad * grad * one_minus_rho
+    update = np.sqrt(accum_update + epsilon) * (one / np.sqrt(accum + epsilon)) * grad
+    var = var - update * lr
+    accum_update = accum_update * rho + update * update * one_minus_rho
+    return var, accum, accum_update
+
+
+# -- the same formulas as one-pass Numba loops (flat arrays in, new flat arrays out) -----
+_momentum_one = njit(cache=True)(_momentum_step)
+_adagrad_one = njit(cache=True)(_adagrad_step)
+_rms_prop_one = njit(cache=True)(_rms_prop_step)
+_centered_rms_prop_one = njit(cache=True)(_centered_rms_prop_step)
+_adam_one = njit(cache=True)(_adam_step)
+_adadelta_one = njit(cache=True)(_adadelta_step)
+
+
+@njit(cache=True)
+def _momentum_loop(var, accum, grad, lr, momentum, use_nesterov):
+    new_var, new_accum = np.empty_like(var), np.empty_like(accum)
+    for i in range(var.size):
+        new_var[i], new_accum[i] = _momentum_one(var[i], accum[i], grad[i], lr, momentum,
+                                                 use_nesterov)
+    return new_var, new_accum
+
+
+@njit(cache=True)
+def _adagrad_loop(var, accum, grad, lr, one, update_slots):
+    new_var, new_accum = np.empty_like(var), np.empty_like(accum)
+    for i in range(var.size):
+        new_var[i], new_accum[i] = _adagrad_one(var[i], accum[i], grad[i], lr, one,
+                                                update_slots)
+    return new_var, new_accum
+
+
+@njit(cache=True)
+def _rms_prop_loop(var, ms, mom, grad, lr, one_minus_rho, momentum, epsilon):
+    new_var, new_ms, new_mom = np.empty_like(var), np.empty_like(ms), np.empty_like(mom)
+    for i in range(var.size):
+        new_var[i], new_ms[i], new_mom[i] = _rms_prop_one(
+            var[i], ms[i], mom[i], grad[i], lr, one_minus_rho, momentum, epsilon)
+    return new_var, new_ms, new_mom
+
+
+@njit(cache=True)
+def _centered_rms_prop_loop(var, mg, ms, mom, grad, lr, one_minus_rho, momentum, epsilon):
+    new_var, new_mg = np.empty_like(var), np.empty_like(mg)
+    new_ms, new_mom = np.empty_like(ms), np.empty_like(mom)
+    for i in range(var.size):
+        new_var[i], new_mg[i], new_ms[i], new_mom[i] = _centered_rms_prop_one(
+            var[i], mg[i], ms[i], mom[i], grad[i], lr, one_minus_rho, momentum, epsilon)
+    return new_var, new_mg, new_ms, new_mom
+
+
+@njit(cache=True)
+def _adam_loop(var, m, v, grad, alpha, beta1, one_minus_beta1, one_minus_beta2, epsilon,
+               use_nesterov):
+    new_var, new_m, new_v = np.empty_like(var), np.empty_like(m), np.empty_like(v)
+    for i in range(var.size):
+        new_var[i], new_m[i], new_v[i] = _adam_one(
+            var[i], m[i], v[i], grad[i], alpha, beta1, one_minus_beta1, one_minus_beta2,
+            epsilon, use_nesterov)
+    return new_var, new_m, new_v
+
+
+@njit(cache=True)
+def _adadelta_loop(var, accum, accum_update, grad, lr, rho, one_minus_rho, epsilon, one):
+    new_var, new_accum = np.empty_like(var), np.empty_like(accum)
+    new_update = np.empty_like(accum_update)
+    for i in range(var.size):
+        new_var[i], new_accum[i], new_update[i] = _adadelta_one(
+            var[i], accum[i], accum_update[i], grad[i], lr, rho, one_minus_rho, epsilon,
+            one)
+    return new_var, new_accum, new_update
+
+
+# -- reading the inputs, with TensorFlow's checks ----------------------------------------
+def _shape_text(shape):
+    return "[%s]" % ",".join(str(d) for d in shape)
+
+
+def _refs(ctx, values, ref_names):
+    """The variable and slot values, initialized and shaped like the variable.
+
+    An uninitialized one fails as in TF, whose executor checks every ref input before
+    the kernel runs: "Attempting to use uninitialized value W/Momentum".
+    """
+    refs, arrays = [], []
+    for index, name in enumerate(ref_names):
+        ref = variable_ref_of(ctx, values[index], index)
+        value = ref.deref()
+        if arrays and value.shape != arrays[0].shape:
+            raise InvalidArgumentError(None, ctx.op, "var and %s do not have the same shape%s "
+                                       "%s" % (name, _shape_text(arrays[0].shape),
+                                               _shape_text(value.shape)))
+        refs.append(ref)
+        arrays.append(value)
+    return refs, arrays
+
+
+def _scalars(ctx, dtype, pairs):
+    """Each (name, value) as a NumPy scalar of `dtype`; TF's error for a non-scalar."""
+    out = []
+    for name, value in pairs:
+        value = np.asarray(value)
+        if value.ndim != 0:
+            raise InvalidArgumentError(None, ctx.op, "%s is not a scalar: %s"
+                                       % (name, _shape_text(value.shape)))
+        out.append(dtype.type(value))
+    return out
+
+
+def _grad(ctx, var, grad, name="grad"):
+    grad = np.asarray(grad)
+    if grad.shape != var.shape:
+        raise InvalidArgumentError(None, ctx.op, "var and %s do not have the same shape%s %s"
+                                   % (name, _shape_text(var.shape), _shape_text(grad.shape)))
+    return grad
+
+
+def _update(refs, arrays, loop, step, *args):
+    """Runs the update (Numba loop or NumPy arrays) and stores the new values."""
+    shape, dtype = arrays[0].shape, arrays[0].dtype
+    flat = [_flat(a) for a in arrays]
+    new = (loop if dtype in _NUMBA_DTYPES else step)(*flat, *args)
+    for ref, value in zip(refs, new):
+        value = np.asarray(value, dtype=dtype).reshape(shape)
+        ref.store_value(value, owned=True)
+    return refs[0]
+
+
+# -- the kernels ---------------------------------------------------------------------------
+def apply_gradient_descent_kernel(ctx, var, alpha, delta):
+    refs, (value,) = _refs(ctx, [var], ["var"])
+    (alpha,) = _scalars(ctx, value.dtype, [("alpha", alpha)])
+    delta = _grad(ctx, value, delta, "delta")
+    # One multiply and one subtract: NumPy's two ufunc passes are as good as a loop.
+    refs[0].store_value(value - delta * alpha, owned=True)
+    return refs[0]
+
+
+def apply_momentum_kernel(ctx, var, accum, lr, grad, momentum):
+    refs, arrays = _refs(ctx, [var, accum], ["var", "accum"])
+    lr, momentum = _scalars(ctx, arrays[0].dtype, [("lr", lr), ("momentum", momentum)])
+    grad = _grad(ctx, arrays[0], grad)
+    return _update(refs, arrays, _momentum_loop, _momentum_step, _flat(grad), lr, momentum,
+                   bool(ctx.attrs["use_nesterov"]))
+
+
+def apply_adagrad_kernel(ctx, var, accum, lr, grad):
+    refs, arrays = _refs(ctx, [var, accum], ["var", "accum"])
+    dtype = arrays[0].dtype
+    (lr,) = _scalars(ctx, dtype, [("lr", lr)])
+    grad = _grad(ctx, arrays[0], grad)
+    return _update(refs, arrays, _adagrad_loop, _adagrad_step, _flat(grad), lr, dtype.type(1),
+                   bool(ctx.attrs.get("update_slots", True)))
+
+
+def apply_rms_prop_kernel(ctx, var, ms, mom, lr, rho, momentum, epsilon, grad):
+    refs, arrays = _refs(ctx, [var, ms, mom], ["var", "ms", "mom"])
+    dtype = arrays[0].dtype
+    lr, rho, momentum, epsilon = _scalars(ctx, dtype, [
+        ("lr", lr), ("rho", rho), ("momentum", momentum), ("epsilon", epsilon)])
+    grad = _grad(ctx, arrays[0], grad)
+    return _update(refs, arrays, _rms_prop_loop, _rms_prop_step, _flat(grad), lr,
+                   dtype.type(1) - rho, momentum, epsilon)
+
+
+def apply_centered_rms_prop_kernel(ctx, var, mg, ms, mom, lr, rho, momentum, epsilon, grad):
+    refs, arrays = _refs(ctx, [var, mg, ms, mom], ["var", "mg", "ms", "mom"])
+    dtype = arrays[0].dtype
+    lr, rho, momentum, epsilon = _scalars(ctx, dtype, [
+        ("lr", lr), ("rho", rho), ("momentum", momentum), ("epsilon", epsilon)])
+    grad = _grad(ctx, arrays[0], grad)
+    return _update(refs, arrays, _centered_rms_prop_loop, _centered_rms_prop_step,
+                   _flat(grad), lr, dtype.type(1) - rho, momentum, epsilon)
+
+
+def apply_adam_kernel(ctx, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon,
+                      grad):
+    refs, arrays = _refs(ctx, [var, m, v], ["var", "m", "v"])
+    dtype = arrays[0].dtype
+    beta1_power, beta2_power, lr, beta1, beta2, epsilon = _scalars(ctx, dtype, [
+        ("beta1_power", beta1_power), ("beta2_power", beta2_power), ("lr", lr),
+        ("beta1", beta1), ("beta2", beta2), ("epsilon", epsilon)])
+    grad = _grad(ctx, arrays[0], grad)
+    one = dtype.type(1)
+    # The bias corrections of both moments folded into one step size, as TF does.
+    alpha = lr * np.sqrt(one - beta2_power) / (one - beta1_power)
+    return _update(refs, arrays, _adam_loop, _adam_step, _flat(grad), alpha, beta1,
+                   one - beta1, one - beta2, epsilon, bool(ctx.attrs["use_nesterov"]))
+
+
+def apply_adadelta_kernel(ctx, var, accum, accum_update, lr, rho, epsilon, grad):
+    refs, arrays = _refs(ctx, [var, accum, accum_update], ["var", "accum", "accum_update"])
+    dtype = arrays[0].dtype
+    lr, rho, epsilon = _scalars(ctx, dtype, [("lr", lr), ("rho", rho), ("epsilon", epsilon)])
+    grad = _grad(ctx, arrays[0], grad)
+    one = dtype.type(1)
+    return _update(refs, arrays, _adadelta_loop, _adadelta_step, _flat(grad), lr, rho,
+                   one - rho, epsilon, one)
+
+
+def _flat(array):
+    """`array` as the loops want it: flat and contiguous (a view when it already is)."""
+    return np.ascontiguousarray(array).reshape(-1)

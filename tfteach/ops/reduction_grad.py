@@ -1,0 +1,193 @@
+"""Gradients of the reductions (sum, mean, max, min, prod, logsumexp) and of cumsum/cumprod.
+
+A reduction's gradient has the reduced shape; it is reshaped with the reduced axes
+kept (size 1) and tiled back to the input's shape: every input element that went
+into one sum receives that sum's gradient. When the input's shape and the axes are
+known when the graph is built (the usual case, also with an unknown batch size) the
+reshape target and the tile multiples are constants; otherwise small runtime ops
+compute them (`ReducedShape` is tfteach's single op for TF's `reduced_shape`).
+"""
+import numpy as np
+
+from tfteach.framework import dtypes
+from tfteach.framework.registry import gradient, not_differentiable, register_op
+from tfteach.ops import binary_ops, cast_ops, comparison_ops, unary_ops, where_ops
+from tfteach.ops.broadcast_grad import kept_dims, reshape_like, shape_constant
+from tfteach.ops.constant_op import constant
+from tfteach.ops.fill_ops import fill
+from tfteach.ops.gather_ops import gather
+from tfteach.ops.join_ops import stack
+from tfteach.ops.layout_ops import tile, transpose
+from tfteach.ops.op_builder import apply_op, constant_value
+from tfteach.ops.reduction_ops import cumprod, cumsum, reduce_prod, reduce_sum
+from tfteach.ops.shape_ops import reshape, shape, size
+
+__all__ = []
+
+
+# -- ReducedShape: the kept-dims shape, when it is only known at run time ----------------------
+def _reduced_shape_kernel(ctx, input_shape, axes):
+    out = np.array(input_shape, copy=True)
+    if out.size:
+        out[np.ravel(axes) % out.size] = 1
+    return out
+
+
+register_op("ReducedShape", lambda op: [(op._inputs[0].dtype.base_dtype,
+                                         op._inputs[0].shape)], cpu=_reduced_shape_kernel)
+not_differentiable("ReducedShape")
+
+
+class _Reduction:
+    """What a reduction's gradient needs to know about its input and axes."""
+
+    def __init__(self, op):
+        self.x, self.axes_t = op._inputs[0], op._inputs[1]
+        shape_ = self.x.shape
+        self.in_dims = None if shape_.ndims is None else shape_.as_list()
+        axes = constant_value(self.axes_t)
+        self.axes = None
+        if axes is not None and self.in_dims is not None:
+            rank = len(self.in_dims)
+            self.axes = sorted(set(int(a) % rank for a in np.ravel(axes))) if rank else []
+        self.kept = None if self.axes is None else kept_dims(self.in_dims, self.axes)
+
+    def kept_target(self):
+        """Reshape target of the output with reduced axes kept: a constant if possible."""
+        target = shape_constant(self.kept)
+        if target is not None:
+            return target
+        return apply_op("ReducedShape", [shape(self.x), self.axes_t],
+                        {"T": dtypes.int32}, name="ReducedShape")
+
+    def reshape_kept(self, value):
+        if (self.kept is not None and None not in self.kept
+                and value.shape.ndims is not None and value.shape.as_list() == self.kept):
+            return value                       # keepdims=True: already that shape
+        return reshape(value, self.kept_target())
+
+    def tile_to_input(self, grad):
+        """`grad` (reduced shape) repeated over the reduced axes: the input's shape."""
+        if grad.shape.ndims == 0 and self.in_dims is not None:
+            # Everything was reduced to one number: fill the input's shape with it
+            # (one op where TF builds Reshape and Tile).
+            return fill(shape(self.x), grad)
+        grad = self.reshape_kept(grad)
+        if self.axes is not None:
+            multiples = [self.in_dims[i] if i in self.axes else 1
+                         for i in range(len(self.in_dims))]
+            if all(m == 1 for m in multiples):
+                return grad
+            if None not in multiples:
+                return tile(grad, np.array(multiples, dtype=np.int32))
+            if len(self.axes) == len(self.in_dims):
+                return tile(grad, shape(self.x))
+            mask = np.array([i in self.axes for i in range(len(self.in_dims))])
+            return tile(grad, where_ops.where(mask, shape(self.x),
+                                              np.ones(len(mask), np.int32)))
+        input_shape = shape(self.x)
+        scaling = binary_ops.floordiv(input_shape, binary_ops.maximum(self.kept_target(), 1))
+        return tile(grad, scaling)
+
+    def reduced_count(self, dtype):
+        """How many input elements went into each output element, as `dtype`."""
+        if self.axes is not None:
+            dims = [self.in_dims[i] for i in self.axes]
+            if None not in dims:
+                return constant(int(np.prod(dims, dtype=np.int64)), dtype=dtype)
+        count = size(self.x)
+        out_size = self.output.shape.num_elements() if self.output.shape.is_fully_defined() \
+            else None
+        if out_size != 1:
+            count = binary_ops.floordiv(count, binary_ops.maximum(size(self.output), 1))
+        return cast_ops.cast(count, dtype)
+
+
+def _reduction(op):
+    r = _Reduction(op)
+    r.output = op._outputs[0]
+    return r
+
+
+@gradient("Sum")
+def _sum_grad(op, grad):
+    return [_reduction(op).tile_to_input(grad), None]
+
+
+@gradient("Mean")
+def _mean_grad(op, grad):
+    r = _reduction(op)
+    # Divided before it is repeated over the input's shape: the same numbers, with the
+    # division done once per output element instead of once per input element.
+    scaled = binary_ops.truediv(grad, r.reduced_count(grad.dtype.base_dtype))
+    return [r.tile_to_input(scaled), None]
+
+
+@gradient("Max")
+@gradient("Min")
+def _min_or_max_grad(op, grad):
+    """The gradient is shared equally by the elements equal to the max (or min)."""
+    r = _reduction(op)
+    y = r.reshape_kept(op._outputs[0])
+    grad = r.reshape_kept(grad)
+    indicators = cast_ops.cast(comparison_ops.equal(y, r.x), grad.dtype.base_dtype)
+    num_selected = r.reshape_kept(reduce_sum(indicators, r.axes_t))
+    return [binary_ops.divide(indicators, num_selected) * grad, None]
+
+
+@gradient("ReduceLogSumExp")
+def _log_sum_exp_grad(op, grad):
+    """d/dx log(sum(exp(x))) = exp(x - logsumexp(x)): the softmax over the axes."""
+    r = _reduction(op)
+    y = r.reshape_kept(op._outputs[0])
+    grad = r.reshape_kept(grad)
+    return [grad * unary_ops.exp(r.x - y), None]
+
+
+@gradient("Prod")
+def _prod_grad(op, grad):
+    """d prod / d x_i = the product of all the other elements: the product of those
+    before i times those after i (two exclusive cumprods), which works with zeros."""
+    r = _reduction(op)
+    if r.axes is None:
+        raise NotImplementedError("tfteach: the gradient of reduce_prod needs a known rank "
+                                  "and axes known when the graph is built")
+    grad = r.tile_to_input(grad)
+    rank = len(r.in_dims)
+    reduced = r.axes
+    other = [i for i in range(rank) if i not in reduced]
+    perm = reduced + other
+    permuted = transpose(r.x, perm)
+    reduced_dims = [r.in_dims[i] for i in reduced]
+    other_dims = [r.in_dims[i] for i in other]
+    if None not in reduced_dims:
+        target = [int(np.prod(reduced_dims, dtype=np.int64)), -1]
+    elif None not in other_dims:
+        target = [-1, int(np.prod(other_dims, dtype=np.int64))]
+    else:
+        target = stack([reduce_prod(gather(shape(r.x), reduced)), -1])
+    reshaped = reshape(permuted, target)
+    left = cumprod(reshaped, axis=0, exclusive=True)
+    right = cumprod(reshaped, axis=0, exclusive=True, reverse=True)
+    y = reshape_like(left * right, permuted)
+    inverse = np.argsort(perm).astype(np.int32)
+    out = grad * transpose(y, inverse)
+    return [reshape_like(out, r.x), None]
+
+
+@gradient("Cumsum")
+def _cumsum_grad(op, grad):
+    exclusive = op._attrs["exclusive"]
+    reverse = op._attrs["reverse"]
+    return [cumsum(grad, op._inputs[1], exclusive=exclusive, reverse=not reverse), None]
+
+
+@gradient("Cumprod")
+def _cumprod_grad(op, grad):
+    x, axis = op._inputs
+    exclusive = op._attrs["exclusive"]
+    reverse = op._attrs["reverse"]
+    prod = cumprod(x, axis, exclusive=exclusive, reverse=reverse)
+    out = cumsum(prod * grad, axis, exclusive=exclusive, reverse=not reverse)
+    return [out / x, None]
+
