@@ -1,1 +1,7 @@
-"""(being written)"""
+"""`tf.contrib` (TF 1.15's, which TF 2 removed): the parts the course notes use.
+
+layers (regularizers), seq2seq (sequence_loss), legacy_seq2seq
+(sequence_loss_by_example, sequence_loss). Later issues add contrib.layers' layer
+functions and slim.
+"""
+from tfteach.contrib import layers, legacy_seq2seq, seq2seq  # noqa: F401
