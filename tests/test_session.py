@@ -22,7 +22,8 @@ def _recording_kernel(ctx, x):
     return out
 
 
-registry.register_op("TestRecord", same_shape_fn, cpu=_recording_kernel)
+# Stateful: its kernel has a side effect (recording), so it is never folded at plan time.
+registry.register_op("TestRecord", same_shape_fn, cpu=_recording_kernel, stateful=True)
 
 
 def record(x, name=None):
@@ -350,3 +351,21 @@ def test_unfetchable_tensor_is_refused_in_every_fetch_form():
         for fetch in (c, [c]):
             with pytest.raises(ValueError, match="has been marked as not fetchable"):
                 sess.run(fetch)
+
+
+def test_pure_ops_on_constants_are_folded_once_but_traced_runs_show_them():
+    c = tf.constant([1.0, 2.0])
+    d = tf.identity(tf.identity(c), name="d")
+    x = tf.placeholder(tf.float32, [2])
+    e = tf.identity(x + d, name="e")
+    with tf.Session() as sess:
+        assert sess.run(e, {x: [1.0, 1.0]}).tolist() == [2.0, 3.0]
+        plan = next(iter(sess._plans.values()))
+        assert {s.op.name for s in plan.fast_steps} == {"add", "e"}
+        out = sess.run(d)
+        out[0] = 9.0                              # a folded value is never handed out shared
+        assert sess.run(d).tolist() == [1.0, 2.0]
+        metadata = tf.RunMetadata()
+        sess.run(e, {x: [1.0, 1.0]}, options=tf.RunOptions(trace_level=3),
+                 run_metadata=metadata)
+        assert "d" in metadata.executed_nodes()

@@ -113,6 +113,36 @@ class Plan:
                             if t.dtype.is_ref_dtype]
         self.has_control_flow = any(op._op_def.handles_dead_inputs or op.type == "Switch"
                                     for op in ops)
+        if not self.has_control_flow:
+            self._fold_constants()
+
+    def _fold_constants(self):
+        """Computes once, when the plan is built, every pure op whose inputs are all
+        constants (TensorFlow's Grappler folds them too): e.g. the Pack and Slice ops that
+        build shapes in `softmax_cross_entropy_with_logits`. Their values join the
+        template; the fast loop skips them. A traced run still executes every op, so the
+        notebook views show the real graph. An op that fails here is left to fail at run
+        time, with the usual error."""
+        known = {s for s, v in enumerate(self.template) if v is not None}
+        kept = []
+        with np.errstate(all="ignore"):
+            for step in self.fast_steps:
+                op = step.op
+                if (op._op_def.stateful or op._control_inputs or not step.in_slots or
+                        step.single_out is None or op._op_def.ref_inputs or
+                        not all(s in known for s in step.in_slots)):
+                    kept.append(step)
+                    continue
+                try:
+                    value = step.kernel(step.ctx, *[self.template[s] for s in step.in_slots])
+                except Exception:  # noqa: BLE001 - it will fail again, properly, at run time
+                    kept.append(step)
+                    continue
+                if isinstance(value, np.ndarray):
+                    value.flags.writeable = False     # shared by every run, like a Const
+                self.template[step.single_out] = value
+                known.add(step.single_out)
+        self.fast_steps = kept
 
     # -- running -------------------------------------------------------------------------
     def run(self, feed_values, step_stats=None):
