@@ -42,6 +42,13 @@ def rank(ctx, x):
 def reshape(ctx, x, sizes):
     x = np.asarray(x)
     sizes = np.asarray(sizes)
+    if sizes.ndim == 1:
+        # NumPy applies TF's rules (one -1 inferred, sizes must match); on any refusal the
+        # checks below find which rule broke and say it in TensorFlow's words.
+        try:
+            return x.reshape(sizes.tolist())
+        except (ValueError, TypeError):
+            pass
     if sizes.ndim > 1:
         raise invalid_argument(ctx, "sizes input must be 1-D, not %s" % shape_text(sizes.shape))
     new_shape = []
