@@ -4,4 +4,4 @@ layers (regularizers), seq2seq (sequence_loss), legacy_seq2seq
 (sequence_loss_by_example, sequence_loss). Later issues add contrib.layers' layer
 functions and slim.
 """
-from tfteach.contrib import layers, legacy_seq2seq, seq2seq  # noqa: F401
+from tfteach.contrib import layers, legacy_seq2seq, rnn, seq2seq, slim  # noqa: F401
