@@ -16,7 +16,7 @@ from tfteach.ops import op_builder
 from tfteach.ops.fill_ops import range as range_op
 from tfteach.ops.join_ops import concat
 from tfteach.ops.layout_ops import transpose
-from tfteach.ops.op_builder import ShapeError, apply_op
+from tfteach.ops.op_builder import ShapeError, apply_op, deprecated_argument_lookup
 from tfteach.ops.shape_ops import rank
 from tfteach.ops.binary_ops import subtract
 from tfteach.nn.nn_dtypes import FLOATS, check_dtype
@@ -33,14 +33,6 @@ def _softmax_shape(op):
 
 register_op("Softmax", _softmax_shape, cpu=nn_kernels.softmax)
 register_op("LogSoftmax", _softmax_shape, cpu=nn_kernels.log_softmax)
-
-
-def _deprecated_argument_lookup(new_name, new_value, old_name, old_value):
-    if old_value is not None:
-        if new_value is not None:
-            raise ValueError("Cannot specify both '%s' and '%s'." % (old_name, new_name))
-        return old_value
-    return new_value
 
 
 def _compute(op_type, logits, name):
@@ -91,7 +83,7 @@ def _wrap_2d_function(logits, op_type, dim, name):
 
 def softmax(logits, axis=None, name=None, dim=None):
     """exp(logits) / reduce_sum(exp(logits), axis) (`Softmax`), computed stably."""
-    axis = _deprecated_argument_lookup("axis", axis, "dim", dim)
+    axis = deprecated_argument_lookup("axis", axis, "dim", dim)
     if axis is None:
         axis = -1
     return _wrap_2d_function(logits, "Softmax", axis, name)
@@ -99,7 +91,7 @@ def softmax(logits, axis=None, name=None, dim=None):
 
 def log_softmax(logits, axis=None, name=None, dim=None):
     """logits - log(reduce_sum(exp(logits), axis)) (`LogSoftmax`), computed stably."""
-    axis = _deprecated_argument_lookup("axis", axis, "dim", dim)
+    axis = deprecated_argument_lookup("axis", axis, "dim", dim)
     if axis is None:
         axis = -1
     return _wrap_2d_function(logits, "LogSoftmax", axis, name)

@@ -24,7 +24,8 @@ from tfteach.ops.cast_ops import cast
 from tfteach.ops.fill_ops import range as range_op
 from tfteach.ops.join_ops import concat
 from tfteach.ops.layout_ops import transpose
-from tfteach.ops.op_builder import ShapeError, apply_op, broadcast_static_shape
+from tfteach.ops.op_builder import (ShapeError, apply_op, broadcast_static_shape,
+                                     deprecated_argument_lookup)
 from tfteach.ops.shape_ops import rank, reshape, shape as shape_op
 from tfteach.ops.slicing import slice as slice_op
 from tfteach.ops.stop_gradient_op import stop_gradient
@@ -108,14 +109,6 @@ def _ensure_xent_args(name, sentinel, labels, logits):
         raise ValueError("Both labels and logits must be provided.")
 
 
-def _deprecated_argument_lookup(new_name, new_value, old_name, old_value):
-    if old_value is not None:
-        if new_value is not None:
-            raise ValueError("Cannot specify both '%s' and '%s'." % (old_name, new_name))
-        return old_value
-    return new_value
-
-
 # -- reshaping to the op's [batch, classes] ------------------------------------------------------
 def _flatten_outer_dims(logits):
     """`logits` reshaped to [-1, last dim], keeping a static shape when known (TF's)."""
@@ -145,7 +138,7 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, d
     Gradients flow into both `logits` and `labels` (use tf.stop_gradient on labels that
     are data). float16 logits are computed in float32, as TF does.
     """
-    axis = _deprecated_argument_lookup("axis", axis, "dim", dim)
+    axis = deprecated_argument_lookup("axis", axis, "dim", dim)
     if axis is None:
         axis = -1
     with name_scope(name, "softmax_cross_entropy_with_logits", [logits, labels]) as name:
@@ -181,7 +174,7 @@ def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
     Deprecated in TF 1.15 in favour of `softmax_cross_entropy_with_logits_v2`; the
     arguments must be named (labels=..., logits=...).
     """
-    dim = _deprecated_argument_lookup("axis", axis, "dim", dim)
+    dim = deprecated_argument_lookup("axis", axis, "dim", dim)
     _ensure_xent_args("softmax_cross_entropy_with_logits", _sentinel, labels, logits)
     with name_scope(name, "softmax_cross_entropy_with_logits_sg", [logits, labels]) as name:
         labels = stop_gradient(labels, name="labels_stop_gradient")

@@ -11,31 +11,13 @@ from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import register_op
 from tfteach.kernels.cpu.cwise import shape_string
 from tfteach.ops.constant_op import identity
-from tfteach.ops.op_builder import ShapeError, apply_op
+from tfteach.ops.op_builder import ShapeError, apply_op, merge_shapes
 from tfteach.ops.typed_inputs import check_same_type_list
 
 __all__ = ["add_n", "accumulate_n"]
 
 _INPUTS_ERROR = ("inputs must be a list of at least one Tensor/IndexedSlices with the same "
                  "dtype and shape")
-
-
-def merge_shapes(a, b):
-    """TF's C++ `Merge` of two static shapes, with its error texts."""
-    if a.ndims is None:
-        return b
-    if b.ndims is None:
-        return a
-    if a.ndims != b.ndims:
-        raise ShapeError("Shapes must be equal rank, but are %d and %d" % (a.ndims, b.ndims))
-    dims = []
-    for i, (da, db) in enumerate(zip(a.as_list(), b.as_list())):
-        if da is not None and db is not None and da != db:
-            raise ShapeError("Dimension %d in both shapes must be equal, but are %d and %d. "
-                             "Shapes are %s and %s." % (i, da, db, a.debug_string(),
-                                                        b.debug_string()))
-        dims.append(da if da is not None else db)
-    return tensor_shape.TensorShape(dims)
 
 
 def _sum_shape(op):

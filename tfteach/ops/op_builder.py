@@ -11,7 +11,7 @@ from tfteach.framework import graph as graph_lib
 from tfteach.framework import tensor_shape
 from tfteach.framework.tensor import Tensor
 
-__all__ = ["apply_op", "graph_of", "ShapeError", "broadcast_static_shape", "constant_value",
+__all__ = ["merge_shapes", "deprecated_argument_lookup", "apply_op", "graph_of", "ShapeError", "broadcast_static_shape", "constant_value",
            "unknown", "same_shape_fn"]
 
 
@@ -116,3 +116,31 @@ def constant_value(tensor):
             return None
         return np.concatenate(parts[:-1], axis=int(parts[-1]))
     return None
+
+
+def merge_shapes(a, b):
+    """TF's C++ `Merge` of two static shapes, with its error texts."""
+    if a.ndims is None:
+        return b
+    if b.ndims is None:
+        return a
+    if a.ndims != b.ndims:
+        raise ShapeError("Shapes must be equal rank, but are %d and %d" % (a.ndims, b.ndims))
+    dims = []
+    for i, (da, db) in enumerate(zip(a.as_list(), b.as_list())):
+        if da is not None and db is not None and da != db:
+            raise ShapeError("Dimension %d in both shapes must be equal, but are %d and %d. "
+                             "Shapes are %s and %s." % (i, da, db, a.debug_string(),
+                                                        b.debug_string()))
+        dims.append(da if da is not None else db)
+    return tensor_shape.TensorShape(dims)
+
+
+def deprecated_argument_lookup(new_name, new_value, old_name, old_value):
+    """TF's rule for a renamed argument (axis/dim, keepdims/keep_dims): either name may
+    be used, never both."""
+    if old_value is not None:
+        if new_value is not None:
+            raise ValueError("Cannot specify both '%s' and '%s'." % (old_name, new_name))
+        return old_value
+    return new_value

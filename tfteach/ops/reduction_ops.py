@@ -21,7 +21,8 @@ from tfteach.framework.registry import not_differentiable, register_op
 from tfteach.kernels.cpu import reduction_kernels as kernels
 from tfteach.ops import op_builder
 from tfteach.ops.constant_op import constant
-from tfteach.ops.op_builder import ShapeError, apply_op, constant_value
+from tfteach.ops.op_builder import (ShapeError, apply_op, constant_value,
+                                     deprecated_argument_lookup)
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
            "reduce_any", "reduce_all", "reduce_logsumexp", "count_nonzero",
@@ -38,15 +39,6 @@ _INDEX_TYPES = (dtypes.int32, dtypes.int64)
 
 
 # -- argument checks -----------------------------------------------------------------------
-def _deprecated_argument_lookup(new_name, new_value, old_name, old_value):
-    """TF's rule for a renamed argument: either name may be used, never both."""
-    if old_value is not None:
-        if new_value is not None:
-            raise ValueError("Cannot specify both '%s' and '%s'." % (old_name, new_name))
-        return old_value
-    return new_value
-
-
 def _is_number(dtype):
     return dtype.is_floating or dtype.is_integer
 
@@ -209,8 +201,8 @@ def _named(function, public_name, doc):
 def _make_reduction(public_name, op_type, accepted, allowed_text, doc):
     def reduction(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                   keep_dims=None):
-        axis = _deprecated_argument_lookup("axis", axis, "reduction_indices", reduction_indices)
-        keepdims = _deprecated_argument_lookup("keepdims", keepdims, "keep_dims", keep_dims)
+        axis = deprecated_argument_lookup("axis", axis, "reduction_indices", reduction_indices)
+        keepdims = deprecated_argument_lookup("keepdims", keepdims, "keep_dims", keep_dims)
         return _reduce(op_type, input_tensor, axis, keepdims, name, accepted, allowed_text)
     return _named(reduction, public_name, doc + _AXIS_DOC)
 
@@ -240,8 +232,8 @@ reduce_min = _make_reduction(
 def _make_logical_reduction(public_name, op_type, doc):
     def reduction(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                   keep_dims=None):
-        axis = _deprecated_argument_lookup("axis", axis, "reduction_indices", reduction_indices)
-        keepdims = _deprecated_argument_lookup("keepdims", keepdims, "keep_dims", keep_dims)
+        axis = deprecated_argument_lookup("axis", axis, "reduction_indices", reduction_indices)
+        keepdims = deprecated_argument_lookup("keepdims", keepdims, "keep_dims", keep_dims)
         x = convert.convert_to_tensor(input_tensor)
         _check_bool_input(op_type, x.dtype)
         return _reduce(op_type, x, axis, keepdims, name, lambda d: True, "bool")
@@ -257,8 +249,8 @@ reduce_all = _make_logical_reduction(
 def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                      keep_dims=None):
     """log(sum(exp(x))) across `axis`, computed stably, as `tf.reduce_logsumexp`."""
-    axis = _deprecated_argument_lookup("axis", axis, "reduction_indices", reduction_indices)
-    keepdims = _deprecated_argument_lookup("keepdims", keepdims, "keep_dims", keep_dims)
+    axis = deprecated_argument_lookup("axis", axis, "reduction_indices", reduction_indices)
+    keepdims = deprecated_argument_lookup("keepdims", keepdims, "keep_dims", keep_dims)
     keepdims = bool(keepdims) if keepdims is not None else False
     graph = op_builder.graph_of([input_tensor])
     with graph.as_default(), graph.name_scope(name or "ReduceLogSumExp") as scope:
@@ -273,9 +265,9 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reductio
 def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int64, name=None,
                   reduction_indices=None, keep_dims=None, input=None):  # noqa: A002 - TF's name
     """How many elements are not zero (not False, not "") across `axis`, as `tf.count_nonzero`."""
-    input_tensor = _deprecated_argument_lookup("input", input, "input_tensor", input_tensor)
-    axis = _deprecated_argument_lookup("axis", axis, "reduction_indices", reduction_indices)
-    keepdims = _deprecated_argument_lookup("keepdims", keepdims, "keep_dims", keep_dims)
+    input_tensor = deprecated_argument_lookup("input", input, "input_tensor", input_tensor)
+    axis = deprecated_argument_lookup("axis", axis, "reduction_indices", reduction_indices)
+    keepdims = deprecated_argument_lookup("keepdims", keepdims, "keep_dims", keep_dims)
     keepdims = bool(keepdims) if keepdims is not None else False
     dtype = dtypes.as_dtype(dtype)
     graph = op_builder.graph_of([input_tensor])
@@ -313,14 +305,14 @@ def argmax(input, axis=None, name=None, dimension=None,  # noqa: A002 - TF's arg
     Ties give the first index. `dimension` is TF1's name for `axis`; `output_type` is
     tf.int64 (default) or tf.int32.
     """
-    axis = _deprecated_argument_lookup("axis", axis, "dimension", dimension)
+    axis = deprecated_argument_lookup("axis", axis, "dimension", dimension)
     return _arg_op("ArgMax", input, axis, output_type, name)
 
 
 def argmin(input, axis=None, name=None, dimension=None,  # noqa: A002
            output_type=dtypes.int64):
     """The index of the smallest value along `axis` (default 0), as `tf.argmin`."""
-    axis = _deprecated_argument_lookup("axis", axis, "dimension", dimension)
+    axis = deprecated_argument_lookup("axis", axis, "dimension", dimension)
     return _arg_op("ArgMin", input, axis, output_type, name)
 
 

@@ -13,7 +13,8 @@ from tfteach.framework.registry import register_op
 from tfteach.kernels.cpu import shape_kernels
 from tfteach.ops.constant_op import constant
 from tfteach.ops.list_inputs import index_dtype_of
-from tfteach.ops.op_builder import ShapeError, apply_op, constant_value
+from tfteach.ops.op_builder import (ShapeError, apply_op, constant_value,
+                                     deprecated_argument_lookup)
 from tfteach.ops.shape_utils import partial_shape_from_tensor, shape_error
 
 __all__ = ["shape", "shape_n", "size", "rank", "reshape", "expand_dims", "squeeze"]
@@ -179,17 +180,9 @@ def _expand_dims_shape(op):
 register_op("ExpandDims", _expand_dims_shape, cpu=shape_kernels.expand_dims)
 
 
-def _deprecated_argument_lookup(new_name, new_value, old_name, old_value):
-    if old_value is not None:
-        if new_value is not None:
-            raise ValueError("Cannot specify both '%s' and '%s'" % (old_name, new_name))
-        return old_value
-    return new_value
-
-
 def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002
     """Inserts a dimension of size 1 at `axis` (TF1 also accepts the old name `dim`)."""
-    axis = _deprecated_argument_lookup("axis", axis, "dim", dim)
+    axis = deprecated_argument_lookup("axis", axis, "dim", dim)
     if axis is None:
         raise ValueError("Must specify an axis argument to tf.expand_dims()")
     with name_scope(name, "ExpandDims", [input]) as scope:
@@ -233,7 +226,7 @@ register_op("Squeeze", _squeeze_shape, cpu=shape_kernels.squeeze)
 
 def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
     """Removes dimensions of size 1 (all of them, or those in `axis`)."""
-    axis = _deprecated_argument_lookup("axis", axis, "squeeze_dims", squeeze_dims)
+    axis = deprecated_argument_lookup("axis", axis, "squeeze_dims", squeeze_dims)
     if np.isscalar(axis):
         axis = [axis]
     axis = [int(a) for a in (axis or [])]

@@ -10,7 +10,7 @@ from tfteach.framework import convert, dtypes, tensor_shape
 from tfteach.framework.registry import register_op
 from tfteach.framework.tensor import Tensor
 from tfteach.kernels.cpu import state_kernels
-from tfteach.ops.op_builder import ShapeError, apply_op, graph_of
+from tfteach.ops.op_builder import apply_op, graph_of, merge_shapes
 
 __all__ = ["assign", "assign_add", "assign_sub", "is_variable_initialized"]
 
@@ -20,28 +20,10 @@ def _variable_shape(op):
     return [(op._attrs["dtype"]._as_ref, op._attrs["shape"])]
 
 
-def _merged_shape(a, b):
-    """TF's `Merge` of two shapes, with its C++ error text."""
-    if a.ndims is None:
-        return b
-    if b.ndims is None:
-        return a
-    if a.ndims != b.ndims:
-        raise ShapeError("Shapes must be equal rank, but are %d and %d" % (a.ndims, b.ndims))
-    dims = []
-    for i, (x, y) in enumerate(zip(a.as_list(), b.as_list())):
-        if x is not None and y is not None and x != y:
-            raise ShapeError("Dimension %d in both shapes must be equal, but are %d and %d. "
-                             "Shapes are %s and %s." % (i, x, y, a.debug_string(),
-                                                        b.debug_string()))
-        dims.append(x if x is not None else y)
-    return tensor_shape.TensorShape(dims)
-
-
 def _assign_shape(op):
     ref, value = op._inputs
     if op._attrs["validate_shape"]:
-        shape = _merged_shape(ref.shape, value.shape)
+        shape = merge_shapes(ref.shape, value.shape)
     else:
         shape = value.shape        # the variable takes the new value's shape
     return [(ref.dtype.base_dtype._as_ref, shape)]
@@ -49,7 +31,7 @@ def _assign_shape(op):
 
 def _update_shape(op):
     ref, value = op._inputs
-    return [(ref.dtype.base_dtype._as_ref, _merged_shape(ref.shape, value.shape))]
+    return [(ref.dtype.base_dtype._as_ref, merge_shapes(ref.shape, value.shape))]
 
 
 def _is_initialized_shape(op):

@@ -12,7 +12,8 @@ from tfteach.framework.registry import register_op
 from tfteach.framework.tensor import Tensor
 from tfteach.kernels.cpu import training_kernels as kernels
 from tfteach.ops.op_builder import ShapeError, apply_op, graph_of
-from tfteach.ops.state_ops import _merged_shape, _ref_tensor
+from tfteach.ops.op_builder import merge_shapes
+from tfteach.ops.state_ops import _ref_tensor
 
 __all__ = ["apply_gradient_descent", "apply_momentum", "apply_adagrad", "apply_rms_prop",
            "apply_centered_rms_prop", "apply_adam", "apply_adadelta"]
@@ -39,7 +40,7 @@ def _apply_shape(op):
     shape = op._inputs[0].shape
     for name, t in zip(names[1:], op._inputs[1:]):
         if name in _GRADIENT_INPUTS or names.index(name) < n_refs:
-            shape = _merged_shape(shape, t.shape)
+            shape = merge_shapes(shape, t.shape)
         elif t.shape.ndims is not None and t.shape.ndims != 0:
             raise ShapeError("Shape must be rank 0 but is rank %d" % t.shape.ndims)
     return [(op._inputs[0].dtype.base_dtype._as_ref, shape)]

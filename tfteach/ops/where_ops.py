@@ -9,28 +9,10 @@ from tfteach.framework.convert import convert_to_tensor
 from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import register_op
 from tfteach.kernels.cpu import index_kernels, select_kernels
-from tfteach.ops.op_builder import ShapeError, apply_op, broadcast_static_shape
+from tfteach.ops.op_builder import apply_op, broadcast_static_shape, merge_shapes
 from tfteach.ops.list_inputs import convert_list_input
 
 __all__ = ["where", "where_v2", "boolean_mask"]
-
-
-def _merge_shapes(a, b):
-    """TF's Merge of two static shapes, with its error texts."""
-    if a.ndims is None:
-        return b
-    if b.ndims is None:
-        return a
-    if a.ndims != b.ndims:
-        raise ShapeError("Shapes must be equal rank, but are %d and %d" % (a.ndims, b.ndims))
-    out = []
-    for i, (x, y) in enumerate(zip(a.as_list(), b.as_list())):
-        if x is not None and y is not None and x != y:
-            raise ShapeError("Dimension %d in both shapes must be equal, but are %d and %d. "
-                             "Shapes are %s and %s." % (i, x, y, a.debug_string(),
-                                                        b.debug_string()))
-        out.append(x if x is not None else y)
-    return tensor_shape.TensorShape(out)
 
 
 # -- Where (coordinates) ---------------------------------------------------------------------------
@@ -45,13 +27,13 @@ register_op("Where", _where_shape, cpu=index_kernels.where_coordinates)
 # -- Select, SelectV2 ------------------------------------------------------------------------------
 def _select_shape(op):
     cond, x, y = op._inputs
-    data = _merge_shapes(x.shape, y.shape)
+    data = merge_shapes(x.shape, y.shape)
     dtype = x.dtype.base_dtype
     if cond.shape.ndims is None or data.ndims is None or cond.shape.ndims == 0:
         return [(dtype, data)]
     if cond.shape.ndims != 1 or data.ndims == 0:
-        return [(dtype, _merge_shapes(data, cond.shape))]
-    _merge_shapes(cond.shape, tensor_shape.TensorShape([data[0].value]))
+        return [(dtype, merge_shapes(data, cond.shape))]
+    merge_shapes(cond.shape, tensor_shape.TensorShape([data[0].value]))
     return [(dtype, data)]
 
 
