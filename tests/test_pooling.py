@@ -1,0 +1,169 @@
+"""tf.nn.max_pool / avg_pool against NumPy references written with plain loops.
+
+The reference computes the padding itself (TF's rule: SAME gives ceil(in / stride)
+outputs; the missing rows are split with the smaller half before), then visits every
+window cell and skips those in the padding.
+"""
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+import tfteach as tf
+from gradient_check import check_gradients
+
+
+def reference_pool(x, k, s, padding, kind):
+    """NHWC pooling by direct loops; k = (kh, kw), s = (sh, sw)."""
+    n, h, w, c = x.shape
+    if padding == "VALID":
+        oh, ow = math.ceil((h - k[0] + 1) / s[0]), math.ceil((w - k[1] + 1) / s[1])
+        top = left = 0
+    else:
+        oh, ow = math.ceil(h / s[0]), math.ceil(w / s[1])
+        top = max((oh - 1) * s[0] + k[0] - h, 0) // 2
+        left = max((ow - 1) * s[1] + k[1] - w, 0) // 2
+    out = np.zeros((n, oh, ow, c), np.float64)
+    for b, i, j, ch in itertools.product(range(n), range(oh), range(ow), range(c)):
+        cells = []
+        for di in range(k[0]):
+            for dj in range(k[1]):
+                r, q = i * s[0] - top + di, j * s[1] - left + dj
+                if 0 <= r < h and 0 <= q < w:
+                    cells.append(x[b, r, q, ch])
+        out[b, i, j, ch] = max(cells) if kind == "max" else sum(cells) / len(cells)
+    return out
+
+
+def run(t, feed=None):
+    with tf.Session() as sess:
+        return sess.run(t, feed)
+
+
+CASES = [(size, k, s, padding)
+         for size in (5, 6, 7)                 # odd and even sizes
+         for k, s in (((1, 1), (1, 1)), ((2, 2), (2, 2)), ((3, 3), (2, 2)), ((2, 3), (1, 2)),
+                      ((3, 2), (3, 3)), ((4, 4), (3, 1)))
+         for padding in ("SAME", "VALID")]
+
+
+@pytest.mark.parametrize("size,k,s,padding", CASES)
+def test_pooling_matches_loops(size, k, s, padding):
+    x = np.random.RandomState(size).randn(2, size, size + 1, 3).astype(np.float32)
+    ksize, strides = [1, k[0], k[1], 1], [1, s[0], s[1], 1]
+    mx = tf.nn.max_pool(x, ksize, strides, padding)
+    av = tf.nn.avg_pool(x, ksize, strides, padding)
+    want_max = reference_pool(x, k, s, padding, "max")
+    want_avg = reference_pool(x, k, s, padding, "avg")
+    assert mx.shape.as_list() == list(want_max.shape)
+    got_max, got_avg = run([mx, av])
+    np.testing.assert_array_equal(got_max, want_max.astype(np.float32))
+    np.testing.assert_allclose(got_avg, want_avg, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+def test_nchw_is_nhwc_transposed(padding):
+    x = np.random.RandomState(1).randn(2, 7, 6, 3).astype(np.float32)
+    x_nchw = x.transpose(0, 3, 1, 2)
+    for fn, kind in ((tf.nn.max_pool, "max"), (tf.nn.avg_pool, "avg")):
+        y = fn(x_nchw, [1, 1, 3, 2], [1, 1, 2, 2], padding, data_format="NCHW")
+        want = reference_pool(x, (3, 2), (2, 2), padding, kind).transpose(0, 3, 1, 2)
+        assert y.shape.as_list() == list(want.shape)
+        np.testing.assert_allclose(run(y), want, rtol=1e-6, atol=1e-6)
+
+
+def test_same_avg_divides_by_real_cells():
+    x = np.ones((1, 3, 3, 1), np.float32)
+    # every window average of ones is 1 only if padded cells are left out of the count
+    np.testing.assert_array_equal(run(tf.nn.avg_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")),
+                                  np.ones((1, 2, 2, 1)))
+    x = np.arange(9, dtype=np.float32).reshape(1, 3, 3, 1)
+    got = run(tf.nn.avg_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "SAME"))[0, :, :, 0]
+    np.testing.assert_allclose(got, [[(0 + 1 + 3 + 4) / 4, (2 + 5) / 2], [(6 + 7) / 2, 8]])
+
+
+def test_ksize_and_strides_short_forms():
+    x = np.random.RandomState(2).randn(1, 4, 4, 2).astype(np.float32)
+    full = run(tf.nn.max_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "VALID"))
+    np.testing.assert_array_equal(run(tf.nn.max_pool(x, 2, 2, "VALID")), full)
+    np.testing.assert_array_equal(run(tf.nn.max_pool(x, [2], [2, 2], "VALID")), full)
+    np.testing.assert_array_equal(run(tf.nn.max_pool2d(x, 2, 2, "VALID")), full)
+    np.testing.assert_allclose(run(tf.nn.avg_pool2d(x, [2, 2], 2, "VALID")),
+                               reference_pool(x, (2, 2), (2, 2), "VALID", "avg"), rtol=1e-6)
+    with pytest.raises(ValueError, match="ksize should be of length 1, 2 or 4 but was 3"):
+        tf.nn.max_pool(x, [1, 2, 2], 2, "VALID")
+
+
+def test_names_dtypes_and_static_shapes():
+    x = tf.placeholder(tf.float32, [None, 28, 28, 32])
+    y = tf.nn.max_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+    assert y.name == "MaxPool:0" and y.shape.as_list() == [None, 14, 14, 32]
+    z = tf.nn.avg_pool(x, [1, 3, 3, 1], [1, 2, 2, 1], "VALID", name="pool")
+    assert z.name == "pool:0" and z.shape.as_list() == [None, 13, 13, 32]
+    assert y.op.get_attr("ksize") == [1, 2, 2, 1] and y.op.get_attr("padding") == "SAME"
+    ints = np.arange(16, dtype=np.int32).reshape(1, 4, 4, 1)
+    got = run(tf.nn.max_pool(ints, [1, 2, 2, 1], [1, 2, 2, 1], "VALID"))
+    assert got.dtype == np.int32 and got[0, :, :, 0].tolist() == [[5, 7], [13, 15]]
+    half = run(tf.nn.max_pool(ints.astype(np.float16), 2, 2, "VALID"))
+    assert half.dtype == np.float16
+    assert run(tf.nn.avg_pool(ints.astype(np.float64), 2, 2, "VALID")).dtype == np.float64
+
+
+def test_shape_and_type_errors():
+    with pytest.raises(ValueError, match="Negative dimension size caused by subtracting 3 from 2"):
+        tf.nn.max_pool(tf.zeros([1, 2, 2, 1]), [1, 3, 3, 1], [1, 1, 1, 1], "VALID")
+    with pytest.raises(ValueError, match="Shape must be rank 4 but is rank 3"):
+        tf.nn.avg_pool(tf.zeros([2, 2, 1]), [1, 1, 1, 1], [1, 1, 1, 1], "VALID")
+    with pytest.raises(TypeError, match="DataType int32 not in list of allowed values"):
+        tf.nn.avg_pool(tf.zeros([1, 2, 2, 1], tf.int32), 1, 1, "VALID")
+    with pytest.raises(ValueError, match="padding"):
+        tf.nn.max_pool(tf.zeros([1, 2, 2, 1]), 1, 1, "FULL")
+    with pytest.raises(tf.errors.InvalidArgumentError, match="batch dimension"):
+        run(tf.nn.max_pool(tf.zeros([2, 2, 2, 1]), [2, 1, 1, 1], [1, 1, 1, 1], "VALID"))
+
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+@pytest.mark.parametrize("fmt", ["NHWC", "NCHW"])
+def test_gradients_by_finite_differences(padding, fmt):
+    x = np.random.RandomState(3).randn(2, 5, 4, 2)
+    if fmt == "NCHW":
+        ksize, strides = [1, 1, 3, 2], [1, 1, 2, 1]
+    else:
+        ksize, strides = [1, 3, 2, 1], [1, 2, 1, 1]
+    for fn in (tf.nn.max_pool, tf.nn.avg_pool):
+        check_gradients(lambda tf, x: fn(x, ksize, strides, padding, data_format=fmt), [x])
+
+
+def test_max_pool_gradient_goes_to_the_first_maximum():
+    x = np.array([[1.0, 3.0], [3.0, 0.0]]).reshape(1, 2, 2, 1)
+    xt = tf.constant(x)
+    g = tf.gradients(tf.nn.max_pool(xt, 2, 2, "VALID"), xt)[0]
+    assert g.op.type == "MaxPoolGrad"
+    np.testing.assert_array_equal(run(g)[0, :, :, 0], [[0, 1], [0, 0]])
+    # overlapping windows: a cell that is the maximum of two windows gets both gradients
+    x = np.array([[0.0, 5.0, 1.0, 2.0]]).reshape(1, 1, 4, 1)
+    xt = tf.constant(x)
+    g = tf.gradients(tf.nn.max_pool(xt, [1, 1, 2, 1], [1, 1, 1, 1], "VALID"), xt)[0]
+    np.testing.assert_array_equal(run(g).ravel(), [0, 2, 0, 1])
+
+
+def test_second_derivatives():
+    x = np.random.RandomState(4).randn(1, 4, 5, 2)
+    def max_grad(tf, x, g):
+        y = tf.nn.max_pool(x, [1, 2, 2, 1], [1, 1, 2, 1], "SAME")
+        return tf.gradients(y, x, grad_ys=g)[0]
+    def avg_grad(tf, x, g):
+        y = tf.nn.avg_pool(x, [1, 2, 2, 1], [1, 1, 2, 1], "SAME")
+        return tf.gradients(y, x, grad_ys=g)[0]
+    g = np.random.RandomState(5).randn(1, 4, 3, 2)
+    check_gradients(max_grad, [x, g], wrt=[1])
+    check_gradients(avg_grad, [x, g], wrt=[1])
+
+
+def test_unknown_batch_runs_and_avg_grad_uses_runtime_shape():
+    x = tf.placeholder(tf.float64, [None, 4, 4, 1])
+    y = tf.nn.avg_pool(x, 2, 2, "VALID")
+    g = tf.gradients(tf.reduce_sum(y), x)[0]
+    got = run(g, {x: np.zeros((3, 4, 4, 1))})
+    np.testing.assert_allclose(got, np.full((3, 4, 4, 1), 0.25))
