@@ -1,8 +1,10 @@
-"""`tf.contrib.layers`: for now its regularizers (regularizers.py).
-
-Later issues add the layer functions (fully_connected, conv2d, ...) as more modules.
+"""`tf.contrib.layers`: regularizers (regularizers.py), initializers (xavier,
+initializers.py) and TF-Slim's layer functions (fully_connected, conv2d, ...,
+layers.py; arg_scope.py holds slim.arg_scope).
 """
-from tfteach.contrib.layers import regularizers
+from tfteach.contrib.layers import initializers, layers, regularizers
+from tfteach.contrib.layers.initializers import *  # noqa: F401,F403
+from tfteach.contrib.layers.layers import *  # noqa: F401,F403
 from tfteach.contrib.layers.regularizers import *  # noqa: F401,F403
 
-__all__ = list(regularizers.__all__)
+__all__ = list(regularizers.__all__) + list(initializers.__all__) + list(layers.__all__)
