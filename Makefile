@@ -10,6 +10,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e ".[test,reference]"
+	$(PY) -m pip install -q --no-deps "tf-keras==2.21.*"
 	touch $@
 
 install: $(VENV)/.installed

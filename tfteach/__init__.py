@@ -33,6 +33,7 @@ from tfteach.runtime.run_metadata import RunMetadata  # noqa: F401
 from tfteach.runtime.session import (InteractiveSession, Session,  # noqa: F401
                                      get_default_session)
 from tfteach import contrib, examples, layers, losses, nn, train  # noqa: F401,E402
+from tfteach import config, test  # noqa: F401,E402 (devices and memory; tf.test)
 from tfteach.losses.safe_div import div_no_nan  # noqa: F401,E402
 from tfteach._removed import removed_name_error as _removed_name_error
 

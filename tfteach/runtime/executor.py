@@ -10,6 +10,14 @@ Session. Building it:
      after its last consumer a slot is cleared, so intermediates are freed early.
 Running it is one tight loop over the steps. Kernel errors come back as TensorFlow's
 OpErrors, with the failing node and the student's line that built it (`errors_text`).
+
+Devices (docs/devices.md): every op runs where the Session's Placer put it. A value
+consumed on another device than the one that produced it goes through a copy step,
+`<tensor>/_copy_to_GPU:0`, recorded in the step stats as TensorFlow's GPU tracer names
+copies (MEMCPYHtoD, MEMCPYDtoH, MEMCPYDtoD); feeds come from the host (CPU:0) and
+fetches go back to it. On a GPU (virtual or real) every value a step produces is
+accounted on that device's allocator while a slot holds it: a session with only the CPU
+runs exactly the loops it ran before devices existed.
 """
 import time
 
@@ -17,6 +25,7 @@ import numpy as np
 
 from tfteach.framework import errors
 from tfteach.framework.dead import DEAD
+from tfteach.framework.node_def import NodeDef
 from tfteach.runtime import errors_text
 from tfteach.runtime.run_metadata import (AllocationDescription, NodeExecStats, NodeOutput,
                                           TensorDescription)
@@ -28,9 +37,9 @@ CPU_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
 
 class Step:
     __slots__ = ("op", "kernel", "ctx", "in_slots", "out_slots", "single_out", "frees",
-                 "ctrl_ops", "handles_dead", "device")
+                 "ctrl_ops", "handles_dead", "device", "alloc", "name", "type", "source")
 
-    def __init__(self, op, kernel, ctx, in_slots, out_slots, frees, device):
+    def __init__(self, op, kernel, ctx, in_slots, out_slots, frees, device, alloc=None):
         self.op = op
         self.kernel = kernel
         self.ctx = ctx
@@ -40,7 +49,47 @@ class Step:
         self.frees = frees
         self.ctrl_ops = op._control_inputs
         self.handles_dead = op._op_def.handles_dead_inputs
-        self.device = device
+        self.device = device          # the assigned device's full name
+        self.alloc = alloc            # its allocator, None on the CPU (not accounted)
+        self.name = op.name           # as step stats name it
+        self.type = op.type
+        self.source = None            # copies: (tensor, source device name)
+
+
+_COPY_TYPES = {("CPU", "GPU"): "MEMCPYHtoD", ("GPU", "CPU"): "MEMCPYDtoH",
+               ("GPU", "GPU"): "MEMCPYDtoD", ("CPU", "CPU"): "MEMCPYHtoH"}
+
+
+def _copy_kernel(ctx, value):
+    """A copy between devices: the destination gets its own buffer (a variable's value
+    is read at the moment it is sent)."""
+    if value is DEAD or value is None:
+        return value
+    value = deref(value)
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value.copy()
+    return value
+
+
+def copy_step(tensor, op, src, dst, in_slot, out_slot):
+    """The step that copies `tensor` from device `src` to `dst` (for `op`'s sake)."""
+    step = Step.__new__(Step)
+    step.op = op
+    step.kernel = _copy_kernel
+    step.ctx = None
+    step.in_slots = (in_slot,)
+    step.out_slots = (out_slot,)
+    step.single_out = out_slot
+    step.frees = ()
+    step.ctrl_ops = ()
+    step.handles_dead = True          # a dead value is passed on as dead
+    step.device = dst.name
+    step.alloc = dst.allocator
+    label = tensor.op.name if tensor.value_index == 0 else tensor.name
+    step.name = "%s/_copy_to_%s:%d" % (label, dst.device_type, dst.index)
+    step.type = _COPY_TYPES[(src.device_type, dst.device_type)]
+    step.source = (tensor, src.name)
+    return step
 
 
 def prune(fetch_tensors, feed_tensors, target_ops):
@@ -68,33 +117,67 @@ class Plan:
     def __init__(self, session, fetch_tensors, feed_tensors, target_ops):
         ops = prune(fetch_tensors, feed_tensors, target_ops)
         self.ops = ops
+        placer = session._placer
+        placer.place_new_ops()              # once per graph; raises placement errors
+        client = placer.devices.cpu         # where feeds come from and fetches go
+        device_of = placer.device_of
         slot_of = {}
 
-        def slot(tensor):
-            if tensor not in slot_of:
-                slot_of[tensor] = len(slot_of)
-            return slot_of[tensor]
+        def slot(key):
+            if key not in slot_of:
+                slot_of[key] = len(slot_of)
+            return slot_of[key]
 
+        fed = set(feed_tensors)
         self.feed_slots = [slot(t) for t in feed_tensors]
-        steps_inputs = [[slot(t) for t in op._inputs] for op in ops]
-        self.fetch_slots = [slot(t) for t in fetch_tensors]
+        devices = [device_of(op) for op in ops]
+        # Inputs; a value needed on another device than its producer's gets a copy
+        # (one per tensor and destination), made just before its first consumer.
+        steps_inputs, copies_before = [], [[] for _ in ops]
+        for i, op in enumerate(ops):
+            ins = []
+            for t in op._inputs:
+                src = client if t in fed else device_of(t.op)
+                if src is devices[i]:
+                    ins.append(slot(t))
+                    continue
+                key = (t, devices[i].name)
+                if key not in slot_of:
+                    copies_before[i].append((t, op, src, devices[i], slot(t), slot(key)))
+                ins.append(slot_of[key])
+            steps_inputs.append(tuple(ins))
+        self.fetch_slots, fetch_copies = [], []
+        for t in fetch_tensors:
+            src = client if t in fed else device_of(t.op)
+            if src is client:
+                self.fetch_slots.append(slot(t))
+                continue
+            key = (t, client.name)
+            if key not in slot_of:
+                fetch_copies.append((t, t.op, src, client, slot(t), slot(key)))
+            self.fetch_slots.append(slot_of[key])
+        self.steps = []
+        for i, op in enumerate(ops):
+            for args in copies_before[i]:
+                self.steps.append(copy_step(*args))
+            outs = tuple(slot(t) if t in slot_of and t not in fed else -1 for t in op._outputs)
+            ctx = session._kernel_context(op)
+            self.steps.append(Step(op, _value_reading(ctx.kernel, op), ctx, steps_inputs[i],
+                                   outs, (), devices[i].name, devices[i].allocator))
+        self.steps.extend(copy_step(*args) for args in fetch_copies)
+        self._copy_names = {(s.source[0], s.device): s.name for s in self.steps if s.source}
+        # Every slot is freed after its last reader, unless it is fed or fetched.
         keep = set(self.feed_slots) | set(self.fetch_slots)
         last_use = {}
-        for i, ins in enumerate(steps_inputs):
-            for s in ins:
+        for i, step in enumerate(self.steps):
+            for s in step.in_slots:
                 last_use[s] = i
-        frees_at = [[] for _ in ops]
+        frees_at = [[] for _ in self.steps]
         for s, i in last_use.items():
             if s not in keep:
                 frees_at[i].append(s)
-        fed = set(feed_tensors)
-        self.steps = []
-        for i, op in enumerate(ops):
-            outs = tuple(slot(t) if t in slot_of and t not in fed else -1 for t in op._outputs)
-            ctx = session._kernel_context(op)
-            self.steps.append(Step(op, _value_reading(ctx.kernel, op), ctx,
-                                   tuple(steps_inputs[i]), outs, tuple(frees_at[i]),
-                                   ctx.device))
+        for step, frees in zip(self.steps, frees_at):
+            step.frees = tuple(frees)
         self.num_slots = len(slot_of) + 1     # the last slot swallows unused outputs
         for step in self.steps:
             step.out_slots = tuple(self.num_slots - 1 if s == -1 else s for s in step.out_slots)
@@ -105,7 +188,7 @@ class Plan:
         self.template = [None] * self.num_slots
         self.fast_steps = []
         for step in self.steps:
-            if step.op.type == "Const":
+            if step.source is None and step.op.type == "Const":
                 self.template[step.single_out] = step.op._attrs["value"]
             else:
                 self.fast_steps.append(step)
@@ -115,6 +198,20 @@ class Plan:
                                     for op in ops)
         if not self.has_control_flow:
             self._fold_constants()
+        # On a GPU, constants (and folded values) live in device memory for as long as
+        # the session: they are accounted once, when the plan is built.
+        self.accounted = any(step.alloc is not None for step in self.steps)
+        if self.accounted:
+            running = set(self.fast_steps)
+            for step in self.steps:
+                if step.alloc is not None and step not in running:
+                    value = self.template[step.single_out]
+                    try:
+                        session._hold_on_device(step.alloc, value, step.name)
+                    except Exception as e:  # noqa: BLE001 - OOM for a huge constant
+                        raise errors_text.op_error_from(e, step.op) from _cause(e)
+        self._partitions = None
+        self._device_order = [d.name for d in placer.devices.devices]
 
     def _fold_constants(self):
         """Computes once, when the plan is built, every pure op whose inputs are all
@@ -128,7 +225,8 @@ class Plan:
         with np.errstate(all="ignore"):
             for step in self.fast_steps:
                 op = step.op
-                if (op._op_def.stateful or op._control_inputs or not step.in_slots or
+                if (step.source is not None or op._op_def.stateful or op._control_inputs or
+                        not step.in_slots or
                         step.single_out is None or op._op_def.ref_inputs or
                         not all(s in known for s in step.in_slots)):
                     kept.append(step)
@@ -145,13 +243,15 @@ class Plan:
         self.fast_steps = kept
 
     # -- running -------------------------------------------------------------------------
-    def run(self, feed_values, step_stats=None):
+    def run(self, feed_values, step_stats=None, report_oom=False):
         values = self.template.copy()
         for s, v in zip(self.feed_slots, feed_values):
             values[s] = v
         # TensorFlow's float math is silent (1/0 is inf, log(0) is -inf, no warning).
         with np.errstate(all="ignore"):
-            if step_stats is not None or self.has_control_flow:
+            if self.accounted:
+                self._run_accounted(values, step_stats, report_oom)
+            elif step_stats is not None or self.has_control_flow:
                 self._run_general(values, step_stats)
             else:
                 self._run_fast(values)
@@ -216,6 +316,97 @@ class Plan:
             raise errors_text.op_error_from(e, step.op) from _cause(e)
 
 
+    def _run_accounted(self, values, step_stats, report_oom):
+        """The general loop, with every value a GPU step produces accounted on that
+        GPU's allocator while a slot holds it (freed with the slot, or at the end)."""
+        held = [None] * self.num_slots          # slot -> (allocator, Buffer)
+        swallow = self.num_slots - 1
+        dead_ops = set()
+        index = 0
+        step = None
+        # Untraced, constants and folded values come from the template, as in _run_fast.
+        steps = self.steps if step_stats is not None else self.fast_steps
+        try:
+            for step in steps:
+                args = [values[i] for i in step.in_slots]
+                if not step.handles_dead and (
+                        any(a is DEAD for a in args) or
+                        any(c in dead_ops for c in step.ctrl_ops)):
+                    dead_ops.add(step.op)
+                    for s in step.out_slots:
+                        values[s] = DEAD
+                    for s in step.frees:
+                        values[s] = None
+                        _drop(held, s)
+                    continue
+                start = time.perf_counter() if step_stats is not None else 0.0
+                result = step.kernel(step.ctx, *args)
+                if step.single_out is not None:
+                    outputs = (result,)
+                elif step.out_slots:
+                    outputs = tuple(result)
+                else:
+                    outputs = ()
+                alloc = step.alloc
+                for s, v in zip(step.out_slots, outputs):
+                    values[s] = v
+                    if alloc is not None:
+                        buf = alloc.charge(v, step.name)
+                        if buf is not None:
+                            _drop(held, s)
+                            held[s] = (alloc, buf)
+                            if s == swallow:         # nobody reads it: freed at once
+                                _drop(held, s)
+                if step_stats is not None:
+                    end = time.perf_counter()
+                    _record(step_stats, step, outputs, start, end, index)
+                    index += 1
+                for s in step.frees:
+                    values[s] = None
+                    _drop(held, s)
+        except Exception as e:  # noqa: BLE001
+            alloc = getattr(e, "oom_allocator", None)
+            if alloc is not None and report_oom:
+                e.hint = alloc.allocation_report()
+            raise errors_text.op_error_from(e, step.op) from _cause(e)
+        finally:
+            for s, h in enumerate(held):
+                if h is not None:
+                    h[0].unref(h[1])
+
+    def partition_graphs(self):
+        """`RunMetadata.partition_graphs`: the executed nodes, one GraphDef per device,
+        each NodeDef with its assigned device and inputs rewired to the copies."""
+        if self._partitions is None:
+            from tfteach.runtime.run_metadata import PartitionGraph
+            nodes = {}
+            for step in self.steps:
+                if step.source is not None:
+                    tensor, src = step.source
+                    node = NodeDef(step.name, step.type, [tensor._as_node_def_input()],
+                                   step.device, {"send_device": src, "recv_device": step.device,
+                                                 "tensor_name": tensor.name,
+                                                 "T": tensor.dtype.base_dtype})
+                else:
+                    node = step.op.node_def
+                    node.device = step.device
+                    node.input = [self._copy_names.get((t, step.device),
+                                                       t._as_node_def_input())
+                                  for t in step.op._inputs] + node.input[len(step.op._inputs):]
+                nodes.setdefault(step.device, []).append(node)
+            order = {name: i for i, name in enumerate(self._device_order)}
+            self._partitions = [PartitionGraph(nodes[d]) for d in
+                                sorted(nodes, key=lambda d: order.get(d, len(order)))]
+        return self._partitions
+
+
+def _drop(held, slot):
+    h = held[slot]
+    if h is not None:
+        held[slot] = None
+        h[0].unref(h[1])
+
+
 def deref(value):
     """The value behind a ref (a variable's VariableRef); other values unchanged."""
     read = getattr(value, "deref", None)
@@ -253,12 +444,13 @@ def _nbytes(value):
 
 def _record(step_stats, step, outputs, start, end, index):
     outs = []
+    allocator = step.alloc.name if step.alloc is not None else step.device.rsplit("/", 1)[-1]
     for slot, value in enumerate(outputs):
         nbytes = _nbytes(value)
         desc = TensorDescription(
             str(getattr(value, "dtype", "")), tuple(np.shape(value)) if value is not DEAD else (),
-            AllocationDescription(nbytes, nbytes, step.device.rsplit("/", 1)[-1]))
+            AllocationDescription(nbytes, nbytes, allocator))
         outs.append(NodeOutput(slot, desc))
-    stats = NodeExecStats(step.op.name, step.op.type, step.device, int(start * 1e6),
+    stats = NodeExecStats(step.name, step.type, step.device, int(start * 1e6),
                           max(0, int((end - start) * 1e6)), outs, index)
     step_stats.device(step.device).node_stats.append(stats)

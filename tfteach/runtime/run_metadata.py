@@ -7,7 +7,10 @@ step_stats.proto so code written for TF reads it unchanged.
 """
 
 __all__ = ["RunMetadata", "StepStats", "DeviceStepStats", "NodeExecStats", "NodeOutput",
-           "AllocationDescription", "TensorDescription"]
+           "AllocationDescription", "TensorDescription", "PartitionGraph"]
+
+# TF 1.15's GraphDef producer version (TF_GRAPH_DEF_VERSION), printed in partition graphs.
+GRAPH_DEF_VERSION = 134
 
 
 class AllocationDescription:
@@ -79,6 +82,30 @@ class StepStats:
         """Every NodeExecStats of the step, in execution order."""
         nodes = [n for d in self.dev_stats for n in d.node_stats]
         return sorted(nodes, key=lambda n: n.execution_index)
+
+
+class PartitionGraph:
+    """One device's part of a run (`RunMetadata.partition_graphs[i]`): a GraphDef-like
+    list of NodeDefs, each with its `device` set, printed in protobuf text form."""
+
+    def __init__(self, nodes):
+        self.node = list(nodes)
+
+    @property
+    def device(self):
+        """The device of this partition (tfteach convenience; TF leaves it implicit)."""
+        return self.node[0].device if self.node else ""
+
+    def __str__(self):
+        lines = []
+        for node in self.node:
+            lines.append("node {")
+            lines += ["  " + line for line in str(node).splitlines()]
+            lines.append("}")
+        lines += ["library {", "}", "versions {", "  producer: %d" % GRAPH_DEF_VERSION, "}"]
+        return "\n".join(lines) + "\n"
+
+    __repr__ = __str__
 
 
 class RunMetadata:

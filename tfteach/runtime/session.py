@@ -3,10 +3,18 @@
 A Session owns the state of one run of a graph — variable values, random generators,
 per-op kernel contexts — so two sessions on one graph are independent, as in TensorFlow.
 `run` = validate fetches and feeds -> take the cached Plan for that signature (or build
-it: prune, order, slots) -> execute -> shape the results like the fetches.
+it: prune, place, order, slots) -> execute -> shape the results like the fetches.
+
+Devices (docs/devices.md): a Session sees the process's devices through its ConfigProto
+(`runtime/devices.py`), places its graph with `runtime/placement.py`, and on GPUs keeps
+its variables and constants in device memory (`runtime/session_memory.py`) until it is
+closed. With `log_device_placement=True` TensorFlow's lines go to Python's stdout, so a
+notebook shows them.
 """
 import contextlib
+import sys
 import threading
+import weakref
 
 import numpy as np
 
@@ -14,7 +22,8 @@ from tfteach.framework import graph as graph_lib
 from tfteach.framework.operation import Operation
 from tfteach.framework.tensor import Tensor
 from tfteach.runtime import config as config_lib
-from tfteach.runtime import executor, fetches as fetches_lib
+from tfteach.runtime import devices as devices_lib
+from tfteach.runtime import executor, fetches as fetches_lib, placement, session_memory
 
 __all__ = ["Session", "InteractiveSession", "get_default_session", "run_in_session",
            "KernelContext"]
@@ -67,8 +76,26 @@ class BaseSession:
         self._closed = False
         self._plans = {}
         self._contexts = {}
-        self.variable_values = {}       # VariableV2 op name -> its value in this session
         self._context_stack = []
+        self._devices = devices_lib.session_devices(self._config)
+        self._placer = placement.Placer(graph, self._devices, self._config)
+        if self._devices.has_gpu:
+            # The first session decides each GPU's GPUOptions (TF's process-wide state).
+            for gpu in self._devices.gpus:
+                gpu.allocator.configure(self._config.gpu_options)
+            # VariableV2 op name -> its value in this session (GPU values accounted)
+            self.variable_values = session_memory.DeviceVariableStore(self._placer)
+            self._memory = session_memory.SessionMemory(self.variable_values)
+            # Freed when the session is closed or garbage-collected (TF's __del__).
+            self._finalizer = weakref.finalize(self, self._memory.release)
+        else:
+            self.variable_values = {}   # VariableV2 op name -> its value in this session
+            self._memory = None
+        if self._config.log_device_placement:
+            lines = self._devices.mapping_lines()
+            sys.stdout.write("Device mapping:\n%s\n" % "\n".join(lines) if lines
+                             else "Device mapping: no known devices.\n")
+            sys.stdout.flush()
 
     # -- properties -----------------------------------------------------------------------
     @property
@@ -94,6 +121,8 @@ class BaseSession:
         self._plans.clear()
         self._contexts.clear()
         self.variable_values.clear()
+        if self._memory is not None:
+            self._memory.release()      # variables and constants leave the GPUs
 
     def _check_open(self):
         if self._closed:
@@ -146,7 +175,10 @@ class BaseSession:
         plan = self._plan(tuple(tensors), tuple(feed_tensors), tuple(targets))
         trace = options is not None and getattr(options, "trace_level", 0) >= 1
         step_stats = run_metadata.step_stats if (trace and run_metadata is not None) else None
-        values = plan.run(feed_values, step_stats)
+        report_oom = options is not None and options.report_tensor_allocations_upon_oom
+        values = plan.run(feed_values, step_stats, report_oom)
+        if options is not None and options.output_partition_graphs and run_metadata is not None:
+            run_metadata.partition_graphs = list(plan.partition_graphs())
         results = iter([_to_result(v, t) for v, t in zip(values, tensors)])
         element_values = [next(results) if isinstance(e, Tensor) else None
                           for e in structure.elements]
@@ -173,25 +205,30 @@ class BaseSession:
     def _kernel_context(self, op):
         ctx = self._contexts.get(op)
         if ctx is None:
-            device = executor.CPU_DEVICE
-            kernel = op._op_def.kernels.get("CPU")
+            device = self._placer.device_of(op)
+            kernel = op._op_def.kernels.get(device.kernel_type)
             if kernel is None:
                 from tfteach.framework import errors
                 raise errors.UnimplementedError(
-                    op.node_def, op, "No registered kernel for op '%s' (%s) on CPU"
-                    % (op.name, op.type))
+                    op.node_def, op, "No registered kernel for op '%s' (%s) on %s"
+                    % (op.name, op.type, device.kernel_type))
             # A kernel that dispatches per op (e.g. on dtype) names its choice up front.
             kernel_for_op = getattr(kernel, "kernel_for_op", None)
             if kernel_for_op is not None:
                 kernel = kernel_for_op(op)
-            ctx = self._contexts[op] = KernelContext(op, self, device, kernel)
+            ctx = self._contexts[op] = KernelContext(op, self, device.name, kernel)
         return ctx
+
+    def _hold_on_device(self, allocator, value, name):
+        """Accounts a value the session keeps on a GPU until it closes (a constant)."""
+        self._memory.hold(allocator, value, name)
 
     def partial_run_setup(self, fetches, feeds=None):
         raise NotImplementedError("partial_run is not supported by tfteach")
 
     def list_devices(self):
-        return [executor.CPU_DEVICE]
+        """TensorFlow's `Session.list_devices()`: name, device_type, memory_limit_bytes."""
+        return [devices_lib.SessionDeviceAttributes(d) for d in self._devices.devices]
 
 
 def _to_result(value, tensor):
