@@ -221,7 +221,7 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, parallel_iterations, swap_mem
         swap_memory=swap_memory)
 
     final_outputs = []
-    for output, size in zip(outputs, flat_output_size):
+    for output, shape in zip(outputs, output_shapes):
         if sequence_length is not None:
             # The loop stopped after the longest sequence: zeros for the steps not run.
             missing = time_steps - array_ops.shape(output)[0]
@@ -229,8 +229,7 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, parallel_iterations, swap_mem
                                          array_ops.zeros([output.shape.ndims - 1, 2],
                                                          dtypes.int32)], 0)
             output = array_ops.pad(output, paddings)
-        output.set_shape(tensor_shape.TensorShape([const_time_steps])
-                         .concatenate(output_shapes[len(final_outputs)]))
+        output.set_shape(tensor_shape.TensorShape([const_time_steps]).concatenate(shape))
         final_outputs.append(output)
     return nest.pack_sequence_as(cell.output_size, final_outputs), final_state
 
