@@ -1,0 +1,259 @@
+"""Per-step training time of three networks, next to TensorFlow and hand-written NumPy.
+
+Workloads (float32, GradientDescent):
+  mlp    784-500-10, ReLU, softmax cross entropy, batch 100;
+  lenet  LeNet-5 as in TF's "Deep MNIST" tutorial: conv 5x5x32 SAME + relu + maxpool 2x2,
+         conv 5x5x64 SAME + relu + maxpool 2x2, fc 1024 + relu, fc 10, batch 50;
+  lstm   2-layer LSTM, hidden 128, 20 steps, batch 32, softmax loss on the last output.
+TensorFlow runs the same TF1 graph through tf.compat.v1 (when importable); the NumPy
+versions compute the same forward and backward pass by hand (MLP and LeNet). Rows whose
+ops tfteach does not have yet (max_pool, dynamic_rnn) print why and are skipped.
+Then conv2d forward throughput in GFLOP/s: tfteach, NumPy im2col + matmul, TensorFlow.
+
+    python bench/nn_steps.py [--quick]
+"""
+import argparse
+import os
+import sys
+import timeit
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def best_ms(fn, number, repeat=5):
+    for _ in range(3):      # warm-up: Numba loads its cache, buffers get allocated
+        fn()
+    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e3
+
+
+def _weights(rng, shape, scale=0.05):
+    return (rng.randn(*shape) * scale).astype(np.float32)
+
+
+# -- the graphs, for tfteach and TensorFlow alike -------------------------------------------
+def mlp_data():
+    rng = np.random.RandomState(0)
+    x = rng.rand(100, 784).astype(np.float32)
+    y = np.eye(10, dtype=np.float32)[rng.randint(0, 10, size=100)]
+    return x, y, _weights(rng, (784, 500)), _weights(rng, (500, 10))
+
+
+def mlp_graph(tf):
+    x_val, y_val, w1_val, w2_val = mlp_data()
+    x = tf.placeholder(tf.float32, [None, 784])
+    y = tf.placeholder(tf.float32, [None, 10])
+    w1, b1 = tf.Variable(w1_val), tf.Variable(tf.zeros([500]))
+    w2, b2 = tf.Variable(w2_val), tf.Variable(tf.zeros([10]))
+    hidden = tf.nn.relu(tf.matmul(x, w1) + b1)
+    logits = tf.matmul(hidden, w2) + b2
+    loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=logits))
+    return tf.train.GradientDescentOptimizer(0.1).minimize(loss), {x: x_val, y: y_val}
+
+
+def lenet_data():
+    rng = np.random.RandomState(0)
+    x = rng.rand(50, 28, 28, 1).astype(np.float32)
+    y = np.eye(10, dtype=np.float32)[rng.randint(0, 10, size=50)]
+    params = [_weights(rng, (5, 5, 1, 32)), np.full(32, 0.1, np.float32),
+              _weights(rng, (5, 5, 32, 64)), np.full(64, 0.1, np.float32),
+              _weights(rng, (7 * 7 * 64, 1024)), np.full(1024, 0.1, np.float32),
+              _weights(rng, (1024, 10)), np.full(10, 0.1, np.float32)]
+    return x, y, params
+
+
+def lenet_graph(tf):
+    x_val, y_val, params = lenet_data()
+    x = tf.placeholder(tf.float32, [None, 28, 28, 1])
+    y = tf.placeholder(tf.float32, [None, 10])
+    w1, b1, w2, b2, w3, b3, w4, b4 = [tf.Variable(p) for p in params]
+    h = tf.nn.relu(tf.nn.conv2d(x, w1, [1, 1, 1, 1], "SAME") + b1)
+    h = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+    h = tf.nn.relu(tf.nn.conv2d(h, w2, [1, 1, 1, 1], "SAME") + b2)
+    h = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+    h = tf.nn.relu(tf.matmul(tf.reshape(h, [-1, 7 * 7 * 64]), w3) + b3)
+    logits = tf.matmul(h, w4) + b4
+    loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=logits))
+    return tf.train.GradientDescentOptimizer(0.01).minimize(loss), {x: x_val, y: y_val}
+
+
+def lstm_graph(tf):
+    rng = np.random.RandomState(0)
+    x_val = rng.rand(32, 20, 28).astype(np.float32)
+    y_val = np.eye(10, dtype=np.float32)[rng.randint(0, 10, size=32)]
+    x = tf.placeholder(tf.float32, [None, 20, 28])
+    y = tf.placeholder(tf.float32, [None, 10])
+    cells = [tf.nn.rnn_cell.LSTMCell(128) for _ in range(2)]
+    outputs, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.MultiRNNCell(cells), x, dtype=tf.float32)
+    w = tf.Variable(_weights(rng, (128, 10)))
+    logits = tf.matmul(outputs[:, -1, :], w)
+    loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=logits))
+    return tf.train.GradientDescentOptimizer(0.1).minimize(loss), {x: x_val, y: y_val}
+
+
+def graph_step(tf, build):
+    graph = tf.Graph()
+    with graph.as_default():
+        step, feed = build(tf)
+        sess = tf.Session(graph=graph)
+        sess.run(tf.global_variables_initializer())
+    return lambda: sess.run(step, feed_dict=feed)
+
+
+# -- hand-written NumPy ------------------------------------------------------------------------
+def _softmax_xent_grad(logits, y):
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    probs = np.exp(shifted)
+    probs /= probs.sum(axis=1, keepdims=True)
+    return (probs - y) / np.float32(len(y))
+
+
+def numpy_mlp():
+    x, y, w1, w2 = mlp_data()
+    s = {"w1": w1, "b1": np.zeros(500, np.float32), "w2": w2, "b2": np.zeros(10, np.float32)}
+    lr = np.float32(0.1)
+
+    def step():
+        pre = x @ s["w1"] + s["b1"]
+        hidden = np.maximum(pre, 0)
+        d_logits = _softmax_xent_grad(hidden @ s["w2"] + s["b2"], y)
+        d_pre = (d_logits @ s["w2"].T) * (pre > 0)
+        s["w2"] -= lr * (hidden.T @ d_logits)
+        s["b2"] -= lr * d_logits.sum(axis=0)
+        s["w1"] -= lr * (x.T @ d_pre)
+        s["b1"] -= lr * d_pre.sum(axis=0)
+    return step
+
+
+def np_im2col(x, k, pad):
+    """[N*H*W, k*k*C] windows of a stride-1 convolution (NumPy strided view + copy)."""
+    xp = np.pad(x, ((0, 0), (pad, pad), (pad, pad), (0, 0)))
+    win = np.lib.stride_tricks.sliding_window_view(xp, (k, k), axis=(1, 2))
+    n, h, w, c = win.shape[:4]       # win: [n, h, w, c, k, k] -> rows (a, e, c)
+    return win.transpose(0, 1, 2, 4, 5, 3).reshape(n * h * w, k * k * c)
+
+
+def np_conv_same(x, f):
+    n, h, w, _ = x.shape
+    k, oc = f.shape[0], f.shape[3]
+    return (np_im2col(x, k, k // 2) @ f.reshape(-1, oc)).reshape(n, h, w, oc)
+
+
+def _pool(h):
+    n, hh, ww, c = h.shape
+    blocks = h.reshape(n, hh // 2, 2, ww // 2, 2, c)
+    out = blocks.max(axis=(2, 4))
+    mask = blocks == out[:, :, None, :, None, :]
+    return out, mask
+
+
+def _unpool(g, mask):
+    return (mask * g[:, :, None, :, None, :]).reshape(
+        mask.shape[0], mask.shape[1] * 2, mask.shape[3] * 2, mask.shape[5])
+
+
+def numpy_lenet():
+    x, y, params = lenet_data()
+    p = [v.copy() for v in params]
+    lr = np.float32(0.01)
+
+    def step():
+        w1, b1, w2, b2, w3, b3, w4, b4 = p
+        a1 = np.maximum(np_conv_same(x, w1) + b1, 0)
+        p1, m1 = _pool(a1)
+        cols2 = np_im2col(p1, 5, 2)
+        a2 = np.maximum((cols2 @ w2.reshape(-1, 64)).reshape(50, 14, 14, 64) + b2, 0)
+        p2, m2 = _pool(a2)
+        flat = p2.reshape(50, -1)
+        a3 = np.maximum(flat @ w3 + b3, 0)
+        d4 = _softmax_xent_grad(a3 @ w4 + b4, y)
+        d3 = (d4 @ w4.T) * (a3 > 0)
+        d_a2 = _unpool((d3 @ w3.T).reshape(p2.shape), m2) * (a2 > 0)
+        g2 = d_a2.reshape(-1, 64)
+        # input gradient of a SAME stride-1 conv: the full correlation with the flipped filter
+        d_p1 = np_conv_same(d_a2, w2[::-1, ::-1].transpose(0, 1, 3, 2))
+        d_a1 = _unpool(d_p1, m1) * (a1 > 0)
+        grads = [(np_im2col(x, 5, 2).T @ d_a1.reshape(-1, 32)).reshape(w1.shape),
+                 d_a1.sum(axis=(0, 1, 2)), (cols2.T @ g2).reshape(w2.shape), g2.sum(axis=0),
+                 flat.T @ d3, d3.sum(axis=0), a3.T @ d4, d4.sum(axis=0)]
+        for v, g in zip(p, grads):
+            v -= lr * g
+    return step
+
+
+# -- conv2d forward throughput --------------------------------------------------------------
+CONV_CASES = [("lenet conv2 50x14x14x32 5x5x64", (50, 14, 14, 32), (5, 5, 32, 64)),
+              ("64x32x32x64 3x3x64", (64, 32, 32, 64), (3, 3, 64, 64))]
+
+
+def conv_gflops(tf, x, f, number):
+    graph = tf.Graph()
+    with graph.as_default():
+        xp = tf.placeholder(tf.float32, x.shape)
+        out = tf.reduce_sum(tf.nn.conv2d(xp, tf.constant(f), [1, 1, 1, 1], "SAME"))
+        sess = tf.Session(graph=graph)
+    return best_ms(lambda: sess.run(out, {xp: x}), number)
+
+
+def _flops(x_shape, f_shape):
+    n, h, w, _ = x_shape
+    return 2.0 * n * h * w * np.prod(f_shape)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    import tfteach
+    try:
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+        # tf.compat.v1.nn.rnn_cell needs Keras 2 (the tf_keras package) under TF >= 2.16.
+        os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+        import tensorflow
+        tensorflow.compat.v1.disable_eager_execution()
+        tensorflow.compat.v1.disable_resource_variables()
+        tf1 = tensorflow.compat.v1
+    except ImportError:
+        tf1 = None
+    workloads = [("mlp", mlp_graph, numpy_mlp, 50), ("lenet", lenet_graph, numpy_lenet, 10),
+                 ("lstm", lstm_graph, None, 5)]
+    print("Training step time, milliseconds per step (best of 5)")
+    header = "%-8s %10s %10s %11s %11s %11s" % (
+        "workload", "tfteach", "numpy", "tensorflow", "tfteach/np", "tfteach/tf")
+    print(header)
+    print("-" * len(header))
+    fmt = lambda v, spec="%.2f": "-" if v is None else spec % v  # noqa: E731
+    for name, build, numpy_build, number in workloads:
+        number = max(2, number // (5 if args.quick else 1))
+        try:
+            ours = best_ms(graph_step(tfteach, build), number)
+        except (AttributeError, NotImplementedError, LookupError) as e:
+            print("%-8s skipped: tfteach lacks an op (%s: %s)" % (name, type(e).__name__, e))
+            continue
+        np_ms = best_ms(numpy_build(), number) if numpy_build else None
+        try:
+            tf_ms = best_ms(graph_step(tf1, build), number) if tf1 is not None else None
+        except (AttributeError, ImportError, ValueError) as e:   # e.g. no tf_keras for LSTMs
+            print("  (TensorFlow %s row skipped: %s)" % (name, str(e).splitlines()[0]))
+            tf_ms = None
+        print("%-8s %10.2f %10s %11s %11s %11s" % (
+            name, ours, fmt(np_ms), fmt(tf_ms), fmt(np_ms and ours / np_ms),
+            fmt(tf_ms and ours / tf_ms)))
+
+    print("\nconv2d forward (SAME, stride 1), GFLOP/s")
+    print("%-32s %9s %9s %11s" % ("case", "tfteach", "numpy", "tensorflow"))
+    rng = np.random.RandomState(0)
+    for name, x_shape, f_shape in CONV_CASES:
+        x = rng.rand(*x_shape).astype(np.float32)
+        f = rng.rand(*f_shape).astype(np.float32)
+        gf = _flops(x_shape, f_shape) / 1e6
+        number = 2 if args.quick else 5
+        ours = gf / conv_gflops(tfteach, x, f, number)
+        numpy = gf / best_ms(lambda: np_conv_same(x, f), number)
+        theirs = gf / conv_gflops(tf1, x, f, number) if tf1 is not None else None
+        print("%-32s %9.1f %9.1f %11s" % (name, ours, numpy, fmt(theirs, "%.1f")))
+
+
+if __name__ == "__main__":
+    main()

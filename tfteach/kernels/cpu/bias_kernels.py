@@ -1,0 +1,43 @@
+"""CPU kernels of `BiasAdd` and `BiasAddGrad`: broadcasting along the channel axis.
+
+BiasAdd adds bias[c] to every element of channel c: the last axis (NHWC, any rank >= 2)
+or axis 1 (NCHW). Its gradient with respect to the bias, BiasAddGrad, sums the incoming
+gradient over every axis but that one. Both are single NumPy calls.
+"""
+import numpy as np
+
+from tfteach.framework.errors import InvalidArgumentError
+from tfteach.kernels.cpu.conv_kernels import compute_dtype
+from tfteach.kernels.cpu.cwise import shape_string
+
+__all__ = ["bias_add", "bias_add_grad"]
+
+
+def _channel_axis(ctx, ndim):
+    # NCHW always has its channels at axis 1, whatever the rank (TF's bias_op.cc).
+    return 1 if ctx.attrs.get("data_format", "NHWC") == "NCHW" else ndim - 1
+
+
+def bias_add(ctx, x, bias):
+    if np.ndim(x) < 2:
+        raise InvalidArgumentError(None, ctx.op, "Input tensor must be at least 2D: %s"
+                                   % shape_string(x))
+    if np.ndim(bias) != 1:
+        raise InvalidArgumentError(None, ctx.op, "Biases must be 1D: %s" % shape_string(bias))
+    axis = _channel_axis(ctx, x.ndim)
+    if bias.shape[0] != x.shape[axis]:
+        raise InvalidArgumentError(
+            None, ctx.op, "Must provide as many biases as the last dimension of the input "
+            "tensor: %s vs. %s" % (shape_string(bias), shape_string(x)))
+    shape = [1] * x.ndim
+    shape[axis] = bias.shape[0]
+    return np.add(x, bias.reshape(shape))
+
+
+def bias_add_grad(ctx, grad):
+    if np.ndim(grad) < 2:
+        raise InvalidArgumentError(None, ctx.op, "Input tensor must be at least 2D: %s"
+                                   % shape_string(grad))
+    axis = _channel_axis(ctx, grad.ndim)
+    axes = tuple(a for a in range(grad.ndim) if a != axis)
+    return np.sum(grad, axis=axes, dtype=compute_dtype(grad.dtype)).astype(grad.dtype)

@@ -1,0 +1,224 @@
+"""CPU kernels of `Conv2D` and its two gradients, `Conv2DBackpropInput` / `...Filter`.
+
+All three are one matrix product around the same patch matrix (conv_patches.py):
+
+    forward          out    = cols @ F              cols: [N*OH*OW, KH*KW*C]
+    filter gradient  dF     = cols^T @ dOut         F:    [KH*KW*C, OC]  (the filter)
+    input gradient   dcols  = dOut @ F^T, then col2im adds dcols back onto the image
+
+(dOut: the output gradient as [N*OH*OW, OC]). The products run in BLAS (`np.dot`), the
+copies are Numba loops, and a large batch is split in two halves computed on two threads
+(conv_parallel.py). docs/conv.md has the measurements behind im2col + GEMM over direct
+loops and behind the batch split over BLAS's own threads.
+
+Work is done in NHWC: an NCHW tensor is transposed on the way in and out (TF 1.15's CPU
+kernels refuse NCHW; tfteach accepts it). float16 is computed in float32 and rounded back.
+Runtime errors use TF 1.15's texts (conv_ops.cc, conv_grad_ops.cc).
+"""
+import numpy as np
+
+from tfteach.framework.errors import InvalidArgumentError, UnimplementedError
+from tfteach.kernels.cpu.conv_geometry import ConvParams
+from tfteach.kernels.cpu.conv_parallel import over_batch
+from tfteach.kernels.cpu.conv_patches import col2im, im2col
+from tfteach.kernels.cpu.cwise import shape_string
+
+__all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "conv_params",
+           "to_nhwc", "from_nhwc", "compute_dtype", "scratch", "geometry"]
+
+
+def _error(ctx, message, cls=InvalidArgumentError):
+    return cls(None, ctx.op, message)
+
+
+def conv_params(ctx):
+    try:
+        return ConvParams.from_attrs(ctx.attrs)
+    except ValueError as e:
+        raise _error(ctx, str(e)) from None
+
+
+def geometry(ctx, p, in_h, in_w, k_h, k_w):
+    try:
+        return p.output_geometry(in_h, in_w, k_h, k_w)
+    except ValueError as e:
+        raise _error(ctx, str(e)) from None
+
+
+def to_nhwc(x, data_format):
+    """`x` as a C-contiguous NHWC array (a copy only when a transpose is needed)."""
+    if data_format == "NCHW":
+        x = x.transpose(0, 2, 3, 1)
+    return np.ascontiguousarray(x)
+
+
+def from_nhwc(y, data_format):
+    return np.ascontiguousarray(y.transpose(0, 3, 1, 2)) if data_format == "NCHW" else y
+
+
+def compute_dtype(dtype):
+    """float16 has no BLAS or Numba arithmetic: compute in float32 (TF's Eigen does too)."""
+    return np.dtype(np.float32) if dtype == np.float16 else np.dtype(dtype)
+
+
+def scratch(ctx, key, shape, dtype):
+    """A work array kept in the op's session state and reused by the next run.
+
+    The patch matrices are large (31 MB for LeNet's second layer); allocating them fresh
+    each step costs a page fault per 4 KB, which measured ~1-2 ms a call. Never returned
+    to the caller, so reuse is safe.
+    """
+    buf = ctx.state.get(key)
+    if buf is None or buf.shape != shape or buf.dtype != dtype:
+        buf = ctx.state[key] = np.empty(shape, dtype)
+    return buf
+
+
+def _is_pointwise(kh, kw, p, rows, cols, h, w):
+    """A 1x1 filter, stride 1, no padding: every pixel is its own window."""
+    return kh == kw == 1 and p.strides == (1, 1) and (rows[0], cols[0]) == (h, w)
+
+
+def _patch_fn(x, kh, kw, p, rows, cols, buffer):
+    """patches(lo, hi): the im2col rows of images lo..hi-1 of the NHWC `x`.
+
+    `buffer` holds the rows of the whole batch; each call fills its own slice, so the
+    two halves of conv_parallel.over_batch never touch the same memory.
+    """
+    (oh, top, _), (ow, left, _) = rows, cols
+    n, h, w, c = x.shape
+    if _is_pointwise(kh, kw, p, rows, cols, h, w):
+        return lambda lo, hi: x[lo:hi].reshape((hi - lo) * h * w, c)
+
+    def patches(lo, hi):
+        return im2col(x[lo:hi], kh, kw, p.strides[0], p.strides[1], p.dilations[0],
+                      p.dilations[1], top, left, oh, ow, buffer[lo * oh * ow:hi * oh * ow])
+    return patches
+
+
+def _check_4d(ctx, value, what, label=None):
+    if np.ndim(value) != 4:
+        if label is None:   # Conv2D's own texts
+            sep = "" if what == "input" else ": "
+            raise _error(ctx, "%s must be 4-dimensional%s%s" % (what, sep, shape_string(value)))
+        raise _error(ctx, "%s: %s must be 4-dimensional" % (label, what))
+
+
+# -- Conv2D ------------------------------------------------------------------------------------
+def conv2d(ctx, x, f):
+    p = conv_params(ctx)
+    _check_4d(ctx, x, "input")
+    _check_4d(ctx, f, "filter")
+    nhwc = to_nhwc(x, p.data_format)
+    n, h, w, c = nhwc.shape
+    kh, kw, fc, oc = f.shape
+    if c % fc != 0:
+        raise _error(ctx, "input depth must be evenly divisible by filter depth: %d vs %d"
+                     % (c, fc))
+    if c != fc:
+        raise _error(ctx, "Generic conv implementation does not support grouped "
+                     "convolutions for now.", UnimplementedError)
+    rows, cols = geometry(ctx, p, h, w, kh, kw)
+    dtype = compute_dtype(x.dtype)
+    (oh, _, _), (ow, _, _) = rows, cols
+    out = np.zeros((n, oh, ow, oc), dtype)
+    if out.size and c:
+        nhwc = nhwc.astype(dtype, copy=False)
+        buffer = scratch(ctx, "cols", (n * oh * ow, kh * kw * c), dtype)
+        patches = _patch_fn(nhwc, kh, kw, p, rows, cols, buffer)
+        f2 = np.ascontiguousarray(f, dtype).reshape(kh * kw * c, oc)
+        out2 = out.reshape(n * oh * ow, oc)
+
+        def half(lo, hi):       # out rows of images lo..hi-1 = their patches @ filter
+            np.dot(patches(lo, hi), f2, out=out2[lo * oh * ow:hi * oh * ow])
+        over_batch(half, n, out2.size * f2.shape[0])
+    return from_nhwc(out.astype(x.dtype, copy=False), p.data_format)
+
+
+# -- the backprop ops: shared checks (TF's ConvBackpropComputeDimensionsV2) ---------------------
+def _sizes(ctx, label, sizes):
+    sizes = np.asarray(sizes)
+    if sizes.ndim != 1:
+        raise _error(ctx, "%s: %s input must be 1-dim, not %d"
+                     % (label, "input_sizes" if label.endswith("Input") else "filter_sizes",
+                        sizes.ndim))
+    if np.any(sizes < 0):
+        raise _error(ctx, "Dimension %d must be >= 0" % int(sizes[np.argmax(sizes < 0)]))
+    return tuple(int(s) for s in sizes)
+
+
+def _backprop_dims(ctx, label, p, input_shape, filter_shape, dy):
+    """Checks the three shapes against each other; returns NHWC dims and the geometry."""
+    for what, shape in (("input", input_shape), ("filter", filter_shape),
+                        ("out_backprop", dy.shape)):
+        if len(shape) != 4:
+            raise _error(ctx, "%s: %s must be 4-dimensional" % (label, what))
+    n_ax, h_ax, w_ax, c_ax = (0, 2, 3, 1) if p.data_format == "NCHW" else (0, 1, 2, 3)
+    if input_shape[n_ax] != dy.shape[n_ax]:
+        raise _error(ctx, "%s: input and out_backprop must have the same batch size" % label)
+    if input_shape[c_ax] != filter_shape[2]:
+        raise _error(ctx, "%s: input and filter must have the same depth" % label)
+    if filter_shape[3] != dy.shape[c_ax]:
+        raise _error(ctx, "%s: filter and out_backprop must have the same out_depth" % label)
+    geo = geometry(ctx, p, input_shape[h_ax], input_shape[w_ax], filter_shape[0],
+                   filter_shape[1])
+    for k, ax in enumerate((h_ax, w_ax)):
+        computed, actual = geo[k][0], dy.shape[ax]
+        if computed != actual:
+            raise _error(ctx, "%s: Size of out_backprop doesn't match computed: actual = %d, "
+                         "computed = %d spatial_dim: %d input: %d filter: %d output: %d "
+                         "stride: %d dilation: %d"
+                         % (label, actual, computed, ax, input_shape[ax], filter_shape[k],
+                            actual, p.strides[k], p.dilations[k]))
+    nhwc_input = tuple(input_shape[a] for a in (n_ax, h_ax, w_ax, c_ax))
+    return nhwc_input, geo
+
+
+def conv2d_backprop_input(ctx, input_sizes, f, dy):
+    """d loss / d input: dcols = dOut @ F^T, then col2im (also tf.nn.conv2d_transpose)."""
+    label = "Conv2DBackpropInput"
+    p = conv_params(ctx)
+    input_shape = _sizes(ctx, label, input_sizes)
+    (n, h, w, c), (rows, cols) = _backprop_dims(ctx, label, p, input_shape, f.shape, dy)
+    kh, kw, _, oc = f.shape
+    dtype = compute_dtype(dy.dtype)
+    g = to_nhwc(dy, p.data_format).astype(dtype, copy=False).reshape(-1, oc)
+    f2 = np.ascontiguousarray(f, dtype).reshape(kh * kw * c, oc)
+    (oh, top, _), (ow, left, _) = rows, cols
+    if _is_pointwise(kh, kw, p, rows, cols, h, w):
+        return from_nhwc(np.dot(g, f2.T).reshape(n, h, w, c).astype(dy.dtype, copy=False),
+                         p.data_format)        # a 1x1 filter: no window to undo
+    dx = np.zeros((n, h, w, c), dtype)
+    buffer = scratch(ctx, "dcols", (g.shape[0], f2.shape[0]), dtype)
+
+    def half(lo, hi):           # images lo..hi-1: their dcols, added back onto dx
+        r0, r1 = lo * oh * ow, hi * oh * ow
+        dcols = np.dot(g[r0:r1], f2.T, out=buffer[r0:r1])
+        col2im(dcols, kh, kw, p.strides[0], p.strides[1], p.dilations[0], p.dilations[1],
+               top, left, oh, ow, dx[lo:hi])
+    if g.size and dx.size:
+        over_batch(half, n, g.shape[0] * f2.size)
+    return from_nhwc(dx.astype(dy.dtype, copy=False), p.data_format)
+
+
+def conv2d_backprop_filter(ctx, x, filter_sizes, dy):
+    """d loss / d filter: cols^T @ dOut, reshaped to [KH, KW, C, OC]."""
+    label = "Conv2DBackpropFilter"
+    p = conv_params(ctx)
+    filter_shape = _sizes(ctx, label, filter_sizes)
+    if x.ndim != 4:
+        raise _error(ctx, "%s: input must be 4-dimensional" % label)
+    _, (rows, cols) = _backprop_dims(ctx, label, p, x.shape, filter_shape, dy)
+    kh, kw, c, oc = filter_shape
+    dtype = compute_dtype(dy.dtype)
+    g = to_nhwc(dy, p.data_format).astype(dtype, copy=False).reshape(-1, oc)
+    x = to_nhwc(x, p.data_format).astype(dtype, copy=False)
+    (oh, _, _), (ow, _, _) = rows, cols
+    buffer = scratch(ctx, "cols", (x.shape[0] * oh * ow, kh * kw * c), dtype)
+    patches = _patch_fn(x, kh, kw, p, rows, cols, buffer)
+
+    def half(lo, hi):           # this half's contribution: its patches^T @ its dOut rows
+        return np.dot(patches(lo, hi).T, g[lo * oh * ow:hi * oh * ow])
+    parts = over_batch(half, x.shape[0], g.shape[0] * kh * kw * c * oc)
+    df = (parts[0] if len(parts) == 1 else parts[0] + parts[1]).reshape(kh, kw, c, oc)
+    return df.astype(dy.dtype, copy=False)
