@@ -25,6 +25,7 @@ lab: install
 bench: install
 	$(PY) bench/session_overhead.py
 	$(PY) bench/train_steps.py
+	$(PY) bench/nn_steps.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info
