@@ -215,14 +215,23 @@ class Graph:
             self._device_stack.pop()
 
     def _device_for(self, op):
+        """TF 1.15's rule: scopes apply innermost first, `tf.device(None)` stops the
+        walk; a string scope fills only the fields inner scopes left unset; a device
+        function sees `op.device` as the inner scopes set it and returns the device
+        (kept as written, like TF: `lambda op: "/gpu:0"` gives "/gpu:0")."""
         device = ""
-        for entry in self._device_stack:
+        for entry in reversed(self._device_stack):
             if entry is None:
-                device = ""
-            elif callable(entry):
-                device = device_spec.canonical_name(entry(op) or "")
+                break
+            if callable(entry):
+                op._device = device
+                result = entry(op)
+                if hasattr(result, "to_string"):
+                    result = result.to_string()
+                device_spec.DeviceSpec.from_string(result or "")    # validate; kept verbatim
+                device = result or ""
             else:
-                device = device_spec.merge_device(device, entry)
+                device = device_spec.merge_device(entry, device)
         return device
 
     # -- control dependencies ---------------------------------------------------------------

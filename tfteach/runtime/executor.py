@@ -16,8 +16,8 @@ consumed on another device than the one that produced it goes through a copy ste
 `<tensor>/_copy_to_GPU:0`, recorded in the step stats as TensorFlow's GPU tracer names
 copies (MEMCPYHtoD, MEMCPYDtoH, MEMCPYDtoD); feeds come from the host (CPU:0) and
 fetches go back to it. On a GPU (virtual or real) every value a step produces is
-accounted on that device's allocator while a slot holds it: a session with only the CPU
-runs exactly the loops it ran before devices existed.
+accounted on that device's allocator while a slot holds it (`device_run.py`): a session
+with only the CPU runs exactly the loops it ran before devices existed.
 """
 import time
 
@@ -25,8 +25,7 @@ import numpy as np
 
 from tfteach.framework import errors
 from tfteach.framework.dead import DEAD
-from tfteach.framework.node_def import NodeDef
-from tfteach.runtime import errors_text
+from tfteach.runtime import device_run, errors_text
 from tfteach.runtime.run_metadata import (AllocationDescription, NodeExecStats, NodeOutput,
                                           TensorDescription)
 
@@ -54,42 +53,6 @@ class Step:
         self.name = op.name           # as step stats name it
         self.type = op.type
         self.source = None            # copies: (tensor, source device name)
-
-
-_COPY_TYPES = {("CPU", "GPU"): "MEMCPYHtoD", ("GPU", "CPU"): "MEMCPYDtoH",
-               ("GPU", "GPU"): "MEMCPYDtoD", ("CPU", "CPU"): "MEMCPYHtoH"}
-
-
-def _copy_kernel(ctx, value):
-    """A copy between devices: the destination gets its own buffer (a variable's value
-    is read at the moment it is sent)."""
-    if value is DEAD or value is None:
-        return value
-    value = deref(value)
-    if isinstance(value, (np.ndarray, np.generic)):
-        return value.copy()
-    return value
-
-
-def copy_step(tensor, op, src, dst, in_slot, out_slot):
-    """The step that copies `tensor` from device `src` to `dst` (for `op`'s sake)."""
-    step = Step.__new__(Step)
-    step.op = op
-    step.kernel = _copy_kernel
-    step.ctx = None
-    step.in_slots = (in_slot,)
-    step.out_slots = (out_slot,)
-    step.single_out = out_slot
-    step.frees = ()
-    step.ctrl_ops = ()
-    step.handles_dead = True          # a dead value is passed on as dead
-    step.device = dst.name
-    step.alloc = dst.allocator
-    label = tensor.op.name if tensor.value_index == 0 else tensor.name
-    step.name = "%s/_copy_to_%s:%d" % (label, dst.device_type, dst.index)
-    step.type = _COPY_TYPES[(src.device_type, dst.device_type)]
-    step.source = (tensor, src.name)
-    return step
 
 
 def prune(fetch_tensors, feed_tensors, target_ops):
@@ -159,12 +122,13 @@ class Plan:
         self.steps = []
         for i, op in enumerate(ops):
             for args in copies_before[i]:
-                self.steps.append(copy_step(*args))
+                self.steps.append(device_run.copy_step(*args))
             outs = tuple(slot(t) if t in slot_of and t not in fed else -1 for t in op._outputs)
             ctx = session._kernel_context(op)
             self.steps.append(Step(op, _value_reading(ctx.kernel, op), ctx, steps_inputs[i],
-                                   outs, (), devices[i].name, devices[i].allocator))
-        self.steps.extend(copy_step(*args) for args in fetch_copies)
+                                   outs, (), devices[i].name,
+                                   device_run.allocator_for(op._outputs, devices[i])))
+        self.steps.extend(device_run.copy_step(*args) for args in fetch_copies)
         self._copy_names = {(s.source[0], s.device): s.name for s in self.steps if s.source}
         # Every slot is freed after its last reader, unless it is fed or fetched.
         keep = set(self.feed_slots) | set(self.fetch_slots)
@@ -250,7 +214,7 @@ class Plan:
         # TensorFlow's float math is silent (1/0 is inf, log(0) is -inf, no warning).
         with np.errstate(all="ignore"):
             if self.accounted:
-                self._run_accounted(values, step_stats, report_oom)
+                device_run.run_accounted(self, values, step_stats, report_oom)
             elif step_stats is not None or self.has_control_flow:
                 self._run_general(values, step_stats)
             else:
@@ -277,6 +241,10 @@ class Plan:
                     values[s] = None
         except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError
             raise errors_text.op_error_from(e, step.op) from _cause(e)
+
+    def partition_graphs(self):
+        """`RunMetadata.partition_graphs` of this plan (device_run.partition_graphs)."""
+        return device_run.partition_graphs(self)
 
     def _run_general(self, values, step_stats):
         """The loop with dead-tensor propagation (tf.cond) and optional tracing."""
@@ -316,118 +284,6 @@ class Plan:
             raise errors_text.op_error_from(e, step.op) from _cause(e)
 
 
-    def _run_accounted(self, values, step_stats, report_oom):
-        """The general loop, with every value a GPU step produces accounted on that
-        GPU's allocator while a slot holds it (freed with the slot, or at the end).
-        Written for speed: it is the inner loop of every run on a GPU."""
-        held = [None] * self.num_slots          # slot -> Buffer
-        swallow = self.num_slots - 1
-        dead_ops = set()
-        index = 0
-        step = None
-        ndarray = np.ndarray
-        # Untraced, constants and folded values come from the template, as in _run_fast.
-        steps = self.steps if step_stats is not None else self.fast_steps
-        check_dead = self.has_control_flow
-        try:
-            for step in steps:
-                args = [values[i] for i in step.in_slots]
-                if check_dead and not step.handles_dead and (
-                        any(a is DEAD for a in args) or
-                        any(c in dead_ops for c in step.ctrl_ops)):
-                    dead_ops.add(step.op)
-                    for s in step.out_slots:
-                        values[s] = DEAD
-                    for s in step.frees:
-                        values[s] = None
-                        _drop(held, s)
-                    continue
-                start = time.perf_counter() if step_stats is not None else 0.0
-                result = step.kernel(step.ctx, *args)
-                if step.single_out is not None:
-                    outputs = (result,)
-                elif step.out_slots:
-                    outputs = tuple(result)
-                else:
-                    outputs = ()
-                alloc = step.alloc
-                if alloc is None:
-                    for s, v in zip(step.out_slots, outputs):
-                        values[s] = v
-                else:
-                    live = alloc.live
-                    for s, v in zip(step.out_slots, outputs):
-                        values[s] = v
-                        if type(v) is ndarray and v.base is None:    # the common case
-                            buf = live.get(id(v))
-                            if buf is None:
-                                buf = alloc.allocate(v.nbytes, step.name, v.shape, v.dtype, v)
-                            else:
-                                buf.refs += 1
-                        else:
-                            buf = alloc.charge(v, step.name)
-                            if buf is None:
-                                continue
-                        if held[s] is not None:
-                            _drop(held, s)
-                        held[s] = buf
-                        if s == swallow:                 # nobody reads it: freed at once
-                            _drop(held, s)
-                if step_stats is not None:
-                    end = time.perf_counter()
-                    _record(step_stats, step, outputs, start, end, index)
-                    index += 1
-                for s in step.frees:
-                    values[s] = None
-                    buf = held[s]
-                    if buf is not None:
-                        held[s] = None
-                        buf.refs -= 1
-                        if not buf.refs:
-                            buf.allocator.free(buf)
-        except Exception as e:  # noqa: BLE001
-            alloc = getattr(e, "oom_allocator", None)
-            if alloc is not None and report_oom:
-                e.hint = alloc.allocation_report()
-            raise errors_text.op_error_from(e, step.op) from _cause(e)
-        finally:
-            for buf in held:
-                if buf is not None:
-                    buf.allocator.unref(buf)
-
-    def partition_graphs(self):
-        """`RunMetadata.partition_graphs`: the executed nodes, one GraphDef per device,
-        each NodeDef with its assigned device and inputs rewired to the copies."""
-        if self._partitions is None:
-            from tfteach.runtime.run_metadata import PartitionGraph
-            nodes = {}
-            for step in self.steps:
-                if step.source is not None:
-                    tensor, src = step.source
-                    node = NodeDef(step.name, step.type, [tensor._as_node_def_input()],
-                                   step.device, {"send_device": src, "recv_device": step.device,
-                                                 "tensor_name": tensor.name,
-                                                 "T": tensor.dtype.base_dtype})
-                else:
-                    node = step.op.node_def
-                    node.device = step.device
-                    node.input = [self._copy_names.get((t, step.device),
-                                                       t._as_node_def_input())
-                                  for t in step.op._inputs] + node.input[len(step.op._inputs):]
-                nodes.setdefault(step.device, []).append(node)
-            order = {name: i for i, name in enumerate(self._device_order)}
-            self._partitions = [PartitionGraph(nodes[d]) for d in
-                                sorted(nodes, key=lambda d: order.get(d, len(order)))]
-        return self._partitions
-
-
-def _drop(held, slot):
-    buf = held[slot]
-    if buf is not None:
-        held[slot] = None
-        buf.allocator.unref(buf)
-
-
 def deref(value):
     """The value behind a ref (a variable's VariableRef); other values unchanged."""
     read = getattr(value, "deref", None)
@@ -465,7 +321,12 @@ def _nbytes(value):
 
 def _record(step_stats, step, outputs, start, end, index):
     outs = []
-    allocator = step.alloc.name if step.alloc is not None else step.device.rsplit("/", 1)[-1]
+    if step.alloc is not None:
+        allocator = step.alloc.name
+    elif "device:GPU" in step.device:
+        allocator = "cuda_host_bfc"                  # int32 and refs: host memory
+    else:
+        allocator = step.device.rsplit("/", 1)[-1]
     for slot, value in enumerate(outputs):
         nbytes = _nbytes(value)
         desc = TensorDescription(

@@ -1,0 +1,1 @@
+"""Mirror of `tensorflow.python` paths the course notes import from."""

@@ -1,0 +1,1 @@
+"""Mirror of `tensorflow.python.client` (`device_lib`)."""

@@ -1,0 +1,182 @@
+"""The executor's device half: copies between devices, the accounted loop, partitions.
+
+A Plan whose steps run on a GPU (virtual or real) is run by `run_accounted`: the general
+loop (dead tensors, tracing) plus the accounting of every value a GPU step produces on
+that GPU's allocator while a slot holds it — freed with the slot, or when the run ends,
+even when it fails (OOM included: the session stays usable). Copy steps move values
+between devices; `partition_graphs` is what `RunOptions(output_partition_graphs=True)`
+returns. Plans that run only on the CPU never come here (executor._run_fast).
+"""
+import time
+
+import numpy as np
+
+from tfteach.framework.dead import DEAD
+from tfteach.framework.node_def import NodeDef
+from tfteach.runtime import errors_text, executor
+
+__all__ = ["copy_step", "allocator_for", "run_accounted", "partition_graphs"]
+
+
+_COPY_TYPES = {("CPU", "GPU"): "MEMCPYHtoD", ("GPU", "CPU"): "MEMCPYDtoH",
+               ("GPU", "GPU"): "MEMCPYDtoD", ("CPU", "CPU"): "MEMCPYHtoH"}
+
+
+def _copy_kernel(ctx, value):
+    """A copy between devices: the destination gets its own buffer (a variable's value
+    is read at the moment it is sent)."""
+    if value is DEAD or value is None:
+        return value
+    value = executor.deref(value)
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value.copy()
+    return value
+
+
+def allocator_for(tensors, device):
+    """The allocator that accounts `tensors` made on `device`, or None when none of them
+    takes device memory: the CPU is not accounted; refs are variables (the session's
+    store accounts their values); int32 tensors of GPU ops live in host memory, as
+    TensorFlow's GPU kernels declare them (HostMemory), so they are not accounted."""
+    if device.allocator is None:
+        return None
+    for t in tensors:
+        dtype = t.dtype
+        if not dtype.is_ref_dtype and dtype.base_dtype.name != "int32":
+            return device.allocator
+    return None
+
+
+def copy_step(tensor, op, src, dst, in_slot, out_slot):
+    """The step that copies `tensor` from device `src` to `dst` (for `op`'s sake)."""
+    step = executor.Step.__new__(executor.Step)
+    step.op = op
+    step.kernel = _copy_kernel
+    step.ctx = None
+    step.in_slots = (in_slot,)
+    step.out_slots = (out_slot,)
+    step.single_out = out_slot
+    step.frees = ()
+    step.ctrl_ops = ()
+    step.handles_dead = True          # a dead value is passed on as dead
+    step.device = dst.name
+    step.alloc = allocator_for((tensor,), dst)
+    label = tensor.op.name if tensor.value_index == 0 else tensor.name
+    step.name = "%s/_copy_to_%s:%d" % (label, dst.device_type, dst.index)
+    step.type = _COPY_TYPES[(src.device_type, dst.device_type)]
+    step.source = (tensor, src.name)
+    return step
+
+
+def run_accounted(plan, values, step_stats, report_oom):
+    """The general loop, with every value a GPU step produces accounted on that
+    GPU's allocator while a slot holds it (freed with the slot, or at the end).
+    Written for speed: it is the inner loop of every run on a GPU."""
+    held = [None] * plan.num_slots          # slot -> Buffer
+    swallow = plan.num_slots - 1
+    dead_ops = set()
+    index = 0
+    step = None
+    ndarray = np.ndarray
+    # Untraced, constants and folded values come from the template, as in _run_fast.
+    steps = plan.steps if step_stats is not None else plan.fast_steps
+    check_dead = plan.has_control_flow
+    try:
+        for step in steps:
+            args = [values[i] for i in step.in_slots]
+            if check_dead and not step.handles_dead and (
+                    any(a is DEAD for a in args) or
+                    any(c in dead_ops for c in step.ctrl_ops)):
+                dead_ops.add(step.op)
+                for s in step.out_slots:
+                    values[s] = DEAD
+                for s in step.frees:
+                    values[s] = None
+                    _drop(held, s)
+                continue
+            start = time.perf_counter() if step_stats is not None else 0.0
+            result = step.kernel(step.ctx, *args)
+            alloc = step.alloc
+            s = step.single_out
+            if s is not None and alloc is None:
+                values[s] = result
+                outputs = (result,) if step_stats is not None else None
+            elif not step.out_slots:
+                outputs = ()
+            elif alloc is None:
+                outputs = tuple(result)
+                for s, v in zip(step.out_slots, outputs):
+                    values[s] = v
+            else:
+                outputs = (result,) if s is not None else tuple(result)
+                live = alloc.live
+                for s, v in zip(step.out_slots, outputs):
+                    values[s] = v
+                    if type(v) is ndarray and v.base is None:    # the common case
+                        buf = live.get(id(v))
+                        if buf is None:
+                            buf = alloc.allocate(v.nbytes, step.name, v.shape, v.dtype, v)
+                        else:
+                            buf.refs += 1
+                    else:
+                        buf = alloc.charge(v, step.name)
+                        if buf is None:
+                            continue
+                    if held[s] is not None:
+                        _drop(held, s)
+                    held[s] = buf
+                    if s == swallow:                 # nobody reads it: freed at once
+                        _drop(held, s)
+            if step_stats is not None:
+                end = time.perf_counter()
+                executor._record(step_stats, step, outputs, start, end, index)
+                index += 1
+            for s in step.frees:
+                values[s] = None
+                buf = held[s]
+                if buf is not None:
+                    held[s] = None
+                    buf.refs -= 1
+                    if not buf.refs:
+                        buf.allocator.free(buf)
+    except Exception as e:  # noqa: BLE001
+        alloc = getattr(e, "oom_allocator", None)
+        if alloc is not None and report_oom:
+            e.hint = alloc.allocation_report()
+        raise errors_text.op_error_from(e, step.op) from executor._cause(e)
+    finally:
+        for buf in held:
+            if buf is not None:
+                buf.allocator.unref(buf)
+
+def partition_graphs(plan):
+    """`RunMetadata.partition_graphs`: the executed nodes, one GraphDef per device,
+    each NodeDef with its assigned device and inputs rewired to the copies."""
+    if plan._partitions is None:
+        from tfteach.runtime.run_metadata import PartitionGraph
+        nodes = {}
+        for step in plan.steps:
+            if step.source is not None:
+                tensor, src = step.source
+                node = NodeDef(step.name, step.type, [tensor._as_node_def_input()],
+                               step.device, {"send_device": src, "recv_device": step.device,
+                                             "tensor_name": tensor.name,
+                                             "T": tensor.dtype.base_dtype})
+            else:
+                node = step.op.node_def
+                node.device = step.device
+                node.input = [plan._copy_names.get((t, step.device),
+                                                   t._as_node_def_input())
+                              for t in step.op._inputs] + node.input[len(step.op._inputs):]
+            nodes.setdefault(step.device, []).append(node)
+        order = {name: i for i, name in enumerate(plan._device_order)}
+        plan._partitions = [PartitionGraph(nodes[d]) for d in
+                            sorted(nodes, key=lambda d: order.get(d, len(order)))]
+    return plan._partitions
+
+
+def _drop(held, slot):
+    buf = held[slot]
+    if buf is not None:
+        held[slot] = None
+        buf.allocator.unref(buf)

@@ -1,0 +1,91 @@
+"""What one Session keeps in GPU memory between runs, and gives back when it closes.
+
+Two kinds of value outlive a `sess.run` on a GPU: variables' values (TensorFlow keeps
+them in the device's memory while the session lives) and constants (each Const kernel
+owns its tensor). Temporaries are the executor's business (executor._run_accounted).
+
+`DeviceVariableStore` is the Session's `variable_values` dict when the session has a
+GPU: storing the value of a variable placed on a GPU charges it to that GPU's allocator
+and frees the value it replaces. A session with only the CPU keeps a plain dict, so
+nothing is paid where nothing is accounted. `SessionMemory.release()` runs when the
+session closes — or is garbage-collected, as TensorFlow's `Session.__del__` does.
+"""
+
+__all__ = ["DeviceVariableStore", "SessionMemory"]
+
+
+class DeviceVariableStore(dict):
+    """VariableV2 op name -> value; values of GPU variables are accounted."""
+
+    def __init__(self, placer):
+        super().__init__()
+        self._placer = placer
+        self._buffers = {}               # name -> (allocator, Buffer)
+        self._allocators = {}            # name -> its device's allocator (or None)
+
+    def _allocator_of(self, name):
+        try:
+            return self._allocators[name]
+        except KeyError:
+            op = self._placer.graph._get_operation_or_none(name)
+            alloc = None if op is None else self._placer.device_of(op).allocator
+            self._allocators[name] = alloc
+            return alloc
+
+    def __setitem__(self, name, value):
+        alloc = self._allocator_of(name)
+        new = None
+        if alloc is not None:
+            if alloc.owns(value):
+                # The value is another tensor's buffer (a constant initial value): like
+                # TF's Assign, the variable gets a buffer of its own.
+                value = value.copy()
+                value.flags.writeable = False
+            # Charge first: on OOM the variable keeps its old value, as in TensorFlow.
+            new = (alloc, alloc.charge(value, name))
+        super().__setitem__(name, value)
+        old = self._buffers.pop(name, None)
+        if new is not None and new[1] is not None:
+            self._buffers[name] = new
+        if old is not None:
+            old[0].unref(old[1])
+
+    def __delitem__(self, name):
+        super().__delitem__(name)
+        old = self._buffers.pop(name, None)
+        if old is not None:
+            old[0].unref(old[1])
+
+    def pop(self, name, *default):
+        if name in self:
+            value = self[name]
+            del self[name]
+            return value
+        if default:
+            return default[0]
+        raise KeyError(name)
+
+    def clear(self):
+        super().clear()
+        buffers, self._buffers = self._buffers, {}
+        for alloc, buf in buffers.values():
+            alloc.unref(buf)
+
+
+class SessionMemory:
+    """The session's persistent device buffers (constants), and its variable store."""
+
+    def __init__(self, store):
+        self.store = store
+        self.held = []                   # [(allocator, Buffer)]
+
+    def hold(self, alloc, value, name):
+        buf = alloc.charge(value, name)
+        if buf is not None:
+            self.held.append((alloc, buf))
+
+    def release(self):
+        self.store.clear()
+        held, self.held = self.held, []
+        for alloc, buf in held:
+            alloc.unref(buf)
