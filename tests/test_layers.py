@@ -9,12 +9,6 @@ import tfteach as tf
 RNG = np.random.RandomState(42)
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
-
-
 def names(variables):
     return [v.name for v in variables]
 

@@ -10,12 +10,6 @@ slim = tf.contrib.slim
 RNG = np.random.RandomState(7)
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
-
-
 def names(variables):
     return [v.name for v in variables]
 
