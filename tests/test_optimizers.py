@@ -339,6 +339,62 @@ def test_stored_values_stay_read_only_and_fetches_are_copies():
         assert sess.run(W)[0] != 100.0
 
 
+@pytest.mark.parametrize("make_optimizer", [
+    lambda: tf.train.GradientDescentOptimizer(0.1),
+    lambda: tf.train.MomentumOptimizer(0.1, 0.9),
+    lambda: tf.train.AdamOptimizer(0.1),
+    lambda: tf.train.RMSPropOptimizer(0.1, momentum=0.5, centered=True),
+])
+def test_update_in_place_never_changes_what_a_student_holds(make_optimizer):
+    # Updates may write into the stored array (a training-step speed-up), but only when
+    # nothing else holds it: a fetched read, a NumPy view of it, or an earlier value.
+    W = tf.Variable(np.arange(6, dtype=np.float32).reshape(2, 3), name="W")
+    read = tf.identity(W.value())          # a fetch of this returns the stored array
+    part = W.value()[0]                    # a slice: may be a view of the stored array
+    train = make_optimizer().apply_gradients([(tf.ones([2, 3]), W)])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        held_read, held_part = sess.run([read, part])
+        expected_read, expected_part = held_read.copy(), held_part.copy()
+        for _ in range(3):
+            sess.run(train)
+        np.testing.assert_array_equal(held_read, expected_read)
+        np.testing.assert_array_equal(held_part, expected_part)
+        assert not np.array_equal(sess.run(read), expected_read)
+        del held_read, held_part
+        # In one run, values read before the update keep the old numbers: the executor
+        # still holds them in its slots when the update runs.
+        old = sess.run(read)
+        read_in_step, part_in_step, _ = sess.run([read, part, train])
+        np.testing.assert_array_equal(read_in_step, old)
+        np.testing.assert_array_equal(part_in_step, old[0])
+        # Once nobody else holds it, the stored array is updated where it is.
+        sess.run(train)
+        before = sess.variable_values["W"]
+        before_values = before.copy()
+        del before
+        sess.run(train)
+        sess.run(train)
+        after = sess.variable_values["W"]
+        assert not after.flags.writeable
+        assert not np.array_equal(after, before_values)
+
+
+def test_update_in_place_reuses_the_variables_buffer():
+    W = tf.Variable(np.ones((4, 5), np.float32), name="W")
+    train = tf.train.GradientDescentOptimizer(0.5).apply_gradients([(tf.ones([4, 5]), W)])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)                  # the first update copies the shared initial value
+        address = sess.variable_values["W"].__array_interface__["data"][0]
+        for _ in range(3):
+            sess.run(train)
+        stored = sess.variable_values["W"]
+        assert stored.__array_interface__["data"][0] == address
+        np.testing.assert_allclose(stored, np.full((4, 5), 1.0 - 4 * 0.5, np.float32))
+
+
 # -- minimize, once tf.gradients exists ---------------------------------------------------
 def _has_gradients():
     return callable(getattr(tf, "gradients", None))

@@ -6,10 +6,13 @@ TensorFlow's `training_ops.cc` computes them: the same formula, the same order o
 operations, every step rounded to the variable's dtype (float32 stays float32).
 
 Each update is written once, as a function of plain values (`_adam_step`, ...). The
-Numba loop (`_adam_loop`) applies it element by element in one pass, writing new arrays
-(stored values are read-only and shared: they are replaced, never changed in place).
-For dtypes Numba cannot compute in (float16), the same function runs on whole NumPy
-arrays instead.
+Numba loop (`_adam_loop`) applies it element by element in one pass, in place. The
+arrays it updates are the stored arrays themselves when the Session is their only
+holder (`VariableRef.array_for_update`: nobody can see them change), else copies that
+replace them. (In place is also the fast form: a loop writing `out[i]` from `var[i]`
+with `out is var` defeats LLVM's vectorizer, which must assume they overlap.) For
+dtypes Numba cannot compute in (float16), the same function runs on whole NumPy arrays
+instead.
 """
 import numpy as np
 from numba import njit
@@ -30,13 +33,17 @@ def _gradient_descent_step(var, grad, alpha):
 
 
 @njit(cache=True)
-def _gradient_descent_loop(var, grad, alpha):
-    # One pass and one new array; NumPy's `var - alpha * grad` makes two of each, and
-    # for a 784x500 layer that second pass costs as much as the update itself.
-    out = np.empty_like(var)
+def _gradient_descent_loop(out, var, grad, alpha):
+    # One pass, no temporary; NumPy's `var - alpha * grad` makes two passes and two new
+    # arrays, and for a 784x500 layer that costs as much as the update itself.
     for i in range(var.size):
         out[i] = var[i] - alpha * grad[i]
-    return out
+
+
+@njit(cache=True)
+def _gradient_descent_in_place(var, grad, alpha):
+    for i in range(var.size):
+        var[i] = var[i] - alpha * grad[i]
 
 
 # Constants such as `1 - rho` arrive precomputed in the variable's dtype: a Python `1.0`
@@ -90,7 +97,7 @@ def _adadelta_step(var, accum, accum_update, grad, lr, rho, one_minus_rho, epsil
     return var, accum, accum_update
 
 
-# -- the same formulas as one-pass Numba loops (flat arrays in, new flat arrays out) -----
+# -- the same formulas as one-pass Numba loops, updating flat arrays in place ----------
 _momentum_one = njit(cache=True)(_momentum_step)
 _adagrad_one = njit(cache=True)(_adagrad_step)
 _rms_prop_one = njit(cache=True)(_rms_prop_step)
@@ -101,61 +108,46 @@ _adadelta_one = njit(cache=True)(_adadelta_step)
 
 @njit(cache=True)
 def _momentum_loop(var, accum, grad, lr, momentum, use_nesterov):
-    new_var, new_accum = np.empty_like(var), np.empty_like(accum)
     for i in range(var.size):
-        new_var[i], new_accum[i] = _momentum_one(var[i], accum[i], grad[i], lr, momentum,
-                                                 use_nesterov)
-    return new_var, new_accum
+        var[i], accum[i] = _momentum_one(var[i], accum[i], grad[i], lr, momentum,
+                                         use_nesterov)
 
 
 @njit(cache=True)
 def _adagrad_loop(var, accum, grad, lr, one, update_slots):
-    new_var, new_accum = np.empty_like(var), np.empty_like(accum)
     for i in range(var.size):
-        new_var[i], new_accum[i] = _adagrad_one(var[i], accum[i], grad[i], lr, one,
-                                                update_slots)
-    return new_var, new_accum
+        var[i], accum[i] = _adagrad_one(var[i], accum[i], grad[i], lr, one, update_slots)
 
 
 @njit(cache=True)
 def _rms_prop_loop(var, ms, mom, grad, lr, one_minus_rho, momentum, epsilon):
-    new_var, new_ms, new_mom = np.empty_like(var), np.empty_like(ms), np.empty_like(mom)
     for i in range(var.size):
-        new_var[i], new_ms[i], new_mom[i] = _rms_prop_one(
+        var[i], ms[i], mom[i] = _rms_prop_one(
             var[i], ms[i], mom[i], grad[i], lr, one_minus_rho, momentum, epsilon)
-    return new_var, new_ms, new_mom
 
 
 @njit(cache=True)
 def _centered_rms_prop_loop(var, mg, ms, mom, grad, lr, one_minus_rho, momentum, epsilon):
-    new_var, new_mg = np.empty_like(var), np.empty_like(mg)
-    new_ms, new_mom = np.empty_like(ms), np.empty_like(mom)
     for i in range(var.size):
-        new_var[i], new_mg[i], new_ms[i], new_mom[i] = _centered_rms_prop_one(
+        var[i], mg[i], ms[i], mom[i] = _centered_rms_prop_one(
             var[i], mg[i], ms[i], mom[i], grad[i], lr, one_minus_rho, momentum, epsilon)
-    return new_var, new_mg, new_ms, new_mom
 
 
 @njit(cache=True)
 def _adam_loop(var, m, v, grad, alpha, beta1, one_minus_beta1, one_minus_beta2, epsilon,
                use_nesterov):
-    new_var, new_m, new_v = np.empty_like(var), np.empty_like(m), np.empty_like(v)
     for i in range(var.size):
-        new_var[i], new_m[i], new_v[i] = _adam_one(
+        var[i], m[i], v[i] = _adam_one(
             var[i], m[i], v[i], grad[i], alpha, beta1, one_minus_beta1, one_minus_beta2,
             epsilon, use_nesterov)
-    return new_var, new_m, new_v
 
 
 @njit(cache=True)
 def _adadelta_loop(var, accum, accum_update, grad, lr, rho, one_minus_rho, epsilon, one):
-    new_var, new_accum = np.empty_like(var), np.empty_like(accum)
-    new_update = np.empty_like(accum_update)
     for i in range(var.size):
-        new_var[i], new_accum[i], new_update[i] = _adadelta_one(
+        var[i], accum[i], accum_update[i] = _adadelta_one(
             var[i], accum[i], accum_update[i], grad[i], lr, rho, one_minus_rho, epsilon,
             one)
-    return new_var, new_accum, new_update
 
 
 # -- reading the inputs, with TensorFlow's checks ----------------------------------------
@@ -164,14 +156,16 @@ def _shape_text(shape):
 
 
 def _refs(ctx, values, ref_names):
-    """The variable and slot values, initialized and shaped like the variable.
+    """The variable and slot values, initialized and shaped like the variable, and for
+    each the stored array made writeable if it may be updated in place, else None.
 
     An uninitialized one fails as in TF, whose executor checks every ref input before
     the kernel runs: "Attempting to use uninitialized value W/Momentum".
     """
-    refs, arrays = [], []
+    refs, arrays, in_place = [], [], []
     for index, name in enumerate(ref_names):
         ref = variable_ref_of(ctx, values[index], index)
+        in_place.append(ref.array_for_update())     # before deref adds a holder
         value = ref.deref()
         if arrays and value.shape != arrays[0].shape:
             raise InvalidArgumentError(None, ctx.op, "var and %s do not have the same shape%s "
@@ -179,7 +173,7 @@ def _refs(ctx, values, ref_names):
                                                _shape_text(value.shape)))
         refs.append(ref)
         arrays.append(value)
-    return refs, arrays
+    return refs, arrays, in_place
 
 
 def _scalars(ctx, dtype, pairs):
@@ -202,24 +196,33 @@ def _grad(ctx, var, grad, name="grad"):
     return grad
 
 
-def _update(refs, arrays, loop, step, *args):
-    """Runs the update (Numba loop or NumPy arrays) and stores the new values."""
+def _update(refs, arrays, in_place, loop, step, *args):
+    """Runs the update (Numba loop or NumPy arrays) and stores the new values; `in_place`
+    holds, per array, the stored array itself when it may be updated in place."""
     shape, dtype = arrays[0].shape, arrays[0].dtype
-    flat = [_flat(a) for a in arrays]
-    new = (loop if dtype in _NUMBA_DTYPES else step)(*flat, *args)
+    if dtype in _NUMBA_DTYPES:
+        new = [a.copy() if d is None else d for a, d in zip(arrays, in_place)]
+        loop(*[a.reshape(-1) for a in new], *args)
+    else:
+        flat = [_flat(a) for a in arrays]
+        new = [np.asarray(v, dtype=dtype).reshape(shape) for v in step(*flat, *args)]
     for ref, value in zip(refs, new):
-        value = np.asarray(value, dtype=dtype).reshape(shape)
         ref.store_value(value, owned=True)
     return refs[0]
 
 
 # -- the kernels ---------------------------------------------------------------------------
 def apply_gradient_descent_kernel(ctx, var, alpha, delta):
-    refs, (value,) = _refs(ctx, [var], ["var"])
+    refs, (value,), (own,) = _refs(ctx, [var], ["var"])
     (alpha,) = _scalars(ctx, value.dtype, [("alpha", alpha)])
     delta = _grad(ctx, value, delta, "delta")
     if value.dtype in _NUMBA_DTYPES:
-        new = _gradient_descent_loop(_flat(value), _flat(delta), alpha).reshape(value.shape)
+        if own is not None:
+            new = own
+            _gradient_descent_in_place(new.reshape(-1), _flat(delta), alpha)
+        else:
+            new = np.empty(value.shape, value.dtype)
+            _gradient_descent_loop(new.reshape(-1), _flat(value), _flat(delta), alpha)
     else:
         new = _gradient_descent_step(value, delta, alpha)
     refs[0].store_value(new, owned=True)
@@ -227,45 +230,45 @@ def apply_gradient_descent_kernel(ctx, var, alpha, delta):
 
 
 def apply_momentum_kernel(ctx, var, accum, lr, grad, momentum):
-    refs, arrays = _refs(ctx, [var, accum], ["var", "accum"])
+    refs, arrays, in_place = _refs(ctx, [var, accum], ["var", "accum"])
     lr, momentum = _scalars(ctx, arrays[0].dtype, [("lr", lr), ("momentum", momentum)])
     grad = _grad(ctx, arrays[0], grad)
-    return _update(refs, arrays, _momentum_loop, _momentum_step, _flat(grad), lr, momentum,
-                   bool(ctx.attrs["use_nesterov"]))
+    return _update(refs, arrays, in_place, _momentum_loop, _momentum_step, _flat(grad),
+                   lr, momentum, bool(ctx.attrs["use_nesterov"]))
 
 
 def apply_adagrad_kernel(ctx, var, accum, lr, grad):
-    refs, arrays = _refs(ctx, [var, accum], ["var", "accum"])
+    refs, arrays, in_place = _refs(ctx, [var, accum], ["var", "accum"])
     dtype = arrays[0].dtype
     (lr,) = _scalars(ctx, dtype, [("lr", lr)])
     grad = _grad(ctx, arrays[0], grad)
-    return _update(refs, arrays, _adagrad_loop, _adagrad_step, _flat(grad), lr, dtype.type(1),
-                   bool(ctx.attrs.get("update_slots", True)))
+    return _update(refs, arrays, in_place, _adagrad_loop, _adagrad_step, _flat(grad),
+                   lr, dtype.type(1), bool(ctx.attrs.get("update_slots", True)))
 
 
 def apply_rms_prop_kernel(ctx, var, ms, mom, lr, rho, momentum, epsilon, grad):
-    refs, arrays = _refs(ctx, [var, ms, mom], ["var", "ms", "mom"])
+    refs, arrays, in_place = _refs(ctx, [var, ms, mom], ["var", "ms", "mom"])
     dtype = arrays[0].dtype
     lr, rho, momentum, epsilon = _scalars(ctx, dtype, [
         ("lr", lr), ("rho", rho), ("momentum", momentum), ("epsilon", epsilon)])
     grad = _grad(ctx, arrays[0], grad)
-    return _update(refs, arrays, _rms_prop_loop, _rms_prop_step, _flat(grad), lr,
+    return _update(refs, arrays, in_place, _rms_prop_loop, _rms_prop_step, _flat(grad), lr,
                    dtype.type(1) - rho, momentum, epsilon)
 
 
 def apply_centered_rms_prop_kernel(ctx, var, mg, ms, mom, lr, rho, momentum, epsilon, grad):
-    refs, arrays = _refs(ctx, [var, mg, ms, mom], ["var", "mg", "ms", "mom"])
+    refs, arrays, in_place = _refs(ctx, [var, mg, ms, mom], ["var", "mg", "ms", "mom"])
     dtype = arrays[0].dtype
     lr, rho, momentum, epsilon = _scalars(ctx, dtype, [
         ("lr", lr), ("rho", rho), ("momentum", momentum), ("epsilon", epsilon)])
     grad = _grad(ctx, arrays[0], grad)
-    return _update(refs, arrays, _centered_rms_prop_loop, _centered_rms_prop_step,
+    return _update(refs, arrays, in_place, _centered_rms_prop_loop, _centered_rms_prop_step,
                    _flat(grad), lr, dtype.type(1) - rho, momentum, epsilon)
 
 
 def apply_adam_kernel(ctx, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon,
                       grad):
-    refs, arrays = _refs(ctx, [var, m, v], ["var", "m", "v"])
+    refs, arrays, in_place = _refs(ctx, [var, m, v], ["var", "m", "v"])
     dtype = arrays[0].dtype
     beta1_power, beta2_power, lr, beta1, beta2, epsilon = _scalars(ctx, dtype, [
         ("beta1_power", beta1_power), ("beta2_power", beta2_power), ("lr", lr),
@@ -274,17 +277,18 @@ def apply_adam_kernel(ctx, var, m, v, beta1_power, beta2_power, lr, beta1, beta2
     one = dtype.type(1)
     # The bias corrections of both moments folded into one step size, as TF does.
     alpha = lr * np.sqrt(one - beta2_power) / (one - beta1_power)
-    return _update(refs, arrays, _adam_loop, _adam_step, _flat(grad), alpha, beta1,
+    return _update(refs, arrays, in_place, _adam_loop, _adam_step, _flat(grad), alpha, beta1,
                    one - beta1, one - beta2, epsilon, bool(ctx.attrs["use_nesterov"]))
 
 
 def apply_adadelta_kernel(ctx, var, accum, accum_update, lr, rho, epsilon, grad):
-    refs, arrays = _refs(ctx, [var, accum, accum_update], ["var", "accum", "accum_update"])
+    refs, arrays, in_place = _refs(ctx, [var, accum, accum_update],
+                                       ["var", "accum", "accum_update"])
     dtype = arrays[0].dtype
     lr, rho, epsilon = _scalars(ctx, dtype, [("lr", lr), ("rho", rho), ("epsilon", epsilon)])
     grad = _grad(ctx, arrays[0], grad)
     one = dtype.type(1)
-    return _update(refs, arrays, _adadelta_loop, _adadelta_step, _flat(grad), lr, rho,
+    return _update(refs, arrays, in_place, _adadelta_loop, _adadelta_step, _flat(grad), lr, rho,
                    one - rho, epsilon, one)
 
 
