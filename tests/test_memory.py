@@ -142,6 +142,33 @@ def test_variables_live_on_the_gpu_until_the_session_closes(virtual_gpus):
     assert stats()["bytes_in_use"] == 0
 
 
+def test_training_on_a_gpu_updates_in_place_with_the_same_accounting(virtual_gpus):
+    virtual_gpus(1)
+    w = tf.Variable(np.ones((64, 64), np.float32), name="w")
+    read = tf.identity(w.value())
+    train = tf.train.MomentumOptimizer(0.5, 0.9).apply_gradients([(tf.ones([64, 64]), w)])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        in_use, allocs = stats()["bytes_in_use"], stats()["num_allocs"]
+        held = sess.run(read)                  # a student's copy never changes
+        kept = held.copy()
+        address = sess.variable_values["w"].__array_interface__["data"][0]
+        for _ in range(3):
+            sess.run(train)
+        np.testing.assert_array_equal(held, kept)
+        assert sess.variable_values["w"].__array_interface__["data"][0] == address
+        assert stats()["bytes_in_use"] == in_use
+        # Momentum by hand: accum = 0.9 accum + 1; w -= 0.5 accum, four steps from 1.
+        accum, value = 0.0, np.float32(1.0)
+        for _ in range(4):
+            accum = np.float32(0.9) * np.float32(accum) + np.float32(1.0)
+            value = np.float32(value - np.float32(0.5) * accum)
+        np.testing.assert_allclose(sess.run(w), np.full((64, 64), value), rtol=1e-6)
+        assert stats()["num_allocs"] >= allocs
+    assert stats()["bytes_in_use"] == 0
+
+
 def test_release_memory_returns_only_unused_reservations(virtual_gpus):
     virtual_gpus(2, memory_limit=1024)
     with tf.device("/gpu:0"):

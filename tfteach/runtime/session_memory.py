@@ -32,7 +32,13 @@ class DeviceVariableStore(dict):
             self._allocators[name] = alloc
             return alloc
 
+    def accounting_holders(self, name):
+        """References to the value of `name` the accounting itself keeps (its Buffer)."""
+        return 1 if name in self._buffers else 0
+
     def __setitem__(self, name, value):
+        if dict.get(self, name) is value:
+            return          # updated in place (training_kernels): same buffer, same bytes
         alloc = self._allocator_of(name)
         new = None
         if alloc is not None:

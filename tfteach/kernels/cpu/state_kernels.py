@@ -72,7 +72,9 @@ class VariableRef:
         (a view holds its base) refers to the array. Call it before taking the value
         with `deref`, which adds a holder.
         """
-        if _holders(self.store, self.op.name) != _SOLE_HOLDER:
+        accounting = getattr(self.store, "accounting_holders", None)   # GPU memory
+        expected = _SOLE_HOLDER + (accounting(self.op.name) if accounting else 0)
+        if _holders(self.store, self.op.name) != expected:
             return None
         value = self.store[self.op.name]
         if value.base is not None or not value.flags.c_contiguous:
