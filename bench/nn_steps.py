@@ -5,15 +5,20 @@ Workloads (float32, GradientDescent):
   lenet  LeNet-5 as in TF's "Deep MNIST" tutorial: conv 5x5x32 SAME + relu + maxpool 2x2,
          conv 5x5x64 SAME + relu + maxpool 2x2, fc 1024 + relu, fc 10, batch 50;
   lstm   2-layer LSTM, hidden 128, 20 steps, batch 32, softmax loss on the last output.
-TensorFlow runs the same TF1 graph through tf.compat.v1 (when importable); the NumPy
-versions compute the same forward and backward pass by hand (MLP and LeNet). Rows whose
+TensorFlow runs the same TF1 graph through tf.compat.v1 (when importable), twice: as
+installed (TF 2.x calls Intel's oneDNN kernels on x86), and in a child process with
+TF_ENABLE_ONEDNN_OPTS=0, which gives Eigen's kernels — what TF 1.15's pip wheels used,
+the reference tfteach reproduces. The NumPy versions compute the same forward and
+backward pass by hand (MLP and LeNet). Rows whose
 ops tfteach does not have yet (max_pool, dynamic_rnn) print why and are skipped.
 Then conv2d forward throughput in GFLOP/s: tfteach, NumPy im2col + matmul, TensorFlow.
 
     python bench/nn_steps.py [--quick]
 """
 import argparse
+import json
 import os
+import subprocess
 import sys
 import timeit
 
@@ -201,45 +206,81 @@ def _flops(x_shape, f_shape):
     return 2.0 * n * h * w * np.prod(f_shape)
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args()
-    import tfteach
+WORKLOADS = [("mlp", mlp_graph, numpy_mlp, 50), ("lenet", lenet_graph, numpy_lenet, 10),
+             ("lstm", lstm_graph, None, 5)]
+
+
+def import_tf1():
+    """tf.compat.v1 in graph mode with ref variables, or None when not installed."""
     try:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
         # tf.compat.v1.nn.rnn_cell needs Keras 2 (the tf_keras package) under TF >= 2.16.
         os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
         import tensorflow
-        tensorflow.compat.v1.disable_eager_execution()
-        tensorflow.compat.v1.disable_resource_variables()
-        tf1 = tensorflow.compat.v1
     except ImportError:
-        tf1 = None
-    workloads = [("mlp", mlp_graph, numpy_mlp, 50), ("lenet", lenet_graph, numpy_lenet, 10),
-                 ("lstm", lstm_graph, None, 5)]
+        return None
+    tensorflow.compat.v1.disable_eager_execution()
+    tensorflow.compat.v1.disable_resource_variables()
+    return tensorflow.compat.v1
+
+
+def tf_step_ms(tf1, build, number):
+    try:
+        return best_ms(graph_step(tf1, build), number)
+    except (AttributeError, ImportError, ValueError) as e:   # e.g. no tf_keras for LSTMs
+        print("  (TensorFlow row skipped: %s)" % str(e).splitlines()[0], file=sys.stderr)
+        return None
+
+
+def eigen_tf_times(quick):
+    """{workload: ms} of TensorFlow with oneDNN off, measured in a child process (the
+    switch is read when TensorFlow loads); {} when that fails."""
+    env = dict(os.environ, TF_ENABLE_ONEDNN_OPTS="0")
+    cmd = [sys.executable, os.path.abspath(__file__), "--tf-only"] + (["--quick"] * quick)
+    try:
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
+        return json.loads(out.stdout.strip().splitlines()[-1])
+    except (subprocess.SubprocessError, ValueError, IndexError, OSError):
+        return {}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--tf-only", action="store_true",
+                        help="print TensorFlow's step times as JSON (used for the Eigen run)")
+    args = parser.parse_args()
+    numbers = {name: max(2, number // (5 if args.quick else 1))
+               for name, _, _, number in WORKLOADS}
+    tf1 = import_tf1()
+    if args.tf_only:
+        print(json.dumps({name: tf_step_ms(tf1, build, numbers[name]) if tf1 else None
+                          for name, build, _, _ in WORKLOADS}))
+        return
+    import tfteach
+    eigen = eigen_tf_times(args.quick) if tf1 is not None else {}
     print("Training step time, milliseconds per step (best of 5)")
-    header = "%-8s %10s %10s %11s %11s %11s" % (
-        "workload", "tfteach", "numpy", "tensorflow", "tfteach/np", "tfteach/tf")
+    print("tf: TensorFlow as installed (oneDNN); tf-eigen: TF_ENABLE_ONEDNN_OPTS=0, the "
+          "kernels of TF 1.15's wheels")
+    header = "%-8s %9s %9s %9s %9s %11s %9s %14s" % (
+        "workload", "tfteach", "numpy", "tf", "tf-eigen", "tfteach/np", "tfteach/tf",
+        "tfteach/eigen")
     print(header)
     print("-" * len(header))
     fmt = lambda v, spec="%.2f": "-" if v is None else spec % v  # noqa: E731
-    for name, build, numpy_build, number in workloads:
-        number = max(2, number // (5 if args.quick else 1))
+    for name, build, numpy_build, _ in WORKLOADS:
+        number = numbers[name]
         try:
             ours = best_ms(graph_step(tfteach, build), number)
         except (AttributeError, NotImplementedError, LookupError) as e:
             print("%-8s skipped: tfteach lacks an op (%s: %s)" % (name, type(e).__name__, e))
             continue
         np_ms = best_ms(numpy_build(), number) if numpy_build else None
-        try:
-            tf_ms = best_ms(graph_step(tf1, build), number) if tf1 is not None else None
-        except (AttributeError, ImportError, ValueError) as e:   # e.g. no tf_keras for LSTMs
-            print("  (TensorFlow %s row skipped: %s)" % (name, str(e).splitlines()[0]))
-            tf_ms = None
-        print("%-8s %10.2f %10s %11s %11s %11s" % (
-            name, ours, fmt(np_ms), fmt(tf_ms), fmt(np_ms and ours / np_ms),
-            fmt(tf_ms and ours / tf_ms)))
+        tf_ms = tf_step_ms(tf1, build, number) if tf1 is not None else None
+        eigen_ms = eigen.get(name)
+        print("%-8s %9.2f %9s %9s %9s %11s %9s %14s" % (
+            name, ours, fmt(np_ms), fmt(tf_ms), fmt(eigen_ms), fmt(np_ms and ours / np_ms),
+            fmt(tf_ms and ours / tf_ms), fmt(eigen_ms and ours / eigen_ms)))
 
     print("\nconv2d forward (SAME, stride 1), GFLOP/s")
     print("%-32s %9s %9s %11s" % ("case", "tfteach", "numpy", "tensorflow"))
