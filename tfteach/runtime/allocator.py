@@ -19,6 +19,9 @@ Buffers are keyed by the identity of the NumPy array holding the data: a kernel 
 returns its input (Identity) or a view of it (Reshape) shares the buffer, as TensorFlow
 forwards buffers, and a buffer keeps its array alive so the key stays unique.
 Fragmentation is not modelled: a request fails only when in_use + request > limit.
+On a real GPU the values are Numba device arrays, accounted the same way (by identity,
+at their real size); the device memory itself is Numba's (cudaMalloc per array), freed
+when the last reference to the array goes.
 """
 import numpy as np
 
@@ -148,6 +151,12 @@ class Allocator:
         if type(root) is np.ndarray or isinstance(root, np.ndarray):
             while isinstance(root.base, np.ndarray):
                 root = root.base
+        elif hasattr(root, "copy_to_host"):       # a CUDA device array (real GPU)
+            buf = self.live.get(id(root))
+            if buf is not None:
+                buf.refs += 1
+                return buf
+            return self.allocate(root.nbytes, op_name, root.shape, root.dtype, root)
         elif not isinstance(root, np.generic):
             return None
         buf = self.live.get(id(root))

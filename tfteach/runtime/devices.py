@@ -123,11 +123,14 @@ def _cuda_gpus():
                                             getattr(gpu, "PCI_DEVICE_ID", 0))
             desc = "device: %d, name: %s, pci bus id: %s, compute capability: %s" % (
                 i, name, pci, cc)
-            # TODO(cuda kernels): a CUDA allocator that really allocates device arrays;
-            # until then the accounting allocator keeps the figures.
+            # The kernels' device arrays are accounted at their real size on this
+            # allocator (allocator.charge); the limit starts from the driver's free memory.
             alloc = allocator_lib.Allocator(full_name("GPU", i), "GPU_%d_bfc" % i,
                                             int(total), virtual=False, free_memory=int(free))
             gpus.append(Device("GPU", i, "cuda", int(total), desc, alloc))
+        if gpus:
+            from tfteach.kernels.cuda import register_gpu_kernels
+            register_gpu_kernels()       # ops get their "GPU" kernels (kernels/cuda/table.py)
         return gpus
     except Exception:  # noqa: BLE001 - a broken CUDA install means: no real GPU
         return []
