@@ -135,6 +135,22 @@ def test_ops_without_a_gpu_kernel_stay_on_the_cpu_with_copies(simulated_cuda_gpu
     assert "Softmax/_copy_to_CPU:0" in devices_of
 
 
+def test_kernel_errors_on_the_gpu_name_the_node_and_the_session_survives(simulated_cuda_gpu):
+    a = tf.placeholder(tf.float32, name="a")
+    b = tf.placeholder(tf.float32, name="b")
+    total = tf.add(a, b, name="total")
+    half = tf.exp(tf.placeholder(tf.float16, name="h"), name="half_exp")
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Incompatible shapes: \[2\] vs. \[3\](.|\n)*node total"):
+            sess.run(total, {a: np.ones(2), b: np.ones(3)})
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"no GPU kernel for Exp with dtype float16"):
+            sess.run(half, {"h:0": np.ones(2, np.float16)})
+        np.testing.assert_array_equal(sess.run(total, {a: [1.0], b: [2.0]}), [3.0])
+    assert simulated_cuda_gpu.allocator.bytes_in_use == 0     # nothing leaked by the errors
+
+
 def test_virtual_gpus_still_run_the_cpu_kernels(virtual_gpus_and_cuda_kernels):
     x = tf.placeholder(tf.float32, [2])
     y = tf.exp(x)
