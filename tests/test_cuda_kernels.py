@@ -195,3 +195,22 @@ def test_int32_ops_run_their_cpu_kernel_on_the_host():
     assert out.dtype == np.int32
     op = tf.reduce_sum(_placeholder(tf.int32), axis=0).op
     assert run_gpu(op, np.array([3, 4], np.int32), np.int32(0)) == 7
+
+
+# -- reshape / identity ------------------------------------------------------------------------------
+def test_reshape_is_a_view_with_tensorflows_checks():
+    from tfteach.kernels.cuda import launch, shape
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    op = tf.reshape(_placeholder(), _placeholder(tf.int32)).op
+    np.testing.assert_array_equal(run_gpu(op, x, np.array([2, -1], np.int32)),
+                                  x.reshape(2, 6))
+    on_gpu = launch.on_device(x)
+    ctx = cuda_testing.context(op)
+    assert shape.reshape(ctx, on_gpu, np.array([12], np.int32)).shape == (12,)
+    assert shape.identity(ctx, on_gpu) is on_gpu
+    for sizes in ([5, -1], [-1, -1]):
+        with pytest.raises(InvalidArgumentError) as gpu_error:
+            run_gpu(op, x, np.array(sizes, np.int32))
+        with pytest.raises(InvalidArgumentError) as cpu_error:
+            run_cpu(op, x, np.array(sizes, np.int32))
+        assert str(gpu_error.value.message) == str(cpu_error.value.message)

@@ -78,6 +78,22 @@ def test_cross_entropy_broadcasts_one_row_of_labels():
         run_gpu(op, logits, np.ones((2, 4), np.float32))
 
 
+@pytest.mark.parametrize("label_dtype", [np.int32, np.int64])
+def test_sparse_cross_entropy(label_dtype):
+    rng = np.random.RandomState(9)
+    logits = (rng.randn(5, 4) * 20).astype(np.float32)
+    labels = np.array([0, 3, 1, 3, 2], label_dtype)
+    tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=tf.placeholder(tf.as_dtype(label_dtype), [5]),
+        logits=tf.placeholder(tf.float32, [5, 4]))
+    op = _op_of_type("SparseSoftmaxCrossEntropyWithLogits")
+    for gpu, cpu in zip(run_gpu(op, logits, labels), run_cpu(op, logits, labels)):
+        _close(gpu, cpu)
+    with pytest.raises(InvalidArgumentError, match=r"Received a label value of 4 which is "
+                       r"outside the valid range of \[0, 4\)"):
+        run_gpu(op, logits, np.array([0, 4, 1, 1, 1], label_dtype))
+
+
 # -- bias ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("data_format", ["NHWC", "NCHW"])
 def test_bias_add_and_its_gradient(data_format):

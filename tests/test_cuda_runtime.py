@@ -97,23 +97,27 @@ def test_an_mlp_step_on_the_cuda_device_matches_the_cpu(simulated_cuda_gpu):
 def test_gpu_values_are_device_arrays_accounted_then_freed(simulated_cuda_gpu, monkeypatch):
     x = tf.placeholder(tf.float32, [2, 3])
     w = tf.constant(np.ones((3, 2), np.float32))
-    y = tf.reduce_sum(tf.nn.relu(tf.matmul(x, w)))
+    y = tf.reduce_sum(tf.nn.relu(tf.reshape(tf.matmul(x, w), [4])))
     alloc = simulated_cuda_gpu.allocator
-    allocated = []
-    allocate = alloc.allocate
+    charged = {}
+    charge = alloc.charge
 
-    def recording_allocate(nbytes, op_name, shape, dtype, value=None):
-        allocated.append((op_name, nbytes, value))
-        return allocate(nbytes, op_name, shape, dtype, value)
-    monkeypatch.setattr(alloc, "allocate", recording_allocate)
+    def recording_charge(value, op_name):
+        buf = charge(value, op_name)
+        charged[op_name] = (value, buf)
+        return buf
+    monkeypatch.setattr(alloc, "charge", recording_charge)
     with tf.Session() as sess:
         out = sess.run(y, {x: np.full((2, 3), 2.0, np.float32)})
     assert out == 24.0
-    by_op = {name: (nbytes, value) for name, nbytes, value in allocated}
     for name, nbytes in (("Placeholder/_copy_to_GPU:0", 24), ("MatMul", 16), ("Relu", 16),
                          ("Sum", 4)):
-        assert by_op[name][0] == nbytes, name
-        assert launch.is_device_array(by_op[name][1]), name     # real device memory
+        value, buf = charged[name]
+        assert launch.is_device_array(value), name         # real device memory
+        assert buf.requested == nbytes, name
+    # Reshape's result is a view of MatMul's memory: one buffer, not two
+    assert charged["Reshape"][1] is charged["MatMul"][1]
+    assert launch.is_device_array(charged["Reshape"][0]) and charged["Reshape"][0].shape == (4,)
     stats = alloc.stats()
     assert stats["peak_bytes_in_use"] >= 3 * 256      # rounded to 256 bytes, as BFC
     assert stats["bytes_in_use"] == 0                 # all freed when the run ended

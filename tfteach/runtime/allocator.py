@@ -152,11 +152,12 @@ class Allocator:
             while isinstance(root.base, np.ndarray):
                 root = root.base
         elif hasattr(root, "copy_to_host"):       # a CUDA device array (real GPU)
-            buf = self.live.get(id(root))
+            memory = _device_memory(root)         # shared by its views (Reshape)
+            buf = self.live.get(id(memory))
             if buf is not None:
                 buf.refs += 1
                 return buf
-            return self.allocate(root.nbytes, op_name, root.shape, root.dtype, root)
+            return self.allocate(root.nbytes, op_name, root.shape, root.dtype, memory)
         elif not isinstance(root, np.generic):
             return None
         buf = self.live.get(id(root))
@@ -272,6 +273,17 @@ class Allocator:
                                  sorted(self.live.values(), key=lambda b: -b.nbytes)],
                 # TF 2's tf.config.experimental.get_memory_info names
                 "current": self.bytes_in_use, "peak": self.peak_bytes_in_use}
+
+
+def _device_memory(array):
+    """The object owning a device array's memory, shared by its views: Numba's
+    MemoryPointer (`gpu_data`), or the simulator's underlying NumPy array."""
+    memory = getattr(array, "gpu_data", None)
+    if memory is None:
+        memory = getattr(array, "_ary", array)
+        while isinstance(memory, np.ndarray) and isinstance(memory.base, np.ndarray):
+            memory = memory.base
+    return memory
 
 
 def _tf_type_name(dtype):

@@ -38,6 +38,7 @@ def kernel_signatures():
             ("matmul_kernel", matmul.matmul_kernel, (m, m, m, types.boolean, types.boolean)),
             ("softmax_kernel", softmax.softmax_kernel, (m, m)),
             ("xent_kernel", softmax.xent_kernel, (v, m, m, v, _I, _I)),
+            ("sparse_xent_kernel", softmax.sparse_xent_kernel, (v, m, m, iv)),
             ("conv2d_kernel", conv.conv2d_kernel, (t4, t4, t4) + (_I,) * 6),
             ("conv2d_input_grad_kernel", conv.conv2d_input_grad_kernel,
              (t4, t4, t4) + (_I,) * 6),

@@ -23,7 +23,8 @@ from tfteach.framework.errors import InvalidArgumentError
 from tfteach.kernels.cpu.cwise import shape_string
 from tfteach.kernels.cuda import launch
 
-__all__ = ["softmax_kernel", "xent_kernel", "softmax", "softmax_xent"]
+__all__ = ["softmax_kernel", "xent_kernel", "sparse_xent_kernel", "softmax", "softmax_xent",
+           "sparse_softmax_xent"]
 
 
 @cuda.jit(device=True, cache=True)
@@ -71,6 +72,21 @@ def xent_kernel(loss, backprop, logits, labels, label_row_stride, label_col_stri
         loss[i] = row_loss
 
 
+@cuda.jit(cache=True)
+def sparse_xent_kernel(loss, backprop, logits, labels):
+    """The same with class indices for labels (a one-hot row, never built):
+    loss = log(s) - shifted[label]; backprop = exp(shifted) / s - onehot(label)."""
+    i = cuda.grid(1)
+    if i < logits.shape[0]:
+        m = _row_max(logits, i)
+        total = _exp_sum(logits, i, m)
+        label = labels[i]
+        loss[i] = math.log(total) - float(logits[i, label] - m)
+        for j in range(logits.shape[1]):
+            backprop[i, j] = math.exp(float(logits[i, j] - m)) / total - (1.0 if j == label
+                                                                           else 0.0)
+
+
 def softmax(ctx, logits):
     """TF's `Softmax` over the last axis, any rank >= 1."""
     logits = launch.on_device(logits)
@@ -112,4 +128,37 @@ def softmax_xent(ctx, logits, labels):
         flat = labels.reshape(labels.size) if labels.ndim != 1 else labels
         xent_kernel[launch.blocks_for(batch), launch.THREADS](
             loss, backprop, logits, flat, row_stride, col_stride)
+    return loss, backprop
+
+
+def sparse_softmax_xent(ctx, logits, labels):
+    """(loss [batch], backprop [batch, classes]) for class-index labels (int32 / int64)."""
+    logits = launch.on_device(logits)
+    launch.check_float(ctx, logits)
+    labels = launch.on_host(labels)               # read on the host to check the range
+    if logits.ndim != 2:
+        raise InvalidArgumentError(None, ctx.op, "logits must be 2-D, but got shape %s"
+                                   % shape_string(logits))
+    if labels.ndim != 1 or labels.dtype.kind not in "iu":
+        raise InvalidArgumentError(None, ctx.op, "labels must be 1-D, but got shape %s"
+                                   % shape_string(labels))
+    batch, classes = logits.shape
+    if labels.shape[0] != batch:
+        raise InvalidArgumentError(
+            None, ctx.op, "logits and labels must have the same first dimension, got logits "
+            "shape %s and labels shape %s" % (shape_string(logits), shape_string(labels)))
+    if classes == 0 and batch > 0:
+        raise InvalidArgumentError(None, ctx.op, "Must have at least one class, but got logits "
+                                   "shape %s" % shape_string(logits))
+    bad = (labels < 0) | (labels >= classes)
+    if bad.any():     # on a GPU an out-of-range label would read outside the row: check first
+        raise InvalidArgumentError(
+            None, ctx.op, "Received a label value of %d which is outside the valid range of "
+            "[0, %d).  Label values: %s" % (labels[np.argmax(bad)], classes,
+                                            " ".join(str(v) for v in labels.tolist())))
+    loss = launch.empty((batch,), logits.dtype)
+    backprop = launch.empty((batch, classes), logits.dtype)
+    if batch:
+        sparse_xent_kernel[launch.blocks_for(batch), launch.THREADS](
+            loss, backprop, logits, launch.on_device(labels.astype(np.int64)))
     return loss, backprop

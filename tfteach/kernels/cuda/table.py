@@ -4,7 +4,7 @@ Read with docs/cuda_kernels.md. An op type missing here has no GPU kernel: the p
 keeps it on the CPU when the GPU is real, and copies its inputs and outputs across.
 """
 from tfteach.kernels.cuda import (bias, conv, elementwise, launch, matmul, pooling, random,
-                                  reduce, softmax)
+                                  reduce, shape, softmax)
 
 __all__ = ["GPU_KERNELS", "gpu_kernels", "with_int32_on_host"]
 
@@ -19,6 +19,7 @@ GPU_KERNELS.update({
     "MatMul": matmul.matmul,
     "Softmax": softmax.softmax,
     "SoftmaxCrossEntropyWithLogits": softmax.softmax_xent,
+    "SparseSoftmaxCrossEntropyWithLogits": softmax.sparse_softmax_xent,
     "BiasAdd": bias.bias_add,
     "BiasAddGrad": bias.bias_add_grad,
     "Conv2D": conv.conv2d,
@@ -31,6 +32,8 @@ GPU_KERNELS.update({
     "RandomUniform": random.uniform,
     "RandomStandardNormal": random.standard_normal,
     "TruncatedNormal": random.truncated_normal,
+    "Reshape": shape.reshape,
+    "Identity": shape.identity,
 })
 
 
