@@ -94,6 +94,35 @@ def test_an_mlp_step_on_the_cuda_device_matches_the_cpu(simulated_cuda_gpu):
     assert any(name.endswith("/_copy_to_CPU:0") for name in kinds)
 
 
+def test_a_cnn_step_on_the_cuda_device_matches_the_cpu(simulated_cuda_gpu):
+    rng = np.random.RandomState(1)
+    x = tf.placeholder(tf.float32, [None, 4, 4, 1])
+    labels = tf.placeholder(tf.int32, [None])
+    f = tf.constant(rng.randn(2, 2, 1, 2).astype(np.float32))
+    b = tf.constant(rng.randn(2).astype(np.float32))
+    w = tf.constant(rng.randn(8, 3).astype(np.float32))
+    conv = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, f, [1, 1, 1, 1], "SAME"), b))
+    pooled = tf.nn.max_pool(conv, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+    logits = tf.matmul(tf.reshape(pooled, [-1, 8]), w)
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels,
+                                                                         logits=logits))
+    fetches = [loss] + tf.gradients(loss, [f, b, w])
+    feed = {x: rng.randn(2, 4, 4, 1).astype(np.float32), labels: np.array([2, 0], np.int32)}
+    with tf.Session(config=tf.ConfigProto(device_count={"GPU": 0})) as sess:
+        expected = sess.run(fetches, feed)
+    metadata = tf.RunMetadata()
+    with tf.Session() as sess:
+        got = sess.run(fetches, feed, run_metadata=metadata,
+                       options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE))
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
+    on_gpu = {n.op for n in metadata.step_stats.all_nodes() if n.device == GPU0}
+    assert {"Conv2D", "BiasAdd", "MaxPool", "Reshape", "MatMul",
+            "SparseSoftmaxCrossEntropyWithLogits", "MaxPoolGrad", "Conv2DBackpropFilter",
+            "BiasAddGrad"} <= on_gpu
+    assert simulated_cuda_gpu.allocator.bytes_in_use == 0
+
+
 def test_gpu_values_are_device_arrays_accounted_then_freed(simulated_cuda_gpu, monkeypatch):
     x = tf.placeholder(tf.float32, [2, 3])
     w = tf.constant(np.ones((3, 2), np.float32))
