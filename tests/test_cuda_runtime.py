@@ -58,6 +58,14 @@ def test_the_lesson_ops_have_registered_gpu_kernels():
     assert "GPU" not in get_op_def("ArgMax").kernels      # not written: stays on the CPU
 
 
+def test_a_failure_to_load_the_kernels_is_a_warning_not_a_crash(monkeypatch):
+    def broken():
+        raise ImportError("no libnvvm")
+    monkeypatch.setattr(cuda_kernels, "register_gpu_kernels", broken)
+    with pytest.warns(RuntimeWarning, match="CUDA kernels could not be loaded.*no libnvvm"):
+        devices._register_cuda_kernels()
+
+
 def _mlp_step():
     """A small MLP's loss and gradients, with fixed weights (constants)."""
     rng = np.random.RandomState(0)

@@ -129,11 +129,22 @@ def _cuda_gpus():
                                             int(total), virtual=False, free_memory=int(free))
             gpus.append(Device("GPU", i, "cuda", int(total), desc, alloc))
         if gpus:
-            from tfteach.kernels.cuda import register_gpu_kernels
-            register_gpu_kernels()       # ops get their "GPU" kernels (kernels/cuda/table.py)
+            _register_cuda_kernels()
         return gpus
     except Exception:  # noqa: BLE001 - a broken CUDA install means: no real GPU
         return []
+
+
+def _register_cuda_kernels():
+    """Ops get their "GPU" kernels (kernels/cuda/table.py). If that fails, the GPU stays
+    listed but no op has a GPU kernel, so the placer keeps every op on the CPU."""
+    try:
+        from tfteach.kernels.cuda import register_gpu_kernels
+        register_gpu_kernels()
+    except Exception as e:  # noqa: BLE001
+        import warnings
+        warnings.warn("tfteach: the CUDA kernels could not be loaded (%s: %s); every op "
+                      "will run on the CPU" % (type(e).__name__, e), RuntimeWarning)
 
 
 def _build(virtual_count=None, memory_mib=None):
