@@ -56,6 +56,8 @@ def test_the_lesson_ops_have_registered_gpu_kernels():
         kernel = get_op_def(op_type).kernels["GPU"]
         assert kernel.gpu_fn is table.GPU_KERNELS[op_type], op_type
     assert "GPU" not in get_op_def("ArgMax").kernels      # not written: stays on the CPU
+    from numba.cuda.core import config
+    assert not config.CUDA_LOW_OCCUPANCY_WARNINGS         # no warning at each small launch
 
 
 def test_a_failure_to_load_the_kernels_is_a_warning_not_a_crash(monkeypatch):

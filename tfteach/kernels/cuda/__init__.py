@@ -22,4 +22,16 @@ def register_gpu_kernels():
     for op_type, fn in gpu_kernels().items():
         op_def = get_op_def(op_type)
         op_def.kernels.setdefault("GPU", fn)
+    _quiet_low_occupancy_warnings()
     _registered = True
+
+
+def _quiet_low_occupancy_warnings():
+    """numba-cuda warns at every launch of fewer than 128 blocks ("GPU under-utilization").
+    A lesson's tensors are small, so every step would print it: it is for CUDA
+    programmers tuning a kernel, not for students running a graph."""
+    try:
+        from numba.cuda.core import config
+    except ImportError:                      # Numba's older built-in CUDA target
+        from numba.core import config
+    config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
