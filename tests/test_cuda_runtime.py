@@ -214,3 +214,17 @@ def virtual_gpus_and_cuda_kernels(monkeypatch):
     tf.config.set_virtual_gpus(1, memory_limit=1024)
     yield
     devices._registry = None
+
+
+def test_releasing_a_real_gpu_frees_numbas_pending_deallocations(simulated_cuda_gpu,
+                                                                  monkeypatch):
+    from numba import cuda
+    cleared = []
+    context = type("Context", (), {})()
+    context.deallocations = type("Pending", (), {"clear": lambda self: cleared.append(1)})()
+    monkeypatch.setattr(cuda, "current_context", lambda: context)
+    simulated_cuda_gpu.allocator.release()
+    assert cleared == [1]
+    devices_virtual = allocator_lib.Allocator("virtual", "GPU_0_bfc", 1 << 30, virtual=True)
+    devices_virtual.release()                       # a virtual GPU has no driver to call
+    assert cleared == [1]

@@ -244,6 +244,8 @@ class Allocator:
         next Session's options apply as in a fresh process."""
         freed = self.bytes_reserved - self.bytes_in_use
         self.bytes_reserved = self.bytes_in_use
+        if not self.virtual:
+            _flush_cuda_frees()
         if self.bytes_in_use == 0:
             self._unconfigure()
         else:
@@ -273,6 +275,18 @@ class Allocator:
                                  sorted(self.live.values(), key=lambda b: -b.nbytes)],
                 # TF 2's tf.config.experimental.get_memory_info names
                 "current": self.bytes_in_use, "peak": self.peak_bytes_in_use}
+
+
+def _flush_cuda_frees():
+    """Numba frees device arrays in batches; a real GPU's release() frees the pending ones
+    now, so the driver (nvidia-smi) gets the memory back at once."""
+    try:
+        from numba import cuda
+        pending = getattr(cuda.current_context(), "deallocations", None)  # not in the simulator
+        if pending is not None:
+            pending.clear()
+    except Exception:  # noqa: BLE001 - no context, no driver: nothing to free
+        pass
 
 
 def _device_memory(array):
