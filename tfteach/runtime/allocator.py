@@ -19,9 +19,10 @@ Buffers are keyed by the identity of the NumPy array holding the data: a kernel 
 returns its input (Identity) or a view of it (Reshape) shares the buffer, as TensorFlow
 forwards buffers, and a buffer keeps its array alive so the key stays unique.
 Fragmentation is not modelled: a request fails only when in_use + request > limit.
-On a real GPU the values are Numba device arrays, accounted the same way (by identity,
-at their real size); the device memory itself is Numba's (cudaMalloc per array), freed
-when the last reference to the array goes.
+On a real GPU the values are Numba device arrays, accounted the same way at their real
+size, keyed by the memory they view (a reshaped array shares its input's buffer); the
+device memory itself is Numba's (cudaMalloc per array), freed when the last reference
+to it goes.
 """
 import numpy as np
 
