@@ -19,6 +19,10 @@ Buffers are keyed by the identity of the NumPy array holding the data: a kernel 
 returns its input (Identity) or a view of it (Reshape) shares the buffer, as TensorFlow
 forwards buffers, and a buffer keeps its array alive so the key stays unique.
 Fragmentation is not modelled: a request fails only when in_use + request > limit.
+On a real GPU the values are Numba device arrays, accounted the same way at their real
+size, keyed by the memory they view (a reshaped array shares its input's buffer); the
+device memory itself is Numba's (cudaMalloc per array), freed when the last reference
+to it goes.
 """
 import numpy as np
 
@@ -148,6 +152,13 @@ class Allocator:
         if type(root) is np.ndarray or isinstance(root, np.ndarray):
             while isinstance(root.base, np.ndarray):
                 root = root.base
+        elif hasattr(root, "copy_to_host"):       # a CUDA device array (real GPU)
+            memory = _device_memory(root)         # shared by its views (Reshape)
+            buf = self.live.get(id(memory))
+            if buf is not None:
+                buf.refs += 1
+                return buf
+            return self.allocate(root.nbytes, op_name, root.shape, root.dtype, memory)
         elif not isinstance(root, np.generic):
             return None
         buf = self.live.get(id(root))
@@ -234,6 +245,8 @@ class Allocator:
         next Session's options apply as in a fresh process."""
         freed = self.bytes_reserved - self.bytes_in_use
         self.bytes_reserved = self.bytes_in_use
+        if not self.virtual:
+            _flush_cuda_frees()
         if self.bytes_in_use == 0:
             self._unconfigure()
         else:
@@ -263,6 +276,29 @@ class Allocator:
                                  sorted(self.live.values(), key=lambda b: -b.nbytes)],
                 # TF 2's tf.config.experimental.get_memory_info names
                 "current": self.bytes_in_use, "peak": self.peak_bytes_in_use}
+
+
+def _flush_cuda_frees():
+    """Numba frees device arrays in batches; a real GPU's release() frees the pending ones
+    now, so the driver (nvidia-smi) gets the memory back at once."""
+    try:
+        from numba import cuda
+        pending = getattr(cuda.current_context(), "deallocations", None)  # not in the simulator
+        if pending is not None:
+            pending.clear()
+    except Exception:  # noqa: BLE001 - no context, no driver: nothing to free
+        pass
+
+
+def _device_memory(array):
+    """The object owning a device array's memory, shared by its views: Numba's
+    MemoryPointer (`gpu_data`), or the simulator's underlying NumPy array."""
+    memory = getattr(array, "gpu_data", None)
+    if memory is None:
+        memory = getattr(array, "_ary", array)
+        while isinstance(memory, np.ndarray) and isinstance(memory.base, np.ndarray):
+            memory = memory.base
+    return memory
 
 
 def _tf_type_name(dtype):

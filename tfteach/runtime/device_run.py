@@ -33,6 +33,19 @@ def _copy_kernel(ctx, value):
     return value
 
 
+def _cuda_copy_kernel(src, dst):
+    """The copy kernel when a real GPU is involved: a real transfer (kernels/cuda/copies)."""
+    from tfteach.kernels.cuda import copies
+    move = (copies.device_to_device if src.kind == dst.kind == "cuda" else
+            copies.to_device if dst.kind == "cuda" else copies.to_host)
+
+    def cuda_copy(ctx, value):
+        if value is DEAD or value is None:
+            return value
+        return move(executor.deref(value))
+    return cuda_copy
+
+
 def allocator_for(tensors, device):
     """The allocator that accounts `tensors` made on `device`, or None when none of them
     takes device memory: the CPU is not accounted; refs are variables (the session's
@@ -51,7 +64,8 @@ def copy_step(tensor, op, src, dst, in_slot, out_slot):
     """The step that copies `tensor` from device `src` to `dst` (for `op`'s sake)."""
     step = executor.Step.__new__(executor.Step)
     step.op = op
-    step.kernel = _copy_kernel
+    step.kernel = (_cuda_copy_kernel(src, dst) if "cuda" in (src.kind, dst.kind)
+                   else _copy_kernel)
     step.ctx = None
     step.in_slots = (in_slot,)
     step.out_slots = (out_slot,)

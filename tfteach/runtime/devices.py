@@ -123,14 +123,28 @@ def _cuda_gpus():
                                             getattr(gpu, "PCI_DEVICE_ID", 0))
             desc = "device: %d, name: %s, pci bus id: %s, compute capability: %s" % (
                 i, name, pci, cc)
-            # TODO(cuda kernels): a CUDA allocator that really allocates device arrays;
-            # until then the accounting allocator keeps the figures.
+            # The kernels' device arrays are accounted at their real size on this
+            # allocator (allocator.charge); the limit starts from the driver's free memory.
             alloc = allocator_lib.Allocator(full_name("GPU", i), "GPU_%d_bfc" % i,
                                             int(total), virtual=False, free_memory=int(free))
             gpus.append(Device("GPU", i, "cuda", int(total), desc, alloc))
+        if gpus:
+            _register_cuda_kernels()
         return gpus
     except Exception:  # noqa: BLE001 - a broken CUDA install means: no real GPU
         return []
+
+
+def _register_cuda_kernels():
+    """Ops get their "GPU" kernels (kernels/cuda/table.py). If that fails, the GPU stays
+    listed but no op has a GPU kernel, so the placer keeps every op on the CPU."""
+    try:
+        from tfteach.kernels.cuda import register_gpu_kernels
+        register_gpu_kernels()
+    except Exception as e:  # noqa: BLE001
+        import warnings
+        warnings.warn("tfteach: the CUDA kernels could not be loaded (%s: %s); every op "
+                      "will run on the CPU" % (type(e).__name__, e), RuntimeWarning)
 
 
 def _build(virtual_count=None, memory_mib=None):

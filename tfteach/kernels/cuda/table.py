@@ -1,0 +1,70 @@
+"""Which op types have a CUDA kernel, and which function runs them: op type -> fn(ctx, *inputs).
+
+Read with docs/cuda_kernels.md. An op type missing here has no GPU kernel: the placer
+keeps it on the CPU when the GPU is real, and copies its inputs and outputs across.
+"""
+from tfteach.kernels.cuda import (bias, conv, elementwise, launch, matmul, pooling, random,
+                                  reduce, shape, softmax)
+
+__all__ = ["GPU_KERNELS", "gpu_kernels", "with_int32_on_host"]
+
+GPU_KERNELS = {}
+GPU_KERNELS.update({op_type: elementwise.unary for op_type in elementwise.UNARY})
+GPU_KERNELS.update({op_type: elementwise.binary for op_type in elementwise.BINARY})
+GPU_KERNELS.update({
+    "Cast": elementwise.cast,
+    "Sum": reduce.sum_kernel,
+    "Mean": reduce.mean_kernel,
+    "Max": reduce.max_kernel,
+    "MatMul": matmul.matmul,
+    "Softmax": softmax.softmax,
+    "SoftmaxCrossEntropyWithLogits": softmax.softmax_xent,
+    "SparseSoftmaxCrossEntropyWithLogits": softmax.sparse_softmax_xent,
+    "BiasAdd": bias.bias_add,
+    "BiasAddGrad": bias.bias_add_grad,
+    "Conv2D": conv.conv2d,
+    "Conv2DBackpropInput": conv.conv2d_backprop_input,
+    "Conv2DBackpropFilter": conv.conv2d_backprop_filter,
+    "MaxPool": pooling.max_pool,
+    "MaxPoolGrad": pooling.max_pool_grad,
+    "AvgPool": pooling.avg_pool,
+    "AvgPoolGrad": pooling.avg_pool_grad,
+    "RandomUniform": random.uniform,
+    "RandomStandardNormal": random.standard_normal,
+    "TruncatedNormal": random.truncated_normal,
+    "Reshape": shape.reshape,
+    "Identity": shape.identity,
+})
+
+
+def _on_host(cpu_kernel):
+    """The CPU kernel, fed host copies of any device inputs."""
+    def kernel(ctx, *inputs):
+        return cpu_kernel(ctx, *[x.copy_to_host() if launch.is_device_array(x) else x
+                                 for x in inputs])
+    return kernel
+
+
+def with_int32_on_host(op_type, gpu_fn):
+    """`gpu_fn`, except for ops whose outputs are all int32: as in TensorFlow, int32
+    tensors of GPU ops live in host memory (shape arithmetic, counters), so those run
+    the CPU kernel on the host. The Session asks `kernel_for_op` once per op, when it
+    makes the op's kernel context, so a run pays nothing for the choice."""
+    def kernel_for_op(op):
+        if op._outputs and all(t.dtype.base_dtype.name == "int32" for t in op._outputs):
+            cpu = op._op_def.kernels["CPU"]
+            cpu_for_op = getattr(cpu, "kernel_for_op", None)
+            return _on_host(cpu_for_op(op) if cpu_for_op is not None else cpu)
+        return gpu_fn
+
+    def kernel(ctx, *inputs):            # called directly (tests): the same choice
+        return kernel_for_op(ctx.op)(ctx, *inputs)
+    kernel.kernel_for_op = kernel_for_op
+    kernel.gpu_fn = gpu_fn
+    kernel.__name__ = "gpu_%s" % op_type
+    return kernel
+
+
+def gpu_kernels():
+    """What register_gpu_kernels() registers: op type -> the GPU kernel of that op type."""
+    return {op_type: with_int32_on_host(op_type, fn) for op_type, fn in GPU_KERNELS.items()}
