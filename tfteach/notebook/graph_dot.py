@@ -70,7 +70,9 @@ class _Folding:
         for n in export["nodes"]:
             parts = n["scope"].split("/") if n["scope"] else []
             if len(parts) > level:
-                self.folded[n["name"]] = "/".join(parts[:level + 1])
+                # "scope/" (an op name never ends with "/"): the op `c` of scope `c/`
+                # folds into the box of its scope, not onto itself
+                self.folded[n["name"]] = "/".join(parts[:level + 1]) + "/"
 
     def box(self, name):
         return self.folded.get(name, name)
@@ -151,8 +153,9 @@ def to_dot(export, run_index=None, collapse="view", current_step=None):
     for box, nodes in members.items():
         devices = {device_of(n["name"]) for n in nodes}
         fill = colors.get(devices.pop(), UNPLACED_COLOR) if len(devices) == 1 else "#ffffff"
-        label = "%s/\n(%d ops, folded)" % (box.rsplit("/", 1)[-1], len(nodes))
-        kw = {"shape": "box3d", "tooltip": quote(box + "/")}
+        path = box[:-1]
+        label = "%s/\n(%d ops, folded)" % (path.rsplit("/", 1)[-1], len(nodes))
+        kw = {"shape": "box3d", "tooltip": quote(box)}
         if run:
             if box in ran:
                 label = "#%d %s" % (ran[box], label)
@@ -161,7 +164,7 @@ def to_dot(export, run_index=None, collapse="view", current_step=None):
                 fill += "55"
                 kw.update(fontcolor=quote(DIM_TEXT))
         kw.update(label=quote(label), fillcolor=quote(fill), style="filled")
-        parent = box.rsplit("/", 1)[0] if "/" in box else ""
+        parent = path.rsplit("/", 1)[0] if "/" in path else ""
         boxes.append((parent, "%s %s;" % (node_id(box), _attrs(**kw))))
     lines += _clusters(export, boxes, collapse)
 

@@ -207,6 +207,12 @@ def export_graph(graph, runs=(), collapse=None, selected_run=0, note=""):
         placement.update(run.placement)
     nodes = [_node(op, placement) for op in graph.get_operations()]
     names = [n["name"] for n in nodes]
+    # An op whose name is also a scope (tf.add(x, 1.0, name="c") puts its constant at
+    # "c/y") is drawn inside that scope, as TensorBoard does.
+    prefixes = {n["scope"] for n in nodes}
+    for n in nodes:
+        if n["name"] in prefixes:
+            n["scope"] = n["name"]
     run_entries = [_run(i, r, names) for i, r in enumerate(runs)]
     devices = _devices(nodes, run_entries)
     return {
