@@ -231,3 +231,16 @@ def test_value_preview_is_short():
     assert p["dtype"] == "float32" and p["shape"] == [100, 100]
     assert len(p["preview"]) <= 160 and "..." in p["preview"]
     assert graph_export.value_preview(np.int32(3))["preview"] == "3"
+
+
+def test_recorder_keeps_the_first_runs_then_stops_observing():
+    from tfteach.runtime import run_observers
+    x = tf.placeholder(tf.float32, [], name="x")
+    y = tf.multiply(x, 2.0, name="y")
+    rec = RunRecorder(max_runs=3)
+    with tf.Session() as sess, rec:
+        for i in range(10):
+            sess.run(y, {x: float(i)})
+        assert rec not in run_observers._observers      # the loop's tail ran untraced
+    assert rec.full and len(rec.runs) == 3
+    assert [r.values_of("y")[0] for r in rec.runs] == [0.0, 2.0, 4.0]

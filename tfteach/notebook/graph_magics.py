@@ -144,9 +144,9 @@ class TfGraphMagics(Magics):
             graph = recorder.runs[-1].graph        # the cell ran another graph only
             runs = [r for r in recorder.runs if r.graph is graph]
         notes = [note] if note else []
-        if recorder.total_runs > len(recorder.runs):
-            notes.append("%d runs; the first %d are shown"
-                         % (recorder.total_runs, len(recorder.runs)))
+        if recorder.full:
+            notes.append("recording stops after %d runs: later runs of this cell are not "
+                         "shown" % recorder.max_runs)
         if len(runs) < len(recorder.runs):
             notes.append("%d runs on another graph are not shown"
                          % (len(recorder.runs) - len(runs)))

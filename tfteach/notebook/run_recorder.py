@@ -4,8 +4,8 @@ A `RunRecorder` is a run observer: while it is registered, every run is traced
 (FULL_TRACE) and reported to it; it keeps each one as a `RecordedRun` — what
 graph_export needs (executed steps in order, devices, copies, bytes, times) plus the
 output values of each step for the step-through view. A training loop in a cell would
-record thousands of runs, so only the first `max_runs` are kept in detail (values
-copied), and the count of the others is remembered.
+record thousands of runs, so only the first `max_runs` are kept: then the recorder
+stops observing, and the rest of the loop runs untraced, at full speed.
 """
 from tfteach.runtime import run_observers
 
@@ -83,16 +83,19 @@ class RunRecorder:
         self.dry_run = dry_run
         self.max_runs = max_runs
         self.runs = []
-        self.total_runs = 0
 
     @property
-    def capture_values(self):       # read by run_observers before each run
-        return len(self.runs) < self.max_runs
+    def full(self):
+        """True once max_runs runs are kept: later runs of the cell are not recorded."""
+        return len(self.runs) >= self.max_runs
 
     def on_run(self, record):
-        self.total_runs += 1
-        if len(self.runs) >= self.max_runs:
+        if self.full:
             return
+        if len(self.runs) + 1 == self.max_runs:
+            # The last one we keep: stop observing, so the rest of a training loop runs
+            # untraced, with no values copied, at full speed.
+            run_observers.remove_observer(self)
         if record.dry_run:
             steps, executed = [], record.planned
         else:
