@@ -91,6 +91,7 @@ def to_dot(export, run_index=None, collapse="view", current_step=None):
     run = runs[run_index] if run_index is not None and 0 <= run_index < len(runs) else None
     fold = _Folding(export, collapse)
     colors = {d["name"]: d["color"] for d in export.get("devices", [])}
+    virtual = {d["name"] for d in export.get("devices", []) if d["virtual"]}
     ran = {}                             # node -> execution position (1-based)
     step_device = {}
     fed = set(run["feeds"]) if run else set()
@@ -132,8 +133,10 @@ def to_dot(export, run_index=None, collapse="view", current_step=None):
         shape, extra = _SHAPES.get(n["kind"], _SHAPES["op"])
         label = n["name"].rsplit("/", 1)[-1] + "\n" + n["op"]
         style = ["filled"] + ([extra] if extra else [])
-        fill = colors.get(device_of(n["name"]), UNPLACED_COLOR)
-        kw = {"shape": shape, "tooltip": quote(_tooltip(n, device_of(n["name"])))}
+        device = device_of(n["name"])
+        fill = colors.get(device, UNPLACED_COLOR)
+        kw = {"shape": shape, "tooltip": quote(_tooltip(
+            n, device + (" (virtual GPU)" if device in virtual else "")))}
         if run:
             if n["name"] in ran:
                 label = "#%d %s" % (ran[n["name"]], label)
