@@ -141,7 +141,9 @@ def _edges(nodes):
 
 def _run(index, run, graph_names):
     """One recorded run (or a planned one) as JSON."""
-    executed_ops = [n for n in run.executed if n in graph_names]
+    names = set(graph_names)
+    executed_ops = [n for n in run.executed if n in names]
+    ran = set(executed_ops)
     steps, copies = [], []
     for step in run.steps:
         entry = {"index": step["index"], "name": step["name"], "op": step["op"],
@@ -162,7 +164,7 @@ def _run(index, run, graph_names):
         "feeds": list(run.feeds),
         "targets": list(run.targets),
         "executed": executed_ops,
-        "pruned": [n for n in graph_names if n not in set(executed_ops)],
+        "pruned": [n for n in graph_names if n not in ran],
         "steps": steps,
         "copies": copies,
         "total_us": sum(s["time_us"] for s in steps),
