@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export TFTEACH_DATA ?= $(abspath ../shared/data)
 
-.PHONY: install test lab bench clean
+.PHONY: install graphviz test lab bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,7 +13,16 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q --no-deps "tf-keras==2.21.*"
 	touch $@
 
-install: $(VENV)/.installed
+# Graphviz's `dot` draws the %%tfgraph SVG; as root we can install it (Debian/Ubuntu),
+# otherwise say what to install (the SVG tests then skip with that reason).
+graphviz:
+	@command -v dot >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q graphviz >/dev/null || \
+	    { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q graphviz >/dev/null; }; \
+	  else echo "Graphviz's dot is missing: install the graphviz package for the SVG views"; fi; }
+
+install: $(VENV)/.installed graphviz
 
 test: install
 	$(PY) -m pytest -q -p no:cacheprovider

@@ -46,3 +46,14 @@ PACKAGE_VERSION = "0.1.0"
 
 def __getattr__(name):
     raise _removed_name_error(__name__, name)
+
+
+def load_ipython_extension(ipython):
+    """`%load_ext tfteach`: the %%tfgraph magic and the per-cell memory hooks."""
+    from tfteach.notebook import load_ipython_extension as load
+    load(ipython)
+
+
+def unload_ipython_extension(ipython):
+    from tfteach.notebook import unload_ipython_extension as unload
+    unload(ipython)

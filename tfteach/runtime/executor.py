@@ -336,3 +336,6 @@ def _record(step_stats, step, outputs, start, end, index):
     stats = NodeExecStats(step.name, step.type, step.device, int(start * 1e6),
                           max(0, int((end - start) * 1e6)), outs, index)
     step_stats.device(step.device).node_stats.append(stats)
+    if step_stats.node_outputs is not None:      # a run observer wants the values
+        from tfteach.runtime.run_observers import snapshot
+        step_stats.node_outputs[step.name] = tuple(snapshot(v) for v in outputs)

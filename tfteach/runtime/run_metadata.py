@@ -66,6 +66,10 @@ class DeviceStepStats:
 
 
 class StepStats:
+    # step name -> its output values, filled only when a run observer asks for them
+    # (runtime/run_observers.py); None (the class default) costs nothing.
+    node_outputs = None
+
     def __init__(self):
         self.dev_stats = []
 

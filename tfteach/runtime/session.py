@@ -24,6 +24,8 @@ from tfteach.framework.tensor import Tensor
 from tfteach.runtime import config as config_lib
 from tfteach.runtime import devices as devices_lib
 from tfteach.runtime import executor, fetches as fetches_lib, placement, session_memory
+from tfteach.runtime import run_observers
+from tfteach.runtime.run_observers import _observers as _run_observers
 
 __all__ = ["Session", "InteractiveSession", "get_default_session", "run_in_session",
            "KernelContext"]
@@ -158,6 +160,9 @@ class BaseSession:
         if self._graph.version == 0:
             raise RuntimeError("The Session graph is empty.  Add operations to the graph "
                                "before calling run().")
+        if _run_observers and type(options) is not run_observers.ObservedRunOptions:
+            # A tool (%%tfgraph) watches runs: trace this one and tell it (run_observers).
+            return run_observers.observed_run(self, fetches, feed_dict, options, run_metadata)
         if type(fetches) is Tensor and not feed_dict and options is None:
             return self._run_single(fetches)     # the common case, kept lean
         structure = fetches_lib.FetchStructure(self._graph, fetches)

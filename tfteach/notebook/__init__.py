@@ -1,0 +1,24 @@
+"""`%load_ext tfteach`: the classroom's view of the engine (issue 6, docs/notebook.md).
+
+Two independent parts register themselves on the IPython shell:
+- `graph_magics`: `%%tfgraph` / `%tfgraph` — the graph a cell built and which nodes each
+  `Session.run` really executed (built from the graph export, `graph_export.py`);
+- `cell_memory`: per-cell device-memory sampling and release, `%tfdevices`,
+  `%tfmemory`, `%tfrelease`, and the teaching form of errors.
+This layer reads the engine only through public objects (DESIGN.md): the graph, the
+`RunMetadata` step stats and each device's memory statistics.
+"""
+
+__all__ = ["load_ipython_extension", "unload_ipython_extension"]
+
+
+def load_ipython_extension(ipython):
+    from tfteach.notebook import cell_memory, graph_magics
+    graph_magics.register(ipython)
+    cell_memory.register(ipython)
+
+
+def unload_ipython_extension(ipython):
+    from tfteach.notebook import cell_memory, graph_magics
+    graph_magics.unregister(ipython)
+    cell_memory.unregister(ipython)

@@ -1,0 +1,314 @@
+"""The graph export (graph_export.py) drawn by Graphviz: JSON -> DOT -> SVG.
+
+What the picture means (docs/notebook.md repeats it for students):
+- a box per op, filled with the colour of its assigned device (legend at the bottom;
+  virtual GPUs say "virtual"), white when it never ran anywhere;
+- shapes by kind: placeholder = house pointing down, variable = cylinder, constant =
+  ellipse, gradient ops (under `gradients/`) = box with cut corners, other ops = rounded
+  box; name scopes are clusters (`collapse` folds deep scopes into one node);
+- for the selected run: thick red border and `#k` = executed k-th; faded = pruned (did
+  not run); a fed tensor's edge is dashed blue and marked "fed" (the cut: its producer did
+  not need to run); a copy between devices is a small arrow node with its bytes.
+- edges carry dtype and static shape; control dependencies are dotted.
+
+Every name, attribute and label is escaped (`quote`), so a name like `<img ...>` is text
+in the SVG, never markup. `svg(dot_source)` runs Graphviz's `dot` when it is installed
+and returns None otherwise (the bundle then has JSON and text only).
+"""
+import shutil
+import subprocess
+
+from tfteach.notebook.graph_export import UNPLACED_COLOR, short_device
+
+__all__ = ["to_dot", "svg", "quote", "has_dot"]
+
+_SHAPES = {"placeholder": ("invhouse", ""), "variable": ("cylinder", ""),
+           "constant": ("ellipse", ""), "gradient": ("box", "diagonals"),
+           "op": ("box", "rounded")}
+RAN_COLOR = "#c0392b"
+FED_COLOR = "#1f77b4"
+DIM_TEXT = "#9a9a9a"
+NOW_COLOR = "#f39c12"
+
+
+def quote(text):
+    """`text` as a DOT double-quoted string whose rendering is exactly `text`:
+    backslashes (DOT's \\N, \\G escapes), quotes, and the characters that are markup in
+    SVG are escaped (Graphviz passes character entities through to the SVG)."""
+    text = str(text)
+    text = (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("\\", "\\\\").replace('"', '\\"'))
+    return '"%s"' % text.replace("\r", "").replace("\n", "\\n")
+
+
+def _shape_text(shape):
+    if shape is None:
+        return "<unknown>"
+    return "[%s]" % ",".join("?" if d is None else str(d) for d in shape)
+
+
+def _fmt_bytes(n):
+    for unit in ("B", "KiB", "MiB"):
+        if n < 1024 or unit == "MiB":
+            return ("%d %s" % (n, unit)) if unit == "B" else ("%.1f %s" % (n, unit))
+        n /= 1024.0
+    return "%d B" % n
+
+
+def _attrs(**kw):
+    return "[%s]" % ", ".join("%s=%s" % (k, v) for k, v in kw.items() if v is not None)
+
+
+class _Folding:
+    """Which drawn box each op belongs to when scopes deeper than `level` are folded."""
+
+    def __init__(self, export, level):
+        self.level = level
+        self.folded = {}                 # op name -> folded scope path
+        if level is None:
+            return
+        for n in export["nodes"]:
+            parts = n["scope"].split("/") if n["scope"] else []
+            if len(parts) > level:
+                # "scope/" (an op name never ends with "/"): the op `c` of scope `c/`
+                # folds into the box of its scope, not onto itself
+                self.folded[n["name"]] = "/".join(parts[:level + 1]) + "/"
+
+    def box(self, name):
+        return self.folded.get(name, name)
+
+
+def to_dot(export, run_index=None, collapse="view", current_step=None):
+    """DOT source for `export`, highlighting run `run_index` (default: the export's
+    selected run; -1 or no runs: none). `collapse`: a depth, None, or "view" (the
+    export's own hint). `current_step`: index into that run's steps, marked as "now"
+    (the step-through view)."""
+    if collapse == "view":
+        collapse = export.get("view", {}).get("collapse")
+    runs = export.get("runs", [])
+    if run_index is None:
+        run_index = export.get("view", {}).get("selected_run")
+    run = runs[run_index] if run_index is not None and 0 <= run_index < len(runs) else None
+    fold = _Folding(export, collapse)
+    colors = {d["name"]: d["color"] for d in export.get("devices", [])}
+    virtual = {d["name"] for d in export.get("devices", []) if d["virtual"]}
+    ran = {}                             # node -> execution position (1-based)
+    step_device = {}
+    fed = set(run["feeds"]) if run else set()
+    now = None
+    if run and current_step is not None and 0 <= current_step < len(run["steps"]):
+        now = run["steps"][current_step]["name"]
+    if run:
+        for i, name in enumerate(run["executed"]):
+            ran.setdefault(fold.box(name), i + 1)
+        for s in run["steps"]:
+            step_device[s["name"]] = s["device"]
+    ids, lines = {}, ["digraph tfgraph {",
+                      '  graph [rankdir=TB, fontname="Helvetica", fontsize=11, '
+                      'nodesep=0.25, ranksep=0.35, tooltip=" "];',
+                      '  node [fontname="Helvetica", fontsize=10, style=filled, '
+                      'penwidth=1];',
+                      '  edge [fontname="Helvetica", fontsize=8, color="#555555", '
+                      'arrowsize=0.6];']
+    placeholders_fed = {t.rsplit(":", 1)[0] for t in fed}
+
+    def node_id(box):
+        if box not in ids:
+            ids[box] = "n%d" % len(ids)
+        return ids[box]
+
+    assigned = {n["name"]: short_device(n["assigned_device"]) for n in export["nodes"]}
+
+    def device_of(name):
+        return step_device.get(name) or assigned.get(name, "")
+
+    # -- the boxes, nested in clusters by name scope --------------------------------------
+    members = {}                          # folded scope -> member nodes
+    boxes = []                            # (scope path it sits in, line)
+    for n in export["nodes"]:
+        box = fold.box(n["name"])
+        if box != n["name"]:
+            members.setdefault(box, []).append(n)
+            continue
+        shape, extra = _SHAPES.get(n["kind"], _SHAPES["op"])
+        label = n["name"].rsplit("/", 1)[-1] + "\n" + n["op"]
+        style = ["filled"] + ([extra] if extra else [])
+        device = device_of(n["name"])
+        fill = colors.get(device, UNPLACED_COLOR)
+        kw = {"shape": shape, "tooltip": quote(_tooltip(
+            n, device + (" (virtual GPU)" if device in virtual else "")))}
+        if run:
+            if n["name"] in ran:
+                label = "#%d %s" % (ran[n["name"]], label)
+                kw.update(color=quote(RAN_COLOR), penwidth="2.5")
+            else:
+                fill += "55"                  # faded: pruned in this run
+                kw.update(fontcolor=quote(DIM_TEXT), color=quote("#bbbbbb"))
+                style.append("dashed")
+            if n["name"] in placeholders_fed:
+                label += "\nfed"
+                kw.update(peripheries="2", color=quote(FED_COLOR))
+            if n["name"] == now:
+                label = "now: " + label
+                kw.update(color=quote(NOW_COLOR), penwidth="5")
+        kw.update(label=quote(label), fillcolor=quote(fill), style=quote(",".join(style)))
+        boxes.append((n["scope"], "%s %s;" % (node_id(n["name"]), _attrs(**kw))))
+    for box, nodes in members.items():
+        devices = {device_of(n["name"]) for n in nodes}
+        fill = colors.get(devices.pop(), UNPLACED_COLOR) if len(devices) == 1 else "#ffffff"
+        path = box[:-1]
+        label = "%s/\n(%d ops, folded)" % (path.rsplit("/", 1)[-1], len(nodes))
+        kw = {"shape": "box3d", "tooltip": quote(box)}
+        if run:
+            if box in ran:
+                label = "#%d %s" % (ran[box], label)
+                kw.update(color=quote(RAN_COLOR), penwidth="2.5")
+            else:
+                fill += "55"
+                kw.update(fontcolor=quote(DIM_TEXT))
+        kw.update(label=quote(label), fillcolor=quote(fill), style="filled")
+        parent = path.rsplit("/", 1)[0] if "/" in path else ""
+        boxes.append((parent, "%s %s;" % (node_id(box), _attrs(**kw))))
+    lines += _clusters(export, boxes, collapse)
+
+    # -- edges ----------------------------------------------------------------------------
+    seen = set()
+    for e in export["edges"]:
+        src, dst = fold.box(e["src"]), fold.box(e["dst"])
+        if src == dst or (src, dst, e["tensor"], e["control"]) in seen:
+            continue
+        seen.add((src, dst, e["tensor"], e["control"]))
+        if e["control"]:
+            lines.append("  %s -> %s [style=dotted, arrowhead=odot];"
+                         % (node_id(src), node_id(dst)))
+            continue
+        label = "%s %s" % (e["dtype"], _shape_text(e["shape"]))
+        kw = {}
+        if e["tensor"] in fed:
+            label += "\nfed (cut)"
+            kw.update(style="dashed", color=quote(FED_COLOR), fontcolor=quote(FED_COLOR),
+                      penwidth="2")
+        elif run and dst in ran and src in ran:
+            kw.update(color=quote(RAN_COLOR), penwidth="1.6")
+        kw["label"] = quote(label)
+        lines.append("  %s -> %s %s;" % (node_id(src), node_id(dst), _attrs(**kw)))
+    if run:
+        lines += _copies(export, run, fold, node_id, now)
+    lines += _legend(export, run)
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _tooltip(n, device):
+    lines = ["%s (%s)" % (n["name"], n["op"])]
+    if device:
+        lines.append("device: " + device)
+    if n["requested_device"]:
+        lines.append("requested: " + n["requested_device"])
+    for k, v in n["attrs"].items():
+        lines.append("%s = %s" % (k, v))
+    if n["location"]:
+        lines.append("built at " + n["location"])
+    return "\n".join(lines)
+
+
+def _clusters(export, boxes, collapse):
+    """Nested `subgraph cluster_...` blocks, one per (unfolded) name scope."""
+    scopes = [s["path"] for s in export["scopes"]
+              if collapse is None or s["depth"] <= collapse]
+    children = {}
+    for path in scopes:
+        parent = path.rsplit("/", 1)[0] if "/" in path else ""
+        children.setdefault(parent, []).append(path)
+    inside = {}
+    for scope, line in boxes:
+        inside.setdefault(scope, []).append(line)
+    out = []
+
+    def emit(path, indent):
+        pad = "  " * indent
+        for line in inside.get(path, []):
+            out.append(pad + line)
+        for i, child in enumerate(children.get(path, [])):
+            out.append('%ssubgraph "cluster_%s" {' % (pad, _cluster_id(child)))
+            out.append('%s  label=%s; tooltip=%s; style="rounded,dashed"; color="#888888"; '
+                       'fontcolor="#444444";'
+                       % (pad, quote(child.rsplit("/", 1)[-1] + "/"), quote(child + "/")))
+            emit(child, indent + 1)
+            out.append(pad + "}")
+    emit("", 1)
+    return out
+
+
+def _cluster_id(path):
+    # Cluster ids appear in the SVG as comments/ids: keep them to safe characters.
+    return "".join(c if c.isalnum() else "_%02x" % ord(c) if ord(c) < 256 else "_"
+                   for c in path)
+
+
+def _copies(export, run, fold, node_id, now):
+    """A small node per copy between devices, between the producer and its consumers."""
+    out = []
+    step_device = {s["name"]: s["device"] for s in run["steps"]}
+    for k, c in enumerate(run["copies"]):
+        cid = "c%d" % k
+        label = "copy %s\n%s -> %s\n%s" % (c["op"].replace("MEMCPY", ""), c["from"] or "?",
+                                         c["to"], _fmt_bytes(c["bytes"]))
+        if c["name"] == now:
+            label = "now: " + label
+        out.append("  %s [shape=cds, style=filled, fillcolor=\"#ffffff\", fontsize=8, "
+                   "color=%s, penwidth=%s, label=%s, tooltip=%s];"
+                   % (cid, quote(NOW_COLOR if c["name"] == now else RAN_COLOR),
+                      "5" if c["name"] == now else "1", quote(label), quote(c["name"])))
+        producer = c["tensor"].rsplit(":", 1)[0]
+        out.append("  %s -> %s [style=dashed, color=%s];"
+                   % (node_id(fold.box(producer)), cid, quote(RAN_COLOR)))
+        for e in export["edges"]:
+            if e["tensor"] == c["tensor"] and step_device.get(e["dst"]) == c["to"]:
+                out.append("  %s -> %s [style=dashed, color=%s];"
+                           % (cid, node_id(fold.box(e["dst"])), quote(RAN_COLOR)))
+    return out
+
+
+def _legend(export, run):
+    devices = export.get("devices", [])
+    out = ['  subgraph "cluster_legend" {', '    label="legend"; style="rounded"; '
+           'color="#cccccc"; fontsize=9;']
+    prev = None
+    for i, d in enumerate(devices):
+        text = d["name"] + (" (virtual GPU)" if d["virtual"] else "")
+        out.append("    legend_d%d [shape=box, style=filled, fillcolor=%s, fontsize=9, "
+                   "label=%s];" % (i, quote(d["color"]), quote(text)))
+        if prev is not None:
+            out.append("    %s -> legend_d%d [style=invis];" % (prev, i))
+        prev = "legend_d%d" % i
+    keys = "not placed (no run yet)" if not devices else ""
+    if run:
+        keys = ("red border, #k: ran k-th in %s\nfaded, dashed: pruned (did not run)\n"
+                "dashed blue: fed tensor (cut)" % run["label"])
+    if keys:
+        out.append("    legend_k [shape=note, style=filled, fillcolor=\"#ffffff\", "
+                   "fontsize=8, label=%s];" % quote(keys))
+        if prev is not None:
+            out.append("    %s -> legend_k [style=invis];" % prev)
+    out.append("  }")
+    return out
+
+
+def has_dot():
+    return shutil.which("dot") is not None
+
+
+def svg(dot_source, timeout=30):
+    """The SVG Graphviz draws for `dot_source` (str), or None when `dot` is missing.
+    The XML prolog and DOCTYPE are dropped so the SVG embeds in HTML as is."""
+    exe = shutil.which("dot")
+    if exe is None:
+        return None
+    proc = subprocess.run([exe, "-Tsvg"], input=dot_source.encode("utf-8"),
+                          capture_output=True, timeout=timeout)
+    if proc.returncode != 0:
+        raise RuntimeError("Graphviz dot failed: %s" % proc.stderr.decode("utf-8", "replace"))
+    text = proc.stdout.decode("utf-8")
+    start = text.find("<svg")
+    return text[start:] if start >= 0 else text

@@ -1,0 +1,85 @@
+"""One %%tfgraph output: the MIME bundle built from the graph export, and its state.
+
+`mime_bundle(export, ...)` is the single output of the magic:
+- `application/vnd.tfteach.graph+json`: the export itself (docs/graph_export.md), for
+  the JupyterLab extension;
+- `image/svg+xml`: Graphviz's drawing (graph_dot.py), when `dot` is installed — it is
+  what a static `jupyter nbconvert --to html` shows;
+- `text/plain`: the outline (graph_outline.py), so nothing is ever blank.
+
+A `GraphView` keeps the export, the recorded runs (with their values, for the
+step-through) and the display handle, so the widgets (graph_widgets.py) can re-draw
+the same output for another run, another collapse level or another step.
+"""
+import copy
+import subprocess
+
+from tfteach.notebook import graph_dot, graph_outline
+from tfteach.notebook.graph_export import MIME_TYPE
+
+__all__ = ["mime_bundle", "GraphView"]
+
+
+def mime_bundle(export, run_index=None, collapse="view", step=None):
+    """The three-part bundle for `export`, showing run `run_index` (default: the export's
+    selected run) at collapse level `collapse`, with step `step` of that run marked."""
+    export = copy.copy(export)
+    view = dict(export.get("view", {}))
+    if run_index is not None:
+        view["selected_run"] = run_index
+    if collapse != "view":
+        view["collapse"] = collapse
+    view["step"] = step
+    export["view"] = view
+    bundle = {MIME_TYPE: export, "text/plain": graph_outline.outline(export)}
+    try:
+        svg = graph_dot.svg(graph_dot.to_dot(export, current_step=step))
+    except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
+        svg = None          # the JSON and the outline still say everything
+        bundle["text/plain"] += "\n(no picture: %s)" % e
+    if svg is not None:
+        bundle["image/svg+xml"] = svg
+    return bundle
+
+
+class GraphView:
+    """The state behind one displayed graph: which run, which collapse level, which step."""
+
+    def __init__(self, export, runs, graph):
+        self.export = export
+        self.runs = runs                      # RecordedRun objects, same order as export
+        self.graph = graph
+        self.run_index = export["view"]["selected_run"]
+        self.collapse = export["view"]["collapse"]
+        self.step = None
+        self.handle = None                    # IPython DisplayHandle once displayed
+        from tfteach.notebook.graph_widgets import StepThrough
+        self.stepper = StepThrough(self)
+
+    def bundle(self):
+        return mime_bundle(self.export, self.run_index, self.collapse, self.step)
+
+    def display(self):
+        from IPython.display import display
+        self.handle = display(self.bundle(), raw=True, display_id=True)
+        return self.handle
+
+    def redraw(self):
+        if self.handle is not None:
+            self.handle.update(self.bundle(), raw=True)
+
+    def select(self, run_index=None, collapse="same", step="same"):
+        if run_index is not None:
+            self.run_index = run_index
+        if collapse != "same":
+            self.collapse = collapse
+        if step != "same":
+            self.step = step
+        self.redraw()
+
+    @property
+    def selected_run(self):
+        """The RecordedRun shown (None when the cell recorded no run)."""
+        if self.run_index is None:
+            return None
+        return self.runs[self.run_index]
