@@ -26,7 +26,7 @@ from tfteach.runtime import devices as devices_lib
 from tfteach.runtime import executor, fetches as fetches_lib, placement, session_memory
 
 __all__ = ["Session", "InteractiveSession", "get_default_session", "run_in_session",
-           "KernelContext"]
+           "KernelContext", "live_sessions"]
 
 
 class KernelContext:
@@ -56,6 +56,19 @@ class _DefaultSessionStack(threading.local):
 _default_sessions = _DefaultSessionStack()
 
 
+# Every Session not yet closed, held weakly: the notebook layer (tfteach/notebook/
+# cell_memory.py) lists them to name what still holds GPU memory and to close the ones
+# only IPython's output history keeps alive. A WeakSet never keeps a session alive, and
+# it is touched only when a session opens or closes, never in `run`.
+_live = weakref.WeakSet()
+
+
+def live_sessions():
+    """The Sessions of this process that are not closed (nor garbage-collected), oldest
+    first is not guaranteed. Holding the returned list keeps them alive: drop it soon."""
+    return list(_live)
+
+
 def get_default_session():
     """The innermost session installed by `with sess.as_default()` / `with Session()`."""
     stack = _default_sessions.stack
@@ -74,6 +87,7 @@ class BaseSession:
         self._target = target
         self._config = config if config is not None else config_lib.ConfigProto()
         self._closed = False
+        _live.add(self)
         self._plans = {}
         self._contexts = {}
         self._context_stack = []
@@ -118,11 +132,17 @@ class BaseSession:
     def close(self):
         """Frees this session's state; later runs raise RuntimeError."""
         self._closed = True
+        _live.discard(self)
         self._plans.clear()
         self._contexts.clear()
         self.variable_values.clear()
         if self._memory is not None:
             self._memory.release()      # variables and constants leave the GPUs
+
+    def held_device_memory(self):
+        """{Allocator: bytes} of GPU memory this open session holds (its variables and
+        constants); {} for a CPU-only or closed session. For the notebook's summary."""
+        return {} if self._memory is None else self._memory.held_bytes()
 
     def _check_open(self):
         if self._closed:
