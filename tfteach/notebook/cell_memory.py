@@ -4,9 +4,10 @@ The course notes: "no way to release GPU memory automatically in a notebook". Wi
 `%load_ext tfteach` (or the "Python 3 (tfteach)" kernel), around every cell:
 - before: each GPU's figures are sampled and its peak is restarted for the cell;
 - after, when the cell touched a GPU (its figures or the sessions' references changed):
-  `gc.collect()` frees dropped Sessions caught in reference cycles (their finalizers
-  give their memory back), Sessions that only IPython's history holds (`Out[3]`, `_`,
-  the last error's traceback) are closed (`session_refs.py`), and every GPU's idle
+  if some open session is no longer a user variable's value, `gc.collect()` frees
+  dropped Sessions caught in reference cycles (their finalizers give their memory back)
+  and Sessions that only IPython's history holds (`Out[3]`, `_`, the last error's
+  traceback) are closed (`session_refs.py`); then every GPU's idle
   reservation — TensorFlow's greedy default one included — goes back to the driver
   (`Allocator.release`, which never frees a live buffer). A one-line summary per GPU
   names the sessions still holding memory by their variable names.
@@ -122,14 +123,17 @@ class CellMemory:
 
     # -- the work -------------------------------------------------------------------------------
     def collect_and_release(self, cell, figures_before, peaks, skip=False,
-                            close_all=False):
+                            close_all=False, force_collect=False):
         """Close what nobody uses, give idle reservations back, and return one record
         per GPU (memory_report's format). `close_all`: %tfrelease --close-sessions."""
         closed = []
         if close_all:
             closed += self._close(lambda ref: True, "closed")
-        if not skip:
-            gc.collect()                 # dropped sessions in reference cycles
+        if not skip and (close_all or force_collect or self._some_session_unnamed()):
+            # A full collection costs ~0.1 s once Numba is imported (its ~80k objects),
+            # so it runs only when some open session lost its name: one in a dropped
+            # cycle, or one only the history holds.
+            gc.collect()
             closed += self._close(lambda ref: session_refs.only_history_holds(
                 ref, self.shell), "history")
         records = []
@@ -146,6 +150,21 @@ class CellMemory:
                 "peak": peaks.get(alloc, alloc.peak_bytes_in_use), "released": released,
                 "holders": holders.get(alloc, []), "closed": closed, "skipped": skip})
         return records
+
+    def _some_session_unnamed(self):
+        """Whether an open session is neither a user variable's value nor on the
+        default-session stack (an InteractiveSession): only those can be garbage.
+        (One set lookup per name: a long notebook has thousands of `_iN` names.)"""
+        unnamed = {id(s) for s in session_lib.live_sessions()}
+        unnamed.difference_update(
+            id(s) for s in getattr(session_lib._default_sessions, "stack", ()))
+        if not unnamed:
+            return False
+        for k, v in list(self.shell.user_ns.items()):
+            if id(v) in unnamed and not (isinstance(k, str)
+                                         and session_refs.HISTORY_NAME.match(k)):
+                unnamed.discard(id(v))
+        return bool(unnamed)
 
     def _close(self, should_close, why):
         """Closes the open sessions `should_close(weakref)` picks; returns their labels."""
@@ -197,7 +216,7 @@ class CellMemory:
         figures = {d.allocator: _figures(d.allocator) for d in gpus}
         peaks = {d.allocator: d.allocator.peak_bytes_in_use for d in gpus}
         records = self.collect_and_release(self.shell.execution_count, figures, peaks,
-                                           close_all=close_sessions)
+                                           close_all=close_sessions, force_collect=True)
         self.history.extend(records)
         if self._before is not None:
             # This cell's own end-of-cell report would repeat what was just shown.

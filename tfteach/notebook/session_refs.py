@@ -136,8 +136,8 @@ def user_names(session, shell, limit=3):
     ns = shell.user_ns
     direct, nested = [], []
     for name, value in list(ns.items()):
-        if not isinstance(name, str) or HISTORY_NAME.match(name) or name.startswith("_"):
-            continue
+        if not isinstance(name, str) or name.startswith("_") or HISTORY_NAME.match(name):
+            continue                      # `_`, `_3`, `_i3`, private names, In/Out
         if value is session:
             direct.append(name)
         elif isinstance(value, (list, tuple)):
