@@ -129,13 +129,18 @@ class CellMemory:
         closed = []
         if close_all:
             closed += self._close(lambda ref: True, "closed")
-        if not skip and (close_all or force_collect or self._some_session_unnamed()):
+        if not skip and (close_all or force_collect or self._unnamed_sessions()):
             # A full collection costs ~0.1 s once Numba is imported (its ~80k objects),
-            # so it runs only when some open session lost its name: one in a dropped
-            # cycle, or one only the history holds.
-            gc.collect()
-            closed += self._close(lambda ref: session_refs.only_history_holds(
-                ref, self.shell), "history")
+            # so it runs only when some open session lost its name (one in a dropped
+            # cycle, or one only the history holds), and after a young-generation
+            # collection (~1 ms) has not already freed it.
+            gc.collect(1)
+            if force_collect or self._unnamed_sessions():
+                gc.collect()
+            unnamed = self._unnamed_sessions()
+            closed += self._close(lambda ref: id(ref()) in unnamed and
+                                  session_refs.only_history_holds(ref, self.shell),
+                                  "history")
         records = []
         holders = self._holders()
         for d in _gpus():
@@ -151,20 +156,21 @@ class CellMemory:
                 "holders": holders.get(alloc, []), "closed": closed, "skipped": skip})
         return records
 
-    def _some_session_unnamed(self):
-        """Whether an open session is neither a user variable's value nor on the
-        default-session stack (an InteractiveSession): only those can be garbage.
-        (One set lookup per name: a long notebook has thousands of `_iN` names.)"""
+    def _unnamed_sessions(self):
+        """The ids of the open sessions that are neither a user variable's value nor
+        on the default-session stack (an InteractiveSession): only those can be
+        garbage or held by the history alone. (One set lookup per name: a long
+        notebook has thousands of `_iN` names.)"""
         unnamed = {id(s) for s in session_lib.live_sessions()}
         unnamed.difference_update(
             id(s) for s in getattr(session_lib._default_sessions, "stack", ()))
         if not unnamed:
-            return False
+            return unnamed
         for k, v in list(self.shell.user_ns.items()):
             if id(v) in unnamed and not (isinstance(k, str)
                                          and session_refs.HISTORY_NAME.match(k)):
                 unnamed.discard(id(v))
-        return bool(unnamed)
+        return unnamed
 
     def _close(self, should_close, why):
         """Closes the open sessions `should_close(weakref)` picks; returns their labels."""
