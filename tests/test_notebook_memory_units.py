@@ -1,8 +1,6 @@
 """The notebook-memory layer without a kernel: formatting, who holds a session, the
 per-cell hooks on a stand-in shell, the kernelspec, the error form, the GPU fallback."""
 import json
-import os
-import subprocess
 import sys
 import types
 import weakref
@@ -217,23 +215,23 @@ def test_devices_rows_label_virtual_gpus(monitor):
 
 
 # -- the kernelspec ---------------------------------------------------------------------------
-def test_kernel_dict_and_install_options(tmp_path):
+def test_kernel_dict_and_install_options(tmp_path, capsys):
     from tfteach import kernel
+    from tfteach.kernel.__main__ import main
     spec = kernel.kernel_dict(virtual_gpus=0, executable="/py")
     assert spec["argv"] == ["/py", "-m", "ipykernel_launcher", "-f", "{connection_file}",
                             "--ext=tfteach"]
     assert spec["env"] == {} and spec["display_name"] == "Python 3 (tfteach)"
     assert kernel._where(sys_prefix=True) == {"user": False, "prefix": sys.prefix}
-    cli = [sys.executable, "-m", "tfteach.kernel"]
-    subprocess.run(cli + ["install", "--prefix", str(tmp_path), "--virtual-gpus", "3"],
-                   check=True, capture_output=True)
+    assert main(["install", "--prefix", str(tmp_path), "--virtual-gpus", "3"]) == 0
     path = tmp_path / "share" / "jupyter" / "kernels" / "tfteach" / "kernel.json"
     spec = json.loads(path.read_text())
     assert spec["env"] == {"TFTEACH_VIRTUAL_GPUS_IF_NO_GPU": "3"}
     assert spec["argv"][0] == sys.executable
-    out = subprocess.run(cli + ["uninstall", "--prefix", str(tmp_path)], check=True,
-                         capture_output=True, text=True).stdout
-    assert "Removed" in out and not path.exists()
+    assert main(["uninstall", "--prefix", str(tmp_path)]) == 0
+    assert "Removed" in capsys.readouterr().out and not path.exists()
+    with pytest.raises(SystemExit):
+        main(["install", "--user", "--sys-prefix"])      # one location at most
 
 
 def test_virtual_gpus_only_when_there_is_no_real_gpu(monkeypatch, virtual_gpus):

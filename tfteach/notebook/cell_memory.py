@@ -73,6 +73,7 @@ class CellMemory:
         self.shell = shell
         self.history = collections.deque(maxlen=history_size)   # cell records
         self.skip_release = False
+        self.last_closed = []        # labels of the sessions the last release closed
         self._before = None          # {alloc: figures}, session refcounts, devices
         self._lifetime_peak = {}     # alloc -> the process peak before this cell
 
@@ -141,6 +142,7 @@ class CellMemory:
             closed += self._close(lambda ref: id(ref()) in unnamed and
                                   session_refs.only_history_holds(ref, self.shell),
                                   "history")
+        self.last_closed = closed
         records = []
         holders = self._holders()
         for d in _gpus():
@@ -288,7 +290,9 @@ def _tfrelease(line=""):
     if records:
         _display(memory_report.summary_display(records))
     else:
-        print("No GPU: nothing to release.")
+        closed = _monitor.last_closed
+        print("No GPU: nothing to release." + (" Closed: %s." % ", ".join(closed)
+                                                if closed else ""))
 
 
 def _display(obj):
