@@ -38,8 +38,9 @@ def current_monitor():
 
 def skip_release_for_this_cell():
     """Keep this cell's sessions and reservations as they are at its end (no collection,
-    no closing, no release); the summary is still shown. `%%tfgraph --no-release` calls
-    it. Does nothing without the extension loaded."""
+    no closing, no release); the summary is still shown, and the next cell releases
+    even if it touches no GPU. `%%tfgraph --no-release` calls it. Does nothing without
+    the extension loaded."""
     if _monitor is not None:
         _monitor.skip_release = True
 
@@ -74,6 +75,7 @@ class CellMemory:
         self.history = collections.deque(maxlen=history_size)   # cell records
         self.skip_release = False
         self.last_closed = []        # labels of the sessions the last release closed
+        self._pending = False        # the last cell skipped its release
         self._before = None          # {alloc: figures}, session refcounts, devices
         self._lifetime_peak = {}     # alloc -> the process peak before this cell
 
@@ -103,13 +105,14 @@ class CellMemory:
         self._before = None
         gpus = _gpus()
         peaks = self._restore_peaks()
-        touched = (registry is not devices_lib.known_devices()
+        touched = (self._pending or registry is not devices_lib.known_devices()
                    or any(figures.get(d.allocator) != _figures(d.allocator) for d in gpus)
                    or refcounts != _session_refcounts())
         if not touched:
             return
         cell = getattr(result, "execution_count", None) or self.shell.execution_count
         records = self.collect_and_release(cell, figures, peaks, skip=self.skip_release)
+        self._pending = self.skip_release      # a skipped release is done next cell
         if any(_worth_showing(r) for r in records):
             self.history.extend(records)
             self._show(memory_report.summary_display(records))
