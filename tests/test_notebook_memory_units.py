@@ -93,6 +93,8 @@ def test_only_history_holds_tells_the_history_from_the_program():
     shell.user_ns["_oh"][5] = obj
     shell.user_ns["_5"] = shell.user_ns["_"] = obj
     shell.user_ns_hidden["_5"] = obj
+    assert not session_refs.only_history_holds(ref, shell)   # `_` the user assigned
+    shell.displayhook = types.SimpleNamespace(_=obj)          # `_` IPython assigned
     del obj
     assert session_refs.only_history_holds(ref, shell)            # Out[5], _5, _
     shell.user_ns["keep"] = {"k": [ref()]}

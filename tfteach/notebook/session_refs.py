@@ -41,6 +41,17 @@ def _history_types():
     return tuple(kinds)
 
 
+def _history_key(shell, key, value):
+    """Whether `key` in the user namespace is IPython's history name for `value`.
+    `_`, `__`, `___` are the user's own when the user assigned them (IPython then stops
+    updating them): they are history only while they are the displayhook's."""
+    if not (isinstance(key, str) and HISTORY_NAME.match(key)):
+        return False
+    if key in ("_", "__", "___"):
+        return getattr(getattr(shell, "displayhook", None), key, None) is value
+    return True
+
+
 def _classify(referrer, target, shell, ignored_ids, history_types):
     """'history' (the edge does not count), 'held' or 'walk' (follow it backwards)."""
     if referrer is shell.user_ns or referrer is getattr(shell, "user_ns_hidden", None) \
@@ -51,7 +62,7 @@ def _classify(referrer, target, shell, ignored_ids, history_types):
         if referrer is sys.__dict__:
             held = [k for k in keys if k not in _SYS_HISTORY]
         else:
-            held = [k for k in keys if not (isinstance(k, str) and HISTORY_NAME.match(k))]
+            held = [k for k in keys if not _history_key(shell, k, target)]
         return "held" if held or not keys else "history"
     if id(referrer) in ignored_ids or isinstance(referrer, history_types):
         return "history"
