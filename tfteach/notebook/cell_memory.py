@@ -76,6 +76,7 @@ class CellMemory:
         self.skip_release = False
         self.last_closed = []        # labels of the sessions the last release closed
         self._pending = False        # the last cell skipped its release
+        self._session_names = set()  # user names that held sessions: checked first
         self._before = None          # {alloc: figures}, session refcounts, devices
         self._lifetime_peak = {}     # alloc -> the process peak before this cell
 
@@ -169,12 +170,16 @@ class CellMemory:
         unnamed = {id(s) for s in session_lib.live_sessions()}
         unnamed.difference_update(
             id(s) for s in getattr(session_lib._default_sessions, "stack", ()))
+        ns = self.shell.user_ns
+        for k in self._session_names:            # usually `sess` is still `sess`
+            unnamed.discard(id(ns.get(k)))
         if not unnamed:
             return unnamed
-        for k, v in list(self.shell.user_ns.items()):
+        for k, v in list(ns.items()):
             if id(v) in unnamed and not (isinstance(k, str)
                                          and session_refs.HISTORY_NAME.match(k)):
                 unnamed.discard(id(v))
+                self._session_names.add(k)
         return unnamed
 
     def _close(self, should_close, why):
@@ -213,7 +218,9 @@ class CellMemory:
             held = session.held_device_memory()
             if not any(held.values()):
                 continue
-            names = session_refs.user_names(session, self.shell, limit=1)
+            ns = self.shell.user_ns
+            names = [k for k in sorted(self._session_names) if ns.get(k) is session] \
+                or session_refs.user_names(session, self.shell, limit=1)
             name = names[0] if names else ("default InteractiveSession" if isinstance(
                 session, session_lib.InteractiveSession) else "")
             for alloc, n in held.items():
