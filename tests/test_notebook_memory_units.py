@@ -192,6 +192,20 @@ def test_cell_release_keeps_what_a_named_session_holds(monitor):
     assert live_sessions() == []
 
 
+def test_an_unnamed_interactive_session_stays_open(monitor):
+    ns = monitor.shell.user_ns
+    ns.update(tf=tf)
+    run_cell(monitor, "tf.InteractiveSession()\n(tf.constant([1.0]) * 2.0).eval()", ns)
+    [session] = live_sessions()
+    try:
+        assert not session._closed                 # the default session: in use
+        r = monitor.history[-1]
+        assert r["holders"] == [("default InteractiveSession", r["in_use_after"])]
+        assert r["in_use_after"] > 0
+    finally:
+        session.close()
+
+
 def test_skip_release_and_release_now(monitor):
     ns = monitor.shell.user_ns
     ns.update(tf=tf, cell_memory=cell_memory)
