@@ -64,8 +64,8 @@ _live = weakref.WeakSet()
 
 
 def live_sessions():
-    """The Sessions of this process that are not closed (nor garbage-collected), oldest
-    first is not guaranteed. Holding the returned list keeps them alive: drop it soon."""
+    """The Sessions of this process not closed nor garbage-collected, in no particular
+    order. Holding the returned list keeps them alive: drop it soon."""
     return list(_live)
 
 
@@ -87,7 +87,6 @@ class BaseSession:
         self._target = target
         self._config = config if config is not None else config_lib.ConfigProto()
         self._closed = False
-        _live.add(self)
         self._plans = {}
         self._contexts = {}
         self._context_stack = []
@@ -105,6 +104,7 @@ class BaseSession:
         else:
             self.variable_values = {}   # VariableV2 op name -> its value in this session
             self._memory = None
+        _live.add(self)                   # once fully built (a failed __init__ is not)
         if self._config.log_device_placement:
             lines = self._devices.mapping_lines()
             sys.stdout.write("Device mapping:\n%s\n" % "\n".join(lines) if lines
