@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export TFTEACH_DATA ?= $(abspath ../shared/data)
 
-.PHONY: install graphviz test lab bench clean
+.PHONY: install graphviz kernel test lab bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,17 +24,26 @@ graphviz:
 
 install: $(VENV)/.installed graphviz
 
-test: install
+# The "Python 3 (tfteach)" kernel (docs/kernel.md): the extension preloaded, a virtual
+# GPU when there is no real one. Installed into the venv, so nothing outside it changes.
+kernel: install
+	$(PY) -m tfteach.kernel install --sys-prefix
+
+test: install kernel
 	$(PY) -m pytest -q -p no:cacheprovider
 
 lab: install
 	$(PY) -m pip install -q -e ".[lab]"
-	$(VENV)/bin/jupyter lab --notebook-dir=lessons $(if $(filter 0,$(shell id -u)),--allow-root)
+	$(PY) -m tfteach.kernel install --sys-prefix
+	$(VENV)/bin/jupyter lab --notebook-dir=lessons \
+	  --MappingKernelManager.default_kernel_name=tfteach \
+	  $(if $(filter 0,$(shell id -u)),--allow-root)
 
 bench: install
 	$(PY) bench/session_overhead.py
 	$(PY) bench/train_steps.py
 	$(PY) bench/nn_steps.py
+	$(PY) bench/cell_memory_overhead.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

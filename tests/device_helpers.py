@@ -12,6 +12,7 @@ def virtual_gpus(monkeypatch):
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
     monkeypatch.delenv("TFTEACH_VIRTUAL_GPUS", raising=False)
     monkeypatch.delenv("TFTEACH_VIRTUAL_GPU_MEMORY", raising=False)
+    monkeypatch.delenv("TFTEACH_VIRTUAL_GPUS_IF_NO_GPU", raising=False)
     devices._registry = None
 
     def make(count, memory_limit=2048):

@@ -117,6 +117,8 @@ class TfGraphMagics(Magics):
         from tfteach.notebook.run_recorder import RunRecorder
         if args.no_release:
             _state["no_release"].add(self.shell.execution_count)
+            from tfteach.notebook import cell_memory
+            cell_memory.skip_release_for_this_cell()
         note, scope = "", contextlib.nullcontext()
         if args.keep:
             graph = tf.get_default_graph()

@@ -11,6 +11,8 @@
   ones, so a lesson behaves the same on every machine. `CUDA_VISIBLE_DEVICES` applies to
   virtual GPUs too (they stand for the physical cards), read when the devices are first
   listed — as CUDA reads it once, "before import tensorflow" in the notes.
+  `TFTEACH_VIRTUAL_GPUS_IF_NO_GPU=n` asks for n virtual GPUs only when Numba sees no
+  real one (the teaching kernel sets it: a GPU machine keeps its real cards).
 
 A Session sees a `DeviceSet`: the process devices filtered by its ConfigProto
 (`device_count={'GPU': 0}`, `gpu_options.visible_device_list="1"`, which also renumbers:
@@ -20,7 +22,8 @@ import os
 
 from tfteach.runtime import allocator as allocator_lib
 
-__all__ = ["Device", "DeviceSet", "local_devices", "set_virtual_gpus", "session_devices",
+__all__ = ["Device", "DeviceSet", "local_devices", "known_devices", "set_virtual_gpus",
+           "session_devices",
            "full_name", "CPU_NAME", "SessionDeviceAttributes"]
 
 _PREFIX = "/job:localhost/replica:0/task:0"
@@ -149,11 +152,15 @@ def _register_cuda_kernels():
 
 def _build(virtual_count=None, memory_mib=None):
     cpu = Device("CPU", 0, "cpu", CPU_MEMORY_LIMIT, "")
+    from_env = virtual_count is None     # set_virtual_gpus(0) means: real GPUs only
     if virtual_count is None:
         virtual_count = _env_int("TFTEACH_VIRTUAL_GPUS", 0)
     if memory_mib is None:
         memory_mib = _env_int("TFTEACH_VIRTUAL_GPU_MEMORY", 2048)
     gpus = _virtual_gpus(virtual_count, memory_mib) if virtual_count > 0 else _cuda_gpus()
+    fallback = _env_int("TFTEACH_VIRTUAL_GPUS_IF_NO_GPU", 0)
+    if not gpus and from_env and virtual_count == 0 and fallback > 0:
+        gpus = _virtual_gpus(fallback, memory_mib)
     return [cpu] + gpus
 
 
@@ -163,6 +170,12 @@ def local_devices():
     if _registry is None:
         _registry = _build()
     return _registry
+
+
+def known_devices():
+    """The devices if they were already listed, else [] — never probes CUDA, so the
+    notebook's per-cell sampling costs nothing before the first session."""
+    return _registry or []
 
 
 def set_virtual_gpus(count, memory_limit=None):

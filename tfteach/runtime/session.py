@@ -28,7 +28,7 @@ from tfteach.runtime import run_observers
 from tfteach.runtime.run_observers import _observers as _run_observers
 
 __all__ = ["Session", "InteractiveSession", "get_default_session", "run_in_session",
-           "KernelContext"]
+           "KernelContext", "live_sessions"]
 
 
 class KernelContext:
@@ -56,6 +56,19 @@ class _DefaultSessionStack(threading.local):
 
 
 _default_sessions = _DefaultSessionStack()
+
+
+# Every Session not yet closed, held weakly: the notebook layer (tfteach/notebook/
+# cell_memory.py) lists them to name what still holds GPU memory and to close the ones
+# only IPython's output history keeps alive. A WeakSet never keeps a session alive, and
+# it is touched only when a session opens or closes, never in `run`.
+_live = weakref.WeakSet()
+
+
+def live_sessions():
+    """The Sessions of this process not closed nor garbage-collected, in no particular
+    order. Holding the returned list keeps them alive: drop it soon."""
+    return list(_live)
 
 
 def get_default_session():
@@ -93,6 +106,7 @@ class BaseSession:
         else:
             self.variable_values = {}   # VariableV2 op name -> its value in this session
             self._memory = None
+        _live.add(self)                   # once fully built (a failed __init__ is not)
         if self._config.log_device_placement:
             lines = self._devices.mapping_lines()
             sys.stdout.write("Device mapping:\n%s\n" % "\n".join(lines) if lines
@@ -120,11 +134,17 @@ class BaseSession:
     def close(self):
         """Frees this session's state; later runs raise RuntimeError."""
         self._closed = True
+        _live.discard(self)
         self._plans.clear()
         self._contexts.clear()
         self.variable_values.clear()
         if self._memory is not None:
             self._memory.release()      # variables and constants leave the GPUs
+
+    def held_device_memory(self):
+        """{Allocator: bytes} of GPU memory this open session holds (its variables and
+        constants); {} for a CPU-only or closed session. For the notebook's summary."""
+        return {} if self._memory is None else self._memory.held_bytes()
 
     def _check_open(self):
         if self._closed:

@@ -90,6 +90,18 @@ class SessionMemory:
         if buf is not None:
             self.held.append((alloc, buf))
 
+    def held_bytes(self):
+        """{Allocator: bytes} this session holds on each GPU now (each buffer once, even
+        when a variable and a constant share it). Read by the notebook's summary."""
+        seen = {}
+        for alloc, buf in list(self.store._buffers.values()) + self.held:
+            if alloc.live.get(buf.key) is buf:        # not freed by a reset_memory()
+                seen[id(buf)] = (alloc, buf.nbytes)
+        out = {}
+        for alloc, nbytes in seen.values():
+            out[alloc] = out.get(alloc, 0) + nbytes
+        return out
+
     def release(self):
         self.store.clear()
         held, self.held = self.held, []
