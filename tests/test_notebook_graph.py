@@ -15,6 +15,7 @@ import pytest
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 
+from nb_kernel_helpers import install_kernelspec, kernel_environment  # noqa: E402
 from tfteach.notebook import graph_dot  # noqa: E402
 from tfteach.notebook.graph_export import MIME_TYPE  # noqa: E402
 
@@ -44,7 +45,8 @@ with tf.name_scope("layer2"), tf.device("/gpu:1"):
 '''
 
 CELLS = [
-    ("setup", "%load_ext tfteach\nimport json\nimport numpy as np\nimport tfteach as tf\n"
+    # The tfteach kernel has loaded the extension already (its argv says --ext=tfteach).
+    ("setup", "import json\nimport numpy as np\nimport tfteach as tf\n"
               "tf.config.set_virtual_gpus(2)"),
     ("notes", "%%tfgraph\n" + NOTES + "with tf.Session() as sess:\n    print(sess.run(output))"),
     ("notes_check", "from tfteach.notebook import graph_magics\n"
@@ -103,13 +105,23 @@ CELLS = [
 ERROR_CELLS = {"bad_option", "bad_fetch", "raises", "bad_line"}
 
 
+@pytest.fixture(scope="module")
+def tfteach_kernel(tmp_path_factory):
+    """The "Python 3 (tfteach)" kernelspec of this checkout, installed in a temporary
+    prefix that JUPYTER_PATH puts first."""
+    prefix = str(tmp_path_factory.mktemp("kernelspec"))
+    install_kernelspec(prefix)
+    with kernel_environment(prefix):
+        yield "tfteach"
+
+
 def _client(nb, cwd):
-    return nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
+    return nbclient.NotebookClient(nb, timeout=120, kernel_name="tfteach",
                                    resources={"metadata": {"path": cwd}})
 
 
 @pytest.fixture(scope="module")
-def executed(tmp_path_factory):
+def executed(tmp_path_factory, tfteach_kernel):
     nb = nbformat.v4.new_notebook()
     for tag, source in CELLS:
         tags = [tag] + (["raises-exception"] if tag in ERROR_CELLS else [])
@@ -330,7 +342,7 @@ def test_static_html_shows_the_svg(executed):
     assert "<img src=x onerror" not in html
 
 
-def test_lesson_01_executes_top_to_bottom(tmp_path):
+def test_lesson_01_executes_top_to_bottom(tmp_path, tfteach_kernel):
     path = os.path.join(ROOT, "lessons", "01_graphs_and_sessions.ipynb")
     nb = nbformat.read(path, as_version=4)
     assert not any(c.get("outputs") for c in nb.cells if c.cell_type == "code")   # committed clean

@@ -179,6 +179,15 @@ def test_skip_release_keeps_the_reservation_for_one_cell(nb):
     assert nb.stats()["bytes_reserved"] == 0
 
 
+def test_tfgraph_no_release_keeps_the_reservation_for_one_cell(nb):
+    cell = nb.run("%%tfgraph --no-release\n"
+                  "kept = tf.Session()\nkept.run(tf.constant([1.0]) * 2.0)\ndel kept")
+    assert "release skipped for this cell" in "\n".join(mime(cell, "text/plain"))
+    assert nb.value("__import__('tfteach').config.memory_stats()['bytes_reserved']") \
+        == LIMIT
+    assert nb.stats()["bytes_reserved"] == 0
+
+
 def test_memory_history_lists_the_cells(nb):
     nb.run(var_cell("v100h", N, session="hist"))
     nb.run("hist.close()")
