@@ -20,7 +20,7 @@ from tfteach.framework.dead import DEAD
 from tfteach.framework.errors import InvalidArgumentError
 from tfteach.runtime import executor
 
-__all__ = ["run_while", "request_history", "run_while_grad"]
+__all__ = ["run_while", "request_history", "run_while_grad", "run_loop_history"]
 
 
 def request_history(loop, tensors):
@@ -83,8 +83,24 @@ def _grad_plan(ctx, grad_loop):
     return plan
 
 
-def _history(ctx, grad_loop, finals):
+def run_loop_history(ctx, _):
+    """LoopHistory: the history of the latest run of a loop nested in another's body.
+
+    Its input (the loop's first result) only orders it after that run. A fresh _History
+    object is made by every run, so each outer iteration's value stays intact once the
+    outer loop recorded it."""
+    return ctx.session._kernel_context(ctx.attrs["_forward"]).state.get("history")
+
+
+def _history(ctx, grad_loop, finals, given):
     forward = grad_loop.forward_op
+    if grad_loop.history is not None:
+        # Nested: the outer loop fed the history of the matching outer iteration.
+        if not isinstance(given, _History) or len(given.final) != len(finals):
+            raise InvalidArgumentError(
+                None, ctx.op, "The gradient of the loop '%s' needs the iterations of the "
+                "same run of that loop, which were not recorded." % forward.name)
+        return given
     history = ctx.session._kernel_context(forward).state.get("history")
     if history is None or len(history.final) != len(finals) or \
             any(a is not b for a, b in zip(history.final, finals)):
@@ -110,7 +126,8 @@ def run_while_grad(ctx, *inputs):
     grads = list(inputs[n:n + k])
     captured = list(inputs[n + k:n + k + m])
     extra = list(inputs[n + k + m:])
-    history = _history(ctx, grad_loop, finals)
+    given = extra.pop() if grad_loop.history is not None else None
+    history = _history(ctx, grad_loop, finals, given)
     plan = _grad_plan(ctx, grad_loop)
     saved_at = [history.index[t] for t in grad_loop.saved]
     totals = [np.zeros_like(np.asarray(captured[j])) for j in grad_loop.cap_ids]
