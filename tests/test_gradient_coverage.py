@@ -1,0 +1,67 @@
+"""The audit: every op type with a registered gradient is checked against central finite
+differences in float64 (and against TensorFlow's values), from the table in
+gradient_cases.py. A gradient registered without a case there fails
+`test_every_registered_gradient_has_a_finite_difference_case`, naming the op type."""
+import numpy as np
+import pytest
+
+import tfteach as tf
+from gradient_cases import CASES, REFUSING
+from gradient_check import check_gradients, check_gradients_match_tensorflow, \
+    recording_gradients
+from tfteach.framework import registry
+
+
+def _registered_gradients():
+    return {t for t in registry.registered_op_types()
+            if registry.get_op_def(t).gradient is not None}
+
+
+def test_every_registered_gradient_has_a_finite_difference_case():
+    missing = sorted(_registered_gradients() - set(CASES) - set(REFUSING))
+    assert not missing, ("op types with a registered gradient but no finite-difference case "
+                         "in tests/gradient_cases.py: %s" % ", ".join(missing))
+
+
+def test_every_case_names_an_op_type_with_a_gradient():
+    stale = sorted((set(CASES) | set(REFUSING)) - _registered_gradients())
+    assert not stale, "cases for op types without a registered gradient: %s" % stale
+
+
+@pytest.mark.parametrize("op_type", sorted(CASES))
+def test_gradient_matches_finite_differences(op_type):
+    case = CASES[op_type]
+    with recording_gradients() as called:
+        check_gradients(case.build, case.inputs, shapes=case.shapes, wrt=case.wrt,
+                        delta=case.delta, rtol=case.rtol, atol=case.atol)
+    assert op_type in called, "the case for %s never ran its gradient (ran: %s)" % (
+        op_type, sorted(called))
+
+
+@pytest.mark.parametrize("op_type", sorted(t for t in CASES if CASES[t].tf_ref))
+def test_gradient_matches_tensorflow(op_type):
+    case = CASES[op_type]
+    inputs, rtol, atol = case.inputs, max(case.rtol, 1e-6), max(case.atol, 1e-9)
+    if case.tf_float32:
+        inputs = [v.astype(np.float32) if v.dtype == np.float64 else v for v in inputs]
+        rtol, atol = 2e-4, 2e-5
+    check_gradients_match_tensorflow(case.build, inputs, shapes=case.shapes, wrt=case.wrt,
+                                     rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("op_type", sorted(REFUSING))
+def test_refusing_gradients_raise(op_type):
+    build, message = REFUSING[op_type]
+    x = tf.placeholder(tf.float64, [2, 3])
+    with pytest.raises(LookupError, match=message):
+        build(tf, x)
+
+
+def test_the_recorder_sees_only_the_gradients_that_ran():
+    x = tf.placeholder(tf.float64, [3])
+    z = tf.placeholder(tf.float64, [3])
+    y = tf.tanh(x) + tf.sin(z)                # Sin is not between x and y
+    with recording_gradients() as called:
+        tf.gradients(y, x)
+    assert called == {"Tanh", "AddV2"}
+    assert registry.get_op_def("Tanh").gradient.__name__ != "wrapper"   # restored
