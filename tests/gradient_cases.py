@@ -108,6 +108,10 @@ CASES = {
     "EluGrad": Case(second(lambda tf, x: tf.nn.elu(x)), [away(6), rand(6)]),
     "SeluGrad": Case(second(lambda tf, x: tf.nn.selu(x)), [away(6), rand(6)]),
     "LeakyReluGrad": Case(second(lambda tf, x: tf.nn.leaky_relu(x, 0.3)), [away(6), rand(6)]),
+    "SoftplusGrad": Case(second(lambda tf, x: tf.nn.softplus(x)), [rand(6) * 3.0, rand(6)]),
+    # TF 1.15 has no gradient for SoftsignGrad (it raises LookupError): tfteach only
+    "SoftsignGrad": Case(second(lambda tf, x: tf.nn.softsign(x)), [away(6), rand(6)],
+                         tf_ref=False),
     # -- binary math -------------------------------------------------------------------
     "Add": Case(lambda tf, x, y: tf.add(x, y), [rand(2, 3), rand(3)]),
     "AddV2": Case(lambda tf, x, y: x + y, [rand(2, 3), rand(2, 1)]),
@@ -232,6 +236,10 @@ CASES = {
     "MaxPool": Case(lambda tf, x: tf.nn.max_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "VALID"), [IMG]),
     "MaxPoolGrad": Case(second(lambda tf, x: tf.nn.max_pool(x, [1, 2, 2, 1], [1, 2, 2, 1],
                                                             "VALID")), [IMG, U_POOL]),
+    "MaxPoolGradGrad": Case(
+        lambda tf, x, u, v: tf.gradients(tf.gradients(tf.nn.max_pool(
+            x, [1, 2, 2, 1], [1, 2, 2, 1], "VALID"), x, grad_ys=u)[0], u, grad_ys=v)[0],
+        [IMG, U_POOL, rand(*IMG.shape)], wrt=[2]),
     "FusedBatchNormV3": Case(
         lambda tf, x, scale, offset: tf.nn.fused_batch_norm(x, scale, offset)[0],
         [rand(2, 2, 2, 3), pos(3), rand(3)], rtol=1e-5, atol=1e-6, tf_float32=True),
