@@ -243,6 +243,10 @@ CASES = {
     "FusedBatchNormV3": Case(
         lambda tf, x, scale, offset: tf.nn.fused_batch_norm(x, scale, offset)[0],
         [rand(2, 2, 2, 3), pos(3), rand(3)], rtol=1e-5, atol=1e-6, tf_float32=True),
+    "FusedBatchNormGradV3": Case(
+        lambda tf, x, scale, offset: tf.gradients(tf.reduce_sum(tf.sin(
+            tf.nn.fused_batch_norm(x, scale, offset, data_format="NCHW")[0])), [x, scale]),
+        [rand(2, 3, 2, 2), pos(3), rand(3)], rtol=1e-5, atol=1e-6, tf_float32=True),
     "LRN": Case(lambda tf, x: tf.nn.lrn(x, 2, 1.0, 0.5, 0.75), [rand(1, 2, 2, 5)],
                 rtol=1e-5, atol=1e-6, tf_float32=True),
     # -- random ops' affine steps (tfteach ops: TF uses mul and add) -------------------------

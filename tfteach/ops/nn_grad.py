@@ -148,14 +148,18 @@ def _softmax_xent_grad(op, grad_loss, grad_grad):
     softmax_grad = op.outputs[1]
     grad = _broadcast_mul(grad_loss, softmax_grad)
     logits = op.inputs[0]
+    # d loss / d labels = -log_softmax(logits).
+    labels_grad = _broadcast_mul(grad_loss, -log_softmax(logits))
     if grad_grad is not None and not _is_zero(grad_grad):
         # Someone differentiated the backprop output itself (a second derivative):
-        # backprop = softmax - labels, whose derivative is softmax's.
+        # backprop = softmax(logits) - labels, whose derivative is softmax's for the
+        # logits and -1 for the labels. TF 1.15 forgets the labels' part (TF issue
+        # #26495: hypergradients through soft labels are wrong there); tfteach adds it.
         s = softmax(logits)
         grad += ((grad_grad - squeeze(matmul(expand_dims(grad_grad, 1), expand_dims(s, 2)),
                                       axis=1)) * s)
-    # d loss / d labels = -log_softmax(logits).
-    return [grad, _broadcast_mul(grad_loss, -log_softmax(logits))]
+        labels_grad = labels_grad - grad_grad
+    return [grad, labels_grad]
 
 
 _SPARSE_XENT_SECOND_DERIVATIVE = (
