@@ -12,6 +12,17 @@ from gradient_check import check_gradients, check_gradients_match_tensorflow, \
 from tfteach.framework import registry
 
 
+def _import_every_module():
+    # An op type registered by a module `import tfteach` does not load must count too.
+    import importlib
+    import pkgutil
+    for module in pkgutil.walk_packages(tf.__path__, "tfteach."):
+        importlib.import_module(module.name)
+
+
+_import_every_module()
+
+
 def _registered_gradients():
     return {t for t in registry.registered_op_types()
             if registry.get_op_def(t).gradient is not None}
@@ -21,6 +32,36 @@ def test_every_registered_gradient_has_a_finite_difference_case():
     missing = sorted(_registered_gradients() - set(CASES) - set(REFUSING))
     assert not missing, ("op types with a registered gradient but no finite-difference case "
                          "in tests/gradient_cases.py: %s" % ", ".join(missing))
+
+
+# Op types that are neither marked not_differentiable nor given a gradient, and why that
+# is right. A new op type must be one of the three (a gradient, not_differentiable, or
+# here with its reason): the test below names it otherwise.
+NO_GRADIENT = {
+    "Const": "a source: the walk ends there", "Placeholder": "a source",
+    "VariableV2": "a source (gradients reach it through its read snapshot)",
+    "NoOp": "no outputs", "Assert": "no outputs",
+    "Assign": "changes session state (TF: no gradient)", "AssignAdd": "as Assign",
+    "AssignSub": "as Assign", "IsVariableInitialized": "a bool output",
+    "ApplyGradientDescent": "an optimizer update (TF: no gradient)",
+    "ApplyMomentum": "as ApplyGradientDescent", "ApplyAdagrad": "as ApplyGradientDescent",
+    "ApplyRMSProp": "as ApplyGradientDescent", "ApplyCenteredRMSProp": "as above",
+    "ApplyAdam": "as ApplyGradientDescent", "ApplyAdadelta": "as ApplyGradientDescent",
+    "LoopVar": "fed by its loop; the While gradient differentiates the body itself",
+    "LoopHistory": "a recorded loop history, not a number",
+    "WhileGrad": "second derivatives of loops are not supported (TF 1.15 neither)",
+    "LRNGrad": "TF 1.15 has no gradient for it either",
+}
+
+
+def test_every_differentiable_op_type_has_a_gradient_or_a_reason():
+    lacking = {t for t in registry.registered_op_types()
+               if registry.get_op_def(t).differentiable and
+               registry.get_op_def(t).gradient is None}
+    unexplained = sorted(lacking - set(NO_GRADIENT))
+    assert not unexplained, ("op types with neither a gradient nor not_differentiable(): %s"
+                             % ", ".join(unexplained))
+    assert not set(NO_GRADIENT) - lacking, "stale: %s" % sorted(set(NO_GRADIENT) - lacking)
 
 
 def test_every_case_names_an_op_type_with_a_gradient():
