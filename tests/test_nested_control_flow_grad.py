@@ -79,6 +79,30 @@ def several_loop_variables(tf, a, b, c):
     return [a, b]
 
 
+def inner_accumulates_captured(tf, x, w):
+    """The inner loop starts from zeros: its gradient flows only to what it captured
+    (the outer loop variable s and the outside w)."""
+    def outer(i, s):
+        acc = tf.while_loop(lambda j, a: j < 3,
+                            lambda j, a: (j + 1, a + tf.sin(s * w) * tf.cast(j, tf.float64)),
+                            [0, tf.zeros_like(s)])[1]
+        return i + 1, s + acc * 0.3
+    return tf.while_loop(lambda i, s: i < 2, outer, [0, x])[1]
+
+
+def cond_in_loop(tf, x):
+    """A cond in a (top-level) loop's body, with maximum_iterations."""
+    def body(i, y):
+        y = tf.cond(i % 2 < 1, lambda: y * x, lambda: tf.sin(y) + x)
+        return [i + 1, y]
+    return tf.while_loop(lambda i, y: True, body, [0, x], maximum_iterations=5)[1]
+
+
+def nested_loops_in_cond(tf, p, x, w):
+    """A loop in a loop, in a cond's true branch."""
+    return tf.cond(p, lambda: triangle(tf, x, w), lambda: tf.tanh(x) * w)
+
+
 PROGRAMS = {
     "nested_power": (nested_power, lambda: [np.array([1.1, -0.9]), np.array(3, np.int32),
                                             np.array(2, np.int32)]),
@@ -90,6 +114,13 @@ PROGRAMS = {
         _rand(2, 3) * 0.5, _rand(3, 3, seed=1) * 0.5, _rand(3, 2, 3, seed=2)]),
     "several_loop_variables": (several_loop_variables, lambda: [
         _rand(2) * 0.5, _rand(2, seed=1) * 0.5, np.array(0.3)]),
+    "inner_accumulates_captured": (inner_accumulates_captured,
+                                   lambda: [_rand(3), _rand(3, seed=1)]),
+    "cond_in_loop": (cond_in_loop, lambda: [_rand(3)]),
+    "nested_loops_in_cond_taken": (nested_loops_in_cond,
+                                   lambda: [np.array(True), _rand(3), _rand(3, seed=1)]),
+    "nested_loops_in_cond_untaken": (nested_loops_in_cond,
+                                     lambda: [np.array(False), _rand(3), _rand(3, seed=1)]),
 }
 
 
