@@ -321,6 +321,19 @@ def test_prod_gradient_with_zeros():
 
 @pytest.mark.parametrize("exclusive", [False, True])
 @pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_cumprod_gradient_with_zeros(exclusive, reverse, axis):
+    # TF divides by x here (nan in TF 1.15, 0 in TF 2: both wrong). A cumprod is a
+    # polynomial, so central differences are exact up to rounding, zeros included.
+    x = np.array([[2.0, 0.0, 3.0, 0.0, 1.5], [0.0, 1.2, -0.7, 2.0, 0.5],
+                  [1.1, -1.3, 0.9, 0.8, 0.0], [0.6, 0.7, 0.8, 0.9, 1.1]])
+    grads = check_gradients(lambda tf, x: tf.cumprod(x, axis, exclusive=exclusive,
+                                                     reverse=reverse), [x], none_ok=False)
+    assert np.all(np.isfinite(grads[0]))
+
+
+@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.parametrize("reverse", [False, True])
 def test_cumsum_cumprod_gradients(exclusive, reverse):
     x = rand(3, 4, low=0.5, high=2.0)
     for fn in ("cumsum", "cumprod"):

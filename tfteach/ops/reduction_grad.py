@@ -11,7 +11,8 @@ import numpy as np
 
 from tfteach.framework import dtypes
 from tfteach.framework.registry import gradient, not_differentiable, register_op
-from tfteach.ops import binary_ops, cast_ops, comparison_ops, unary_ops, where_ops
+from tfteach.ops import (binary_ops, cast_ops, comparison_ops, fill_ops, unary_ops,
+                         where_ops)
 from tfteach.ops.broadcast_grad import kept_dims, reshape_like, shape_constant
 from tfteach.ops.constant_op import constant
 from tfteach.ops.fill_ops import fill
@@ -184,10 +185,28 @@ def _cumsum_grad(op, grad):
 
 @gradient("Cumprod")
 def _cumprod_grad(op, grad):
+    # TF's formula, d x_i = (sum over the later k of grad_k * y_k) / x_i, divides by x:
+    # with a zero in x it gives nan (TF 1.15) or 0 (TF 2, div_no_nan), both wrong (a
+    # cumprod is a polynomial: its gradient exists everywhere). Along the axis, with z
+    # the first zero (in the scan's direction): before z, x_i != 0 and TF's formula is
+    # right; at z, the products that skip x_z are those of x with x_z set to 1; after z,
+    # every product holds x_z, so 0.
     x, axis = op._inputs
     exclusive = op._attrs["exclusive"]
     reverse = op._attrs["reverse"]
-    prod = cumprod(x, axis, exclusive=exclusive, reverse=reverse)
-    out = cumsum(prod * grad, axis, exclusive=exclusive, reverse=not reverse)
-    return [out / x, None]
+
+    def scan_sum(t):
+        return cumsum(t, axis, exclusive=exclusive, reverse=not reverse)
+    nonzero = cast_ops.cast(comparison_ops.not_equal(x, 0), x.dtype.base_dtype)
+    # 1 where every earlier element is nonzero: up to and including the first zero
+    no_zero_before = cumprod(nonzero, axis, exclusive=True, reverse=reverse)
+    before_first_zero = no_zero_before * nonzero
+    first_zero = no_zero_before - before_first_zero
+    ones = fill_ops.ones_like(x)
+    safe_x = where_ops.where(nonzero > 0, x, ones)
+    before = scan_sum(cumprod(x, axis, exclusive=exclusive, reverse=reverse) * grad) / safe_x
+    x_without_zero = where_ops.where(first_zero > 0, ones, x)
+    at_zero = scan_sum(cumprod(x_without_zero, axis, exclusive=exclusive,
+                               reverse=reverse) * grad)
+    return [before * before_first_zero + at_zero * first_zero, None]
 
