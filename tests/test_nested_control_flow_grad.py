@@ -207,3 +207,22 @@ def test_nested_history_is_named_after_the_inner_loop():
     tf.gradients(tf.get_default_graph().get_tensor_by_name("while/Exit_1:0"), x)
     ops = {op.name: op.type for op in tf.get_default_graph().get_operations()}
     assert ops.get("while/while/History") == "LoopHistory"
+
+
+def test_gradient_of_an_inner_loop_taken_inside_the_outer_body():
+    # tf.gradients called while the outer body is built: the inner WhileGrad runs in
+    # the same iteration as the inner loop, with that run's history.
+    x = tf.placeholder(tf.float64, [])
+
+    def body(i, acc):
+        inner = tf.while_loop(lambda j, z: j < 3, lambda j, z: (j + 1, z * x),
+                              [0, acc + 1.0])[1]          # (acc + 1) * x ** 3
+        g, = tf.gradients(inner, x)                       # 3 (acc + 1) x ** 2
+        return i + 1, acc + g
+    y = tf.while_loop(lambda i, a: i < 2, body, [0, tf.constant(0.0, tf.float64)])[1]
+    with tf.Session() as sess:
+        got = sess.run(y, {x: 1.5})
+    acc = 0.0
+    for _ in range(2):
+        acc += 3 * (acc + 1) * 1.5 ** 2
+    np.testing.assert_allclose(got, acc)
