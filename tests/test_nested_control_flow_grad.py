@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import tfteach as tf
+from device_helpers import virtual_gpus  # noqa: F401 (fixture)
 from gradient_check import check_gradients, check_gradients_match_tensorflow
 
 
@@ -226,3 +227,19 @@ def test_gradient_of_an_inner_loop_taken_inside_the_outer_body():
     for _ in range(2):
         acc += 3 * (acc + 1) * 1.5 ** 2
     np.testing.assert_allclose(got, acc)
+
+
+def test_nested_gradient_on_a_virtual_gpu(virtual_gpus):
+    # The loops run on the GPU; the recorded histories (strings to the placer) stay on
+    # the host, and the values copied between them keep the gradient right.
+    virtual_gpus(1, memory_limit=256)
+    x = tf.placeholder(tf.float64, [3])
+    y = nested_power(tf, x, 2, 3)                    # x ** 7
+    g, = tf.gradients(tf.reduce_sum(y), x)
+    xv = np.array([1.1, -0.9, 0.7])
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(g, {x: xv}), 7 * xv ** 6)
+        graph = tf.get_default_graph()
+        device_of = sess._placer.device_of
+        assert "GPU" in device_of(graph.get_operation_by_name("while")).name
+        assert "CPU" in device_of(graph.get_operation_by_name("while/while/History")).name
