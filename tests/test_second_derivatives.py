@@ -85,3 +85,21 @@ def test_soft_label_hypergradient_is_exact_unlike_tensorflows():
     with pytest.raises(AssertionError, match="input 0 differs from TensorFlow"):
         check_gradients_match_tensorflow(build, case.inputs, wrt=wrt)
     assert ours[0] is not None
+
+
+@pytest.mark.parametrize("is_training", [True, False])
+@pytest.mark.parametrize("data_format", ["NHWC", "NCHW"])
+def test_fused_batch_norm_second_derivatives(is_training, data_format):
+    def build(tf, x, scale, offset):
+        mean = None if is_training else tf.constant([0.1, -0.2, 0.3], x.dtype)
+        variance = None if is_training else tf.constant([1.5, 0.7, 1.1], x.dtype)
+        y = tf.nn.fused_batch_norm(x, scale, offset, mean=mean, variance=variance,
+                                   is_training=is_training, data_format=data_format)[0]
+        return tf.gradients(tf.reduce_sum(tf.sin(y)), [x, scale, offset])
+    rng = np.random.RandomState(5)
+    shape = (2, 2, 2, 3) if data_format == "NHWC" else (2, 3, 2, 2)
+    inputs = [rng.uniform(-1, 1, shape), rng.uniform(0.5, 2.0, 3), rng.uniform(-1, 1, 3)]
+    check_gradients(build, inputs, rtol=1e-5, atol=1e-6)
+    if data_format == "NHWC":     # (TF's CPU kernels: float32 only)
+        check_gradients_match_tensorflow(build, [v.astype(np.float32) for v in inputs],
+                                         rtol=2e-4, atol=2e-5)
