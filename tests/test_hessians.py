@@ -131,3 +131,12 @@ def test_ops_are_built_once_under_hessians_in_a_loop():
             assert sum(op.type == "While" for op in ops) == 1
             counts.append(len(ops))
     assert counts[0] == counts[1]         # the graph does not grow with size(x)
+
+
+def test_hessian_with_respect_to_a_variable():
+    wv = np.array([0.5, -0.3])
+    w = tf.Variable(wv, name="w")
+    h, = tf.hessians(tf.reduce_sum(tf.exp(w * w)), w)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(sess.run(h), np.diag(np.exp(wv ** 2) * (2 + 4 * wv ** 2)))
