@@ -17,7 +17,12 @@ pushed, the values each iteration used. tfteach does the same in its own shape:
   - one WhileGrad op (kernel: runtime/loop_runner.run_while_grad) takes the loop's final
     values, their gradients and the captured tensors, and runs the body-gradient
     sub-plan once per recorded iteration, last to first.
-A loop nested in another loop's body is not differentiable here (NotImplementedError).
+A loop nested in another loop's body runs once per outer iteration, so its history is
+per outer iteration too: a `LoopHistory` op next to the inner loop (in the outer body)
+outputs the history object of the inner loop's latest run. The inner WhileGrad takes it
+as its last input; being a forward body tensor of the outer loop, it is recorded by the
+outer loop each iteration (like any tensor the outer gradient reads) and fed back by the
+outer WhileGrad for that iteration: TF's per-frame stacks, at any depth of nesting.
 """
 from tfteach.framework import dtypes, tensor_shape
 from tfteach.framework.registry import gradient, register_op

@@ -12,7 +12,9 @@ once per iteration), and never after the condition turned false.
 
 Once `tf.gradients` went through a loop (ops/while_grad.py), the While kernel also
 records every iteration's loop variables and the body tensors the gradient reads (TF's
-stack pushes), and the WhileGrad kernel replays that history backwards.
+stack pushes), and the WhileGrad kernel replays that history backwards. A loop nested
+in another loop's body gets its history from its LoopHistory input instead (the outer
+loop recorded one per outer iteration; see ops/while_grad.py).
 """
 import numpy as np
 
