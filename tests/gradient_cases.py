@@ -274,6 +274,10 @@ CASES = {
 # Op types whose registered "gradient" refuses on purpose, as TensorFlow's does; the
 # coverage test checks that it raises this LookupError.
 REFUSING = {
+    "WhileGrad": (lambda tf, x: tf.gradients(tf.gradients(
+        tf.while_loop(lambda i, y: i < 2, lambda i, y: (i + 1, y * x), [0, x])[1], x)[0], x),
+        "Second-order gradient for while loops not supported: "
+        "'gradients/while_grad/WhileGrad' .* tf.while_loop 'while'"),
     "PreventGradient": (lambda tf, x: tf.gradients(tf.gradients(
         tf.nn.sparse_softmax_cross_entropy_with_logits(labels=[1, 0], logits=x), x)[0], x),
         "Gradient explicitly disabled"),

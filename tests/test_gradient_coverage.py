@@ -72,7 +72,6 @@ NO_GRADIENT = {
     "ApplyAdam": "as ApplyGradientDescent", "ApplyAdadelta": "as ApplyGradientDescent",
     "LoopVar": "fed by its loop; the While gradient differentiates the body itself",
     "LoopHistory": "a recorded loop history, not a number",
-    "WhileGrad": "second derivatives of loops are not supported (TF 1.15 neither)",
     "LRNGrad": "TF 1.15 has no gradient for it either",
 }
 

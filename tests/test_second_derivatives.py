@@ -16,8 +16,8 @@ REFUSED = {
     # no gradient for LRNGrad in TF 1.15 either
     "LRN": "op type: LRNGrad",
     # a loop's gradient is one WhileGrad op, not differentiable again (docs/gradients.md)
-    "While": "op type: WhileGrad",
-    "Exit": "op type: WhileGrad",
+    "While": "Second-order gradient for while loops not supported",
+    "Exit": "Second-order gradient for while loops not supported",
 }
 # Where tfteach's second derivative deliberately differs from TensorFlow's.
 DIFFERS_FROM_TF = {

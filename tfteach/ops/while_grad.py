@@ -144,6 +144,16 @@ def _body_gradients(op, loop, var_ids, cap_ids):
     return context, grad_ins, grads[:len(var_ids)], grads[len(var_ids):]
 
 
+@gradient("WhileGrad")
+def _while_grad_grad(op, *grads):
+    # TF 1.15 raises TypeError with this text; a LookupError, as for any op without a
+    # gradient, is what tf.gradients' callers (the optimizers) expect here.
+    raise LookupError(
+        "Second-order gradient for while loops not supported: '%s' (op type: WhileGrad) "
+        "is the gradient of the tf.while_loop '%s'." % (op.name,
+                                                       op._attrs["_grad_loop"].forward_op.name))
+
+
 @gradient("While")
 def _while_grad(op, *grads):
     loop = op._attrs["_loop"]
