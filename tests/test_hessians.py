@@ -83,6 +83,20 @@ def test_hessian_matches_tensorflow(name):
                                rtol=1e-7, atol=1e-10)
 
 
+@pytest.mark.parametrize("pred", [True, False])
+def test_hessian_of_a_function_with_a_cond(pred):
+    # The Hessian's loop differentiates the gradient ops of both branches; those of the
+    # untaken branch are dead: the loop must still run (and pick the live side).
+    def build(tf, x):
+        return tf.cond(tf.constant(pred), lambda: tf.reduce_sum(tf.tanh(x) * x[::-1]),
+                       lambda: tf.reduce_sum(tf.exp(x) * x))
+    xv = _x("cond")
+    got = hessian_of(tf, build, xv)
+    np.testing.assert_allclose(got, numeric_hessian(build, xv), rtol=1e-5, atol=2e-6)
+    np.testing.assert_allclose(got, hessian_of(tensorflow_v1(), build, xv), rtol=1e-7,
+                               atol=1e-10)
+
+
 def test_hessian_of_a_quadratic_form_in_closed_form():
     a = R.uniform(-1.0, 1.0, (4, 4))
     x = tf.placeholder(tf.float64, [4])

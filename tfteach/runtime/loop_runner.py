@@ -53,12 +53,40 @@ def _plans(ctx, loop):
     return plans[1]
 
 
+def _run_with_dead_captures(ctx, loop, values, captured):
+    """A loop that captured a dead tensor (while_ops._AcceptsDeadInputs): the tensor is
+    dead inside the body too, so the sub-plans run the executor's dead-aware loop. A
+    dead condition or a dead initial value makes the loop's results dead."""
+    n = len(values)
+    dead = DEAD if n == 1 else (DEAD,) * n
+    if any(v is DEAD for v in values):
+        return dead
+    cond_plan, body_plan = _plans(ctx, loop)
+    cond_plan.has_control_flow = body_plan.has_control_flow = True
+    saved = getattr(loop, "saved", None)
+    steps = []
+    while True:
+        pred = cond_plan.run(values + captured)[0]
+        if pred is DEAD:
+            return dead
+        if not pred:
+            break
+        outputs = body_plan.run(values + captured)
+        steps.append((values, outputs[n:]))
+        values = outputs[:n]
+    if saved is not None:
+        ctx.state["history"] = _History(saved, steps, values)
+    return values[0] if n == 1 else tuple(values)
+
+
 def run_while(ctx, *inputs):
     loop = ctx.attrs["_loop"]
-    cond_plan, body_plan = _plans(ctx, loop)
     n = len(loop.loop_vars)
     values = list(inputs[:n])
     captured = list(inputs[n:])
+    if ctx.op._op_def.handles_dead_inputs and any(v is DEAD for v in inputs):
+        return _run_with_dead_captures(ctx, loop, values, captured)
+    cond_plan, body_plan = _plans(ctx, loop)
     saved = getattr(loop, "saved", None)
     if saved is None:
         while cond_plan.run(values + captured)[0]:
