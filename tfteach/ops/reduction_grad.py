@@ -9,10 +9,11 @@ compute them (`ReducedShape` is tfteach's single op for TF's `reduced_shape`).
 """
 import numpy as np
 
-from tfteach.framework import dtypes
+from tfteach.framework import dtypes, tensor_shape
 from tfteach.framework.registry import gradient, not_differentiable, register_op
 from tfteach.ops import (binary_ops, cast_ops, comparison_ops, fill_ops, unary_ops,
                          where_ops)
+from tfteach.ops.array_grad_ops import invert_permutation
 from tfteach.ops.broadcast_grad import kept_dims, reshape_like, shape_constant
 from tfteach.ops.constant_op import constant
 from tfteach.ops.fill_ops import fill
@@ -37,6 +38,25 @@ def _reduced_shape_kernel(ctx, input_shape, axes):
 register_op("ReducedShape", lambda op: [(op._inputs[0].dtype.base_dtype,
                                          op._inputs[0].shape)], cpu=_reduced_shape_kernel)
 not_differentiable("ReducedShape")
+
+
+def _reduction_permutation_kernel(ctx, input_shape, axes):
+    rank = len(input_shape)
+    reduced = sorted(set(int(a) % rank for a in np.ravel(axes))) if rank else []
+    other = [i for i in range(rank) if i not in reduced]
+    counts = [int(np.prod([input_shape[i] for i in dims], dtype=np.int64))
+              for dims in (reduced, other)]
+    return np.array(reduced + other, np.int32), np.array(counts, np.int32)
+
+
+# The reduced axes first, then the others; and the [reduced, other] sizes (TF computes
+# them with Rank, Range, SetDiff1d, Gather and Prod ops): reduce_prod's gradient when the
+# rank or the axes are only known at run time.
+register_op("ReductionPermutation",
+            lambda op: [(dtypes.int32, op._inputs[0].shape),
+                        (dtypes.int32, tensor_shape.TensorShape([2]))],
+            cpu=_reduction_permutation_kernel)
+not_differentiable("ReductionPermutation")
 
 
 class _Reduction:
@@ -150,10 +170,9 @@ def _prod_grad(op, grad):
     """d prod / d x_i = the product of all the other elements: the product of those
     before i times those after i (two exclusive cumprods), which works with zeros."""
     r = _reduction(op)
-    if r.axes is None:
-        raise NotImplementedError("tfteach: the gradient of reduce_prod needs a known rank "
-                                  "and axes known when the graph is built")
     grad = r.tile_to_input(grad)
+    if r.axes is None:
+        return [_prod_grad_at_run_time(r, grad), None]
     rank = len(r.in_dims)
     reduced = r.axes
     other = [i for i in range(rank) if i not in reduced]
@@ -210,3 +229,16 @@ def _cumprod_grad(op, grad):
                                reverse=reverse) * grad)
     return [before * before_first_zero + at_zero * first_zero, None]
 
+
+
+def _prod_grad_at_run_time(r, grad):
+    """The same, with the permutation and the sizes computed when the graph runs."""
+    perm, sizes = apply_op("ReductionPermutation", [shape(r.x), r.axes_t], {},
+                           name="ReductionPermutation")
+    permuted = transpose(r.x, perm)
+    reshaped = reshape(permuted, sizes)
+    left = cumprod(reshaped, axis=0, exclusive=True)
+    right = cumprod(reshaped, axis=0, exclusive=True, reverse=True)
+    y = reshape(left * right, shape(permuted))
+    out = grad * transpose(y, invert_permutation(perm))
+    return reshape(out, shape(r.x))
