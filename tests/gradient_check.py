@@ -31,14 +31,43 @@ How it works:
 None); `check_gradients_match_tensorflow` returns (TensorFlow's, tfteach's);
 `gradient_op_names(tf, build, inputs)` gives {name: type} of the ops under
 `gradients/`, to compare graph structure with TensorFlow's.
+`with recording_gradients() as called:` collects the op types whose registered gradient
+function ran inside the block (to prove a test exercises the gradient it claims to).
 """
+import contextlib
+
 import numpy as np
 
 import tfteach
 
 from tf_reference import run_program, tensorflow_v1
 
-__all__ = ["check_gradients", "check_gradients_match_tensorflow", "gradient_op_names"]
+__all__ = ["check_gradients", "check_gradients_match_tensorflow", "gradient_op_names",
+           "recording_gradients"]
+
+
+@contextlib.contextmanager
+def recording_gradients():
+    """Yields a set that collects the type of every op whose gradient function runs."""
+    from tfteach.framework import registry
+    called = set()
+    originals = {}
+
+    def recording(op_type, fn):
+        def wrapper(op, *grads):
+            called.add(op_type)
+            return fn(op, *grads)
+        return wrapper
+    for op_type in registry.registered_op_types():
+        op_def = registry.get_op_def(op_type)
+        if op_def.gradient is not None:
+            originals[op_type] = op_def.gradient
+            op_def.gradient = recording(op_type, op_def.gradient)
+    try:
+        yield called
+    finally:
+        for op_type, fn in originals.items():
+            registry.get_op_def(op_type).gradient = fn
 
 
 def _float_input_indices(inputs):

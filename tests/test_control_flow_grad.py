@@ -201,15 +201,31 @@ def test_while_gradient_values_match_tensorflow():
     check_gradients_match_tensorflow(_power, [np.array([1.5, -0.7]), np.array(3, np.int32)])
 
 
-def test_nested_while_gradient_is_not_supported():
+def test_nested_while_gradient():
+    # Nested loops are differentiable (more in test_nested_control_flow_grad.py).
     x = tf.placeholder(tf.float64, [])
 
     def body(i, y):
         inner = tf.while_loop(lambda j, z: j < 2, lambda j, z: (j + 1, z * x), [0, y])[1]
         return i + 1, inner
-    y = tf.while_loop(lambda i, y: i < 2, body, [0, x])[1]
-    with pytest.raises(NotImplementedError, match="nested in the body of another"):
-        tf.gradients(y, x)
+    y = tf.while_loop(lambda i, y: i < 2, body, [0, x])[1]      # x ** 5
+    g, = tf.gradients(y, x)
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(g, {x: 1.5}), 5 * 1.5 ** 4)
+
+
+@pytest.mark.parametrize("pred", [True, False])
+def test_loop_capturing_a_tensor_that_may_be_dead(pred):
+    # A top-level loop uses both sides of a Switch: the dead one is dead inside the body
+    # too, and the body's Merge forwards the live one (TF1's Enter of a dead tensor).
+    p = tf.placeholder(tf.bool, [])
+    x = tf.placeholder(tf.float64, [])
+    false_side, true_side = switch(x, p)
+    y = tf.while_loop(lambda i, y: i < 3,
+                      lambda i, y: (i + 1, y + merge([false_side * 2.0, true_side * 3.0])[0]),
+                      [0, tf.constant(0.0, tf.float64)])[1]
+    with tf.Session() as sess:
+        assert sess.run(y, {p: pred, x: 1.5}) == 3 * 1.5 * (3.0 if pred else 2.0)
 
 
 def test_while_gradient_with_fed_results_fails_clearly():

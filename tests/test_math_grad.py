@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import tfteach as tf
-from gradient_check import check_gradients
+from gradient_check import check_gradients, check_gradients_match_tensorflow
 
 R = np.random.RandomState(42)
 
@@ -292,7 +292,7 @@ def test_reduction_gradients_with_unknown_dims(op, axis):
         check_gradients(lambda tf, x: REDUCTIONS[op](tf, x, axis=axis), [x], shapes=[shape])
 
 
-@pytest.mark.parametrize("op", ["sum", "mean", "max"])
+@pytest.mark.parametrize("op", ["sum", "mean", "max", "prod", "min", "logsumexp"])
 def test_reduction_gradients_with_unknown_rank(op):
     x = R.permutation(12).reshape(4, 3) / 10.0 + 0.5
     check_gradients(lambda tf, x: REDUCTIONS[op](tf, x, axis=1), [x],
@@ -317,6 +317,32 @@ def test_prod_gradient_with_zeros():
     x = np.array([[2.0, 0.0, 3.0], [1.5, 2.0, 0.5]])
     check_gradients(lambda tf, x: tf.reduce_prod(x, axis=1), [x])
     check_gradients(lambda tf, x: tf.reduce_prod(x), [x])
+
+
+@pytest.mark.parametrize("axes", [[0], [1, 2], [-1], [2, 0], [0, 1, 2]], ids=str)
+def test_prod_gradient_with_runtime_axes_and_unknown_rank(axes):
+    # The permutation is then computed when the graph runs (ReductionPermutation).
+    x = np.array([[[2.0, 0.0, 3.0], [1.5, 2.0, 0.5]], [[0.7, 1.1, -0.4], [0.0, 0.0, 1.2]]])
+    axes = np.array(axes, np.int32)
+    for shapes in ([None, None], ["?", None]):
+        check_gradients(lambda tf, x, a: tf.reduce_prod(x, a), [x, axes], shapes=shapes)
+        check_gradients(lambda tf, x, a: tf.reduce_prod(x, a, keepdims=True), [x, axes],
+                        shapes=shapes)
+    check_gradients_match_tensorflow(lambda tf, x, a: tf.reduce_prod(x, a), [x, axes],
+                                     shapes=["?", None])
+
+
+@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_cumprod_gradient_with_zeros(exclusive, reverse, axis):
+    # TF divides by x here (nan in TF 1.15, 0 in TF 2: both wrong). A cumprod is a
+    # polynomial, so central differences are exact up to rounding, zeros included.
+    x = np.array([[2.0, 0.0, 3.0, 0.0, 1.5], [0.0, 1.2, -0.7, 2.0, 0.5],
+                  [1.1, -1.3, 0.9, 0.8, 0.0], [0.6, 0.7, 0.8, 0.9, 1.1]])
+    grads = check_gradients(lambda tf, x: tf.cumprod(x, axis, exclusive=exclusive,
+                                                     reverse=reverse), [x], none_ok=False)
+    assert np.all(np.isfinite(grads[0]))
 
 
 @pytest.mark.parametrize("exclusive", [False, True])

@@ -13,7 +13,7 @@ from tfteach.ops.linalg_ops import matmul
 from tfteach.ops.op_builder import apply_op, constant_value, same_shape_fn
 from tfteach.ops.reduction_ops import reduce_sum
 from tfteach.ops.shape_ops import expand_dims, squeeze
-from tfteach.ops.unary_ops import exp
+from tfteach.ops.unary_ops import abs as abs_, exp, sign
 from tfteach.ops.where_ops import where
 from tfteach.nn.activations import activation_grad
 from tfteach.nn.softmax_ops import log_softmax, softmax
@@ -74,9 +74,28 @@ def _softplus_grad(op, grad):
     return [activation_grad("SoftplusGrad", grad, op.inputs[0])]
 
 
+@gradient("SoftplusGrad")
+def _softplus_grad_grad(op, grad):
+    # SoftplusGrad(dy, x) = dy * sigmoid(x): linear in dy; d sigmoid / dx written as
+    # 1 / (e^-x + 2 + e^x), TF's formula (no cancellation for large |x|).
+    dy, x = op.inputs
+    return [activation_grad("SoftplusGrad", grad, x),
+            grad * dy / (exp(-x) + 2.0 + exp(x))]
+
+
 @gradient("Softsign")
 def _softsign_grad(op, grad):
     return [activation_grad("SoftsignGrad", grad, op.inputs[0])]
+
+
+@gradient("SoftsignGrad")
+def _softsign_grad_grad(op, grad):
+    # SoftsignGrad(dy, x) = dy / (1 + |x|)^2, so d/dx = -2 dy sign(x) / (1 + |x|)^3.
+    # (TF 1.15 has no gradient here; tf.hessians of softsign needs it.)
+    dy, x = op.inputs
+    denom = 1.0 + abs_(x)
+    return [activation_grad("SoftsignGrad", grad, x),
+            grad * dy * -2.0 * sign(x) / (denom * denom * denom)]
 
 
 @gradient("LeakyRelu")
@@ -129,14 +148,18 @@ def _softmax_xent_grad(op, grad_loss, grad_grad):
     softmax_grad = op.outputs[1]
     grad = _broadcast_mul(grad_loss, softmax_grad)
     logits = op.inputs[0]
+    # d loss / d labels = -log_softmax(logits).
+    labels_grad = _broadcast_mul(grad_loss, -log_softmax(logits))
     if grad_grad is not None and not _is_zero(grad_grad):
         # Someone differentiated the backprop output itself (a second derivative):
-        # backprop = softmax - labels, whose derivative is softmax's.
+        # backprop = softmax(logits) - labels, whose derivative is softmax's for the
+        # logits and -1 for the labels. TF 1.15 forgets the labels' part (TF issue
+        # #26495: hypergradients through soft labels are wrong there); tfteach adds it.
         s = softmax(logits)
         grad += ((grad_grad - squeeze(matmul(expand_dims(grad_grad, 1), expand_dims(s, 2)),
                                       axis=1)) * s)
-    # d loss / d labels = -log_softmax(logits).
-    return [grad, _broadcast_mul(grad_loss, -log_softmax(logits))]
+        labels_grad = labels_grad - grad_grad
+    return [grad, labels_grad]
 
 
 _SPARSE_XENT_SECOND_DERIVATIVE = (

@@ -37,6 +37,15 @@ def _max_pool_grad_grad(op, grad):
             apply_op("MaxPoolGradGrad", [x, y, grad], _attrs(op), "MaxPoolGradGrad")]
 
 
+@gradient("MaxPoolGradGrad")
+def _max_pool_grad_grad_grad(op, grad):
+    # MaxPoolGradGrad(x, y, g) picks g at each window's argmax: linear in g, its
+    # gradient sends `grad` back to those argmaxes (a MaxPoolGrad); x and y get zeros.
+    x, y = op.inputs[0], op.inputs[1]
+    return [zeros_like(x), zeros_like(y),
+            apply_op("MaxPoolGrad", [x, y, grad], _attrs(op), "MaxPoolGrad")]
+
+
 @gradient("AvgPool")
 def _avg_pool_grad(op, grad):
     x = op.inputs[0]

@@ -9,9 +9,11 @@ compute them (`ReducedShape` is tfteach's single op for TF's `reduced_shape`).
 """
 import numpy as np
 
-from tfteach.framework import dtypes
+from tfteach.framework import dtypes, tensor_shape
 from tfteach.framework.registry import gradient, not_differentiable, register_op
-from tfteach.ops import binary_ops, cast_ops, comparison_ops, unary_ops, where_ops
+from tfteach.ops import (binary_ops, cast_ops, comparison_ops, fill_ops, unary_ops,
+                         where_ops)
+from tfteach.ops.array_grad_ops import invert_permutation
 from tfteach.ops.broadcast_grad import kept_dims, reshape_like, shape_constant
 from tfteach.ops.constant_op import constant
 from tfteach.ops.fill_ops import fill
@@ -36,6 +38,25 @@ def _reduced_shape_kernel(ctx, input_shape, axes):
 register_op("ReducedShape", lambda op: [(op._inputs[0].dtype.base_dtype,
                                          op._inputs[0].shape)], cpu=_reduced_shape_kernel)
 not_differentiable("ReducedShape")
+
+
+def _reduction_permutation_kernel(ctx, input_shape, axes):
+    rank = len(input_shape)
+    reduced = sorted(set(int(a) % rank for a in np.ravel(axes))) if rank else []
+    other = [i for i in range(rank) if i not in reduced]
+    counts = [int(np.prod([input_shape[i] for i in dims], dtype=np.int64))
+              for dims in (reduced, other)]
+    return np.array(reduced + other, np.int32), np.array(counts, np.int32)
+
+
+# The reduced axes first, then the others; and the [reduced, other] sizes (TF computes
+# them with Rank, Range, SetDiff1d, Gather and Prod ops): reduce_prod's gradient when the
+# rank or the axes are only known at run time.
+register_op("ReductionPermutation",
+            lambda op: [(dtypes.int32, op._inputs[0].shape),
+                        (dtypes.int32, tensor_shape.TensorShape([2]))],
+            cpu=_reduction_permutation_kernel)
+not_differentiable("ReductionPermutation")
 
 
 class _Reduction:
@@ -149,10 +170,9 @@ def _prod_grad(op, grad):
     """d prod / d x_i = the product of all the other elements: the product of those
     before i times those after i (two exclusive cumprods), which works with zeros."""
     r = _reduction(op)
-    if r.axes is None:
-        raise NotImplementedError("tfteach: the gradient of reduce_prod needs a known rank "
-                                  "and axes known when the graph is built")
     grad = r.tile_to_input(grad)
+    if r.axes is None:
+        return [_prod_grad_at_run_time(r, grad), None]
     rank = len(r.in_dims)
     reduced = r.axes
     other = [i for i in range(rank) if i not in reduced]
@@ -184,10 +204,41 @@ def _cumsum_grad(op, grad):
 
 @gradient("Cumprod")
 def _cumprod_grad(op, grad):
+    # TF's formula, d x_i = (sum over the later k of grad_k * y_k) / x_i, divides by x:
+    # with a zero in x it gives nan (TF 1.15) or 0 (TF 2, div_no_nan), both wrong (a
+    # cumprod is a polynomial: its gradient exists everywhere). Along the axis, with z
+    # the first zero (in the scan's direction): before z, x_i != 0 and TF's formula is
+    # right; at z, the products that skip x_z are those of x with x_z set to 1; after z,
+    # every product holds x_z, so 0.
     x, axis = op._inputs
     exclusive = op._attrs["exclusive"]
     reverse = op._attrs["reverse"]
-    prod = cumprod(x, axis, exclusive=exclusive, reverse=reverse)
-    out = cumsum(prod * grad, axis, exclusive=exclusive, reverse=not reverse)
-    return [out / x, None]
 
+    def scan_sum(t):
+        return cumsum(t, axis, exclusive=exclusive, reverse=not reverse)
+    nonzero = cast_ops.cast(comparison_ops.not_equal(x, 0), x.dtype.base_dtype)
+    # 1 where every earlier element is nonzero: up to and including the first zero
+    no_zero_before = cumprod(nonzero, axis, exclusive=True, reverse=reverse)
+    before_first_zero = no_zero_before * nonzero
+    first_zero = no_zero_before - before_first_zero
+    ones = fill_ops.ones_like(x)
+    safe_x = where_ops.where(nonzero > 0, x, ones)
+    before = scan_sum(cumprod(x, axis, exclusive=exclusive, reverse=reverse) * grad) / safe_x
+    x_without_zero = where_ops.where(first_zero > 0, ones, x)
+    at_zero = scan_sum(cumprod(x_without_zero, axis, exclusive=exclusive,
+                               reverse=reverse) * grad)
+    return [before * before_first_zero + at_zero * first_zero, None]
+
+
+
+def _prod_grad_at_run_time(r, grad):
+    """The same, with the permutation and the sizes computed when the graph runs."""
+    perm, sizes = apply_op("ReductionPermutation", [shape(r.x), r.axes_t], {},
+                           name="ReductionPermutation")
+    permuted = transpose(r.x, perm)
+    reshaped = reshape(permuted, sizes)
+    left = cumprod(reshaped, axis=0, exclusive=True)
+    right = cumprod(reshaped, axis=0, exclusive=True, reverse=True)
+    y = reshape(left * right, shape(permuted))
+    out = grad * transpose(y, invert_permutation(perm))
+    return reshape(out, shape(r.x))

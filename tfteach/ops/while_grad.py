@@ -17,11 +17,18 @@ pushed, the values each iteration used. tfteach does the same in its own shape:
   - one WhileGrad op (kernel: runtime/loop_runner.run_while_grad) takes the loop's final
     values, their gradients and the captured tensors, and runs the body-gradient
     sub-plan once per recorded iteration, last to first.
-A loop nested in another loop's body is not differentiable here (NotImplementedError).
+A loop nested in another loop's body runs once per outer iteration, so its history is
+per outer iteration too: a `LoopHistory` op next to the inner loop (in the outer body)
+outputs the history object of the inner loop's latest run. The inner WhileGrad takes it
+as its last input; being a forward body tensor of the outer loop, it is recorded by the
+outer loop each iteration (like any tensor the outer gradient reads) and fed back by the
+outer WhileGrad for that iteration: TF's per-frame stacks, at any depth of nesting.
 """
+from tfteach.framework import dtypes, tensor_shape
 from tfteach.framework.registry import gradient, register_op
 from tfteach.ops import gradients_impl
-from tfteach.ops.control_flow_context import ControlFlowContext, reads_session_state
+from tfteach.ops.control_flow_context import (ControlFlowContext, building_in,
+                                              reads_session_state)
 from tfteach.ops.fill_ops import zeros_like
 from tfteach.ops.op_builder import apply_op
 from tfteach.ops.while_ops import WhileContext
@@ -32,6 +39,10 @@ __all__ = ["WhileGradContext"]
 
 register_op("WhileGrad", lambda op: op._attrs["_grad_loop"].output_specs,
             cpu=loop_runner.run_while_grad, stateful=True)
+# Its value is a Python object (runtime/loop_runner._History); `string` keeps it on the
+# host, where the placer keeps every string tensor.
+register_op("LoopHistory", lambda op: [(dtypes.string, tensor_shape.scalar())],
+            cpu=loop_runner.run_loop_history, stateful=True)
 
 
 class WhileGradContext(ControlFlowContext):
@@ -75,7 +86,7 @@ class GradLoop:
     """What the WhileGrad kernel needs (the counterpart of while_ops._Loop)."""
 
     def __init__(self, forward_op, loop, var_ids, cap_ids, grad_ins, var_grads, cap_grads,
-                 saved, extra, output_specs):
+                 saved, extra, output_specs, history=None):
         self.forward_op = forward_op      # the While op whose history is replayed
         self.loop = loop
         self.var_ids = var_ids            # loop variables that carry a gradient
@@ -86,17 +97,33 @@ class GradLoop:
         self.saved = saved                # forward tensors fed from the recorded history
         self.extra = extra                # outside tensors beyond the loop's captures
         self.output_specs = output_specs
+        self.history = history            # nested loop: the LoopHistory input (else None)
 
 
-def _check_supported(op):
+def _in_a_loop(op):
+    """Whether `op` was built in the body of a loop (maybe inside a cond there)."""
     context = op._control_flow_context
     while context is not None:
         if isinstance(context, (WhileContext, WhileGradContext)):
-            raise NotImplementedError(
-                "Gradients of the tf.while_loop '%s' are not supported: it is nested in the "
-                "body of another tf.while_loop (tfteach differentiates top-level loops and "
-                "loops inside tf.cond only)." % op.name)
+            return True
         context = context.outer_context
+    return False
+
+
+def _history_of(op, loop):
+    """The LoopHistory tensor of the nested loop `op`, built once next to it."""
+    history = getattr(loop, "history_tensor", None)
+    if history is None:
+        graph = op.graph
+        # In the inner loop's own context (the outer body), so that the outer loop's
+        # gradient sees a forward tensor to record; named after the loop, free of the
+        # control dependencies and name scope of the gradient code that asks for it.
+        with building_in(graph, op._control_flow_context), \
+                graph.control_dependencies(None), graph.name_scope(op.name + "/"):
+            history = apply_op("LoopHistory", [op.outputs[0]], {"_forward": op},
+                               name="History")
+        loop.history_tensor = history
+    return history
 
 
 def _body_gradients(op, loop, var_ids, cap_ids):
@@ -117,10 +144,19 @@ def _body_gradients(op, loop, var_ids, cap_ids):
     return context, grad_ins, grads[:len(var_ids)], grads[len(var_ids):]
 
 
+@gradient("WhileGrad")
+def _while_grad_grad(op, *grads):
+    # TF 1.15 raises TypeError with this text; a LookupError, as for any op without a
+    # gradient, is what tf.gradients' callers (the optimizers) expect here.
+    raise LookupError(
+        "Second-order gradient for while loops not supported: '%s' (op type: WhileGrad) "
+        "is the gradient of the tf.while_loop '%s'." % (op.name,
+                                                       op._attrs["_grad_loop"].forward_op.name))
+
+
 @gradient("While")
 def _while_grad(op, *grads):
     loop = op._attrs["_loop"]
-    _check_supported(op)
     n = len(loop.loop_vars)
     var_ids = [i for i in range(n) if gradients_impl.is_trainable(loop.loop_vars[i])]
     if not var_ids or all(grads[i] is None for i in var_ids):
@@ -134,14 +170,15 @@ def _while_grad(op, *grads):
     extra = [t for t in context.captured if t not in captured_set]
     specs = [(loop.loop_vars[i].dtype, op.inputs[i].shape) for i in var_ids] + \
             [(loop.captured[j].dtype.base_dtype, loop.captured[j].shape) for j in cap_ids]
+    history = _history_of(op, loop) if _in_a_loop(op) else None
     grad_loop = GradLoop(op, loop, var_ids, cap_ids, grad_ins, var_grads, cap_grads,
-                         saved, extra, specs)
+                         saved, extra, specs, history)
     # From now on the forward loop records these tensors each iteration.
     loop_runner.request_history(loop, saved)
     out_grads = [zeros_like(op.outputs[i]) if grads[i] is None else grads[i]
                  for i in var_ids]
     inputs = list(op.outputs[i] for i in range(n)) + out_grads + list(loop.captured) + \
-        extra
+        extra + ([] if history is None else [history])
     grad_op = op.graph._create_op("WhileGrad", inputs, {"_grad_loop": grad_loop},
                                   "WhileGrad", context.external_controls)
     outputs = grad_op._outputs

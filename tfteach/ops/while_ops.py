@@ -92,6 +92,42 @@ class WhileContext(ControlFlowContext):
         super().add_inner_op(op)
 
 
+# -- loops that capture tensors of a cond branch --------------------------------------------------
+class _AcceptsDeadInputs:
+    """The While op type, except that the executor runs the op with dead inputs.
+
+    A loop built *outside* a cond may still capture a tensor that is dead in some runs:
+    tf.hessians builds a loop whose body differentiates gradient ops of a cond's two
+    branches. As in TF1, such a tensor is dead inside the body (and the body's Merges
+    pick the live side); loop_runner.run_while does that. Only loops that need it get
+    this op def: a plan with an op accepting dead inputs runs the executor's slower
+    general loop."""
+    handles_dead_inputs = True
+
+    def __init__(self, op_def):
+        self._op_def = op_def
+
+    def __getattr__(self, name):        # everything else: While's registered op def
+        return getattr(self._op_def, name)
+
+
+def _may_be_dead(tensors):
+    """Whether a tensor may be dead when it is computed: a Switch feeds it through ops
+    that are not Merges (a Merge's output is alive)."""
+    seen = set()
+    stack = [t.op for t in tensors]
+    while stack:
+        op = stack.pop()
+        if op in seen or op.type == "Merge":
+            continue
+        if op.type == "Switch":
+            return True
+        seen.add(op)
+        stack.extend(t.op for t in op._inputs)
+        stack.extend(op._control_inputs)
+    return False
+
+
 # -- building -------------------------------------------------------------------------------------
 def _shape_less_than_or_equal(shape, invariant):
     """Whether every shape `shape` allows is allowed by `invariant` (TF's rule)."""
@@ -177,6 +213,10 @@ def _build_loop(graph, scope, cond, body, loop_vars, shape_invariants, attrs,
     # The op is named like the scope ("while"), its final values while/Exit, ...
     while_op = graph._create_op("While", flat_init + loop.captured, attrs, scope,
                                 context.external_controls)
+    # (Inside a cond, what the loop captures is dead exactly when its branch is not
+    # taken, and so are its initial values: skipping the loop then is right.)
+    if context.outer_context is None and _may_be_dead(loop.captured):
+        while_op._op_def = _AcceptsDeadInputs(while_op._op_def)
     exits = [apply_op("Exit", [out], {"T": out.dtype}, "Exit") for out in while_op._outputs]
     packed_exits = nest.pack_sequence_as(body_result, exits)
     if return_same_structure:

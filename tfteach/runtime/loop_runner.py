@@ -12,7 +12,9 @@ once per iteration), and never after the condition turned false.
 
 Once `tf.gradients` went through a loop (ops/while_grad.py), the While kernel also
 records every iteration's loop variables and the body tensors the gradient reads (TF's
-stack pushes), and the WhileGrad kernel replays that history backwards.
+stack pushes), and the WhileGrad kernel replays that history backwards. A loop nested
+in another loop's body gets its history from its LoopHistory input instead (the outer
+loop recorded one per outer iteration; see ops/while_grad.py).
 """
 import numpy as np
 
@@ -20,7 +22,7 @@ from tfteach.framework.dead import DEAD
 from tfteach.framework.errors import InvalidArgumentError
 from tfteach.runtime import executor
 
-__all__ = ["run_while", "request_history", "run_while_grad"]
+__all__ = ["run_while", "request_history", "run_while_grad", "run_loop_history"]
 
 
 def request_history(loop, tensors):
@@ -51,12 +53,40 @@ def _plans(ctx, loop):
     return plans[1]
 
 
+def _run_with_dead_captures(ctx, loop, values, captured):
+    """A loop that captured a dead tensor (while_ops._AcceptsDeadInputs): the tensor is
+    dead inside the body too, so the sub-plans run the executor's dead-aware loop. A
+    dead condition or a dead initial value makes the loop's results dead."""
+    n = len(values)
+    dead = DEAD if n == 1 else (DEAD,) * n
+    if any(v is DEAD for v in values):
+        return dead
+    cond_plan, body_plan = _plans(ctx, loop)
+    cond_plan.has_control_flow = body_plan.has_control_flow = True
+    saved = getattr(loop, "saved", None)
+    steps = []
+    while True:
+        pred = cond_plan.run(values + captured)[0]
+        if pred is DEAD:
+            return dead
+        if not pred:
+            break
+        outputs = body_plan.run(values + captured)
+        steps.append((values, outputs[n:]))
+        values = outputs[:n]
+    if saved is not None:
+        ctx.state["history"] = _History(saved, steps, values)
+    return values[0] if n == 1 else tuple(values)
+
+
 def run_while(ctx, *inputs):
     loop = ctx.attrs["_loop"]
-    cond_plan, body_plan = _plans(ctx, loop)
     n = len(loop.loop_vars)
     values = list(inputs[:n])
     captured = list(inputs[n:])
+    if ctx.op._op_def.handles_dead_inputs and any(v is DEAD for v in inputs):
+        return _run_with_dead_captures(ctx, loop, values, captured)
+    cond_plan, body_plan = _plans(ctx, loop)
     saved = getattr(loop, "saved", None)
     if saved is None:
         while cond_plan.run(values + captured)[0]:
@@ -83,8 +113,24 @@ def _grad_plan(ctx, grad_loop):
     return plan
 
 
-def _history(ctx, grad_loop, finals):
+def run_loop_history(ctx, _):
+    """LoopHistory: the history of the latest run of a loop nested in another's body.
+
+    Its input (the loop's first result) only orders it after that run. A fresh _History
+    object is made by every run, so each outer iteration's value stays intact once the
+    outer loop recorded it."""
+    return ctx.session._kernel_context(ctx.attrs["_forward"]).state.get("history")
+
+
+def _history(ctx, grad_loop, finals, given):
     forward = grad_loop.forward_op
+    if grad_loop.history is not None:
+        # Nested: the outer loop fed the history of the matching outer iteration.
+        if not isinstance(given, _History) or len(given.final) != len(finals):
+            raise InvalidArgumentError(
+                None, ctx.op, "The gradient of the loop '%s' needs the iterations of the "
+                "same run of that loop, which were not recorded." % forward.name)
+        return given
     history = ctx.session._kernel_context(forward).state.get("history")
     if history is None or len(history.final) != len(finals) or \
             any(a is not b for a, b in zip(history.final, finals)):
@@ -110,7 +156,8 @@ def run_while_grad(ctx, *inputs):
     grads = list(inputs[n:n + k])
     captured = list(inputs[n + k:n + k + m])
     extra = list(inputs[n + k + m:])
-    history = _history(ctx, grad_loop, finals)
+    given = extra.pop() if grad_loop.history is not None else None
+    history = _history(ctx, grad_loop, finals, given)
     plan = _grad_plan(ctx, grad_loop)
     saved_at = [history.index[t] for t in grad_loop.saved]
     totals = [np.zeros_like(np.asarray(captured[j])) for j in grad_loop.cap_ids]
