@@ -167,8 +167,9 @@ def softmax_xent(ctx, logits, labels):
     return loss.astype(dtype, copy=False), backprop.astype(dtype, copy=False)
 
 
-def sparse_softmax_xent(ctx, logits, labels):
-    """(loss [batch], backprop [batch, classes]) for class-index labels."""
+def check_sparse_xent_inputs(ctx, logits, labels):
+    """TF's checks of SparseSoftmaxCrossEntropyWithLogits' inputs (shapes, label range);
+    the CUDA kernel makes the same ones. Returns (batch, classes)."""
     if np.ndim(logits) != 2:
         raise InvalidArgumentError(None, ctx.op, "logits must be 2-D, but got shape %s"
                                    % shape_string(logits))
@@ -190,6 +191,12 @@ def sparse_softmax_xent(ctx, logits, labels):
             None, ctx.op, "Received a label value of %d which is outside the valid range of "
             "[0, %d).  Label values: %s" % (labels[np.argmax(bad)], classes,
                                             " ".join(str(v) for v in labels.tolist())))
+    return batch, classes
+
+
+def sparse_softmax_xent(ctx, logits, labels):
+    """(loss [batch], backprop [batch, classes]) for class-index labels."""
+    batch, _ = check_sparse_xent_inputs(ctx, logits, labels)
     dtype = logits.dtype
     logits = np.ascontiguousarray(logits, dtype=_compute_dtype(logits))
     loss = np.empty(batch, logits.dtype)

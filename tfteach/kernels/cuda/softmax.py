@@ -21,6 +21,7 @@ from numba import cuda
 
 from tfteach.framework.errors import InvalidArgumentError
 from tfteach.kernels.cpu.cwise import shape_string
+from tfteach.kernels.cpu.nn_kernels import check_sparse_xent_inputs
 from tfteach.kernels.cuda import launch
 
 __all__ = ["softmax_kernel", "xent_kernel", "sparse_xent_kernel", "softmax", "softmax_xent",
@@ -136,26 +137,11 @@ def sparse_softmax_xent(ctx, logits, labels):
     logits = launch.on_device(logits)
     launch.check_float(ctx, logits)
     labels = launch.on_host(labels)               # read on the host to check the range
-    if logits.ndim != 2:
-        raise InvalidArgumentError(None, ctx.op, "logits must be 2-D, but got shape %s"
-                                   % shape_string(logits))
-    if labels.ndim != 1 or labels.dtype.kind not in "iu":
+    if labels.dtype.kind not in "iu":
         raise InvalidArgumentError(None, ctx.op, "labels must be 1-D, but got shape %s"
                                    % shape_string(labels))
-    batch, classes = logits.shape
-    if labels.shape[0] != batch:
-        raise InvalidArgumentError(
-            None, ctx.op, "logits and labels must have the same first dimension, got logits "
-            "shape %s and labels shape %s" % (shape_string(logits), shape_string(labels)))
-    if classes == 0 and batch > 0:
-        raise InvalidArgumentError(None, ctx.op, "Must have at least one class, but got logits "
-                                   "shape %s" % shape_string(logits))
-    bad = (labels < 0) | (labels >= classes)
-    if bad.any():     # on a GPU an out-of-range label would read outside the row: check first
-        raise InvalidArgumentError(
-            None, ctx.op, "Received a label value of %d which is outside the valid range of "
-            "[0, %d).  Label values: %s" % (labels[np.argmax(bad)], classes,
-                                            " ".join(str(v) for v in labels.tolist())))
+    # On a GPU an out-of-range label would read outside its row: the CPU's checks first.
+    batch, classes = check_sparse_xent_inputs(ctx, logits, labels)
     loss = launch.empty((batch,), logits.dtype)
     backprop = launch.empty((batch, classes), logits.dtype)
     if batch:
