@@ -91,6 +91,7 @@ def test_snapshot_after_a_cell_and_soft_release(kernel):
     assert row_after["in_use"] == 4 * N           # the open session keeps its variable
     assert row_after["reserved"] < row["reserved"]
     assert after["cells"][-1]["released"] == rec["released"]
+    assert after["cells"][-1]["by"] == "release button"
     assert run(kernel, "1")["execution_count"] == cell + 1
 
 

@@ -39,6 +39,7 @@ export class GraphView extends Widget implements IRenderMime.IRenderer {
   private collapsed = new Set<string>();
   private drawing: DotResult | null = null;
   private pinned: string | null = null;
+  private sized = false;
   private viewport = el('div', 'tft-viewport');
   private details = el('div', 'tft-details');
   private toolbar = el('div', 'tft-toolbar');
@@ -91,6 +92,11 @@ export class GraphView extends Widget implements IRenderMime.IRenderer {
     if (fit) {
       const w = svg.width.baseVal.value || svg.getBBox().width;
       const h = svg.height.baseVal.value || svg.getBBox().height;
+      if (!this.sized) {
+        // a small graph gets a small viewport (the user can still drag its corner)
+        this.viewport.style.height = `${Math.round(Math.min(560, Math.max(180, h + 16)))}px`;
+        this.sized = true;
+      }
       this.zoom.fit(w, h);
     } else {
       this.zoom.apply();

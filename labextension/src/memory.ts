@@ -28,6 +28,7 @@ export interface CellRecord {
   skipped?: boolean;
   holders: [string, number][];
   closed: string[];
+  by?: string;
 }
 
 export interface Snapshot {
@@ -57,7 +58,7 @@ export function cellRows(s: Snapshot): string[][] {
     .slice()
     .reverse()
     .map(r => [
-      r.cell === null ? '-' : `In [${r.cell}]`,
+      r.by ? r.by : r.cell === null ? '-' : `In [${r.cell}]`,
       r.device + (r.virtual ? ' (virtual)' : ''),
       formatBytes(r.peak),
       r.skipped ? 'skipped' : formatBytes(r.released),

@@ -31,6 +31,11 @@ describe('memory panel rows', () => {
     expect(rows[1][5]).toBe('-');
   });
 
+  it('labels the records a release made', () => {
+    const s = { ...snap, cells: [...snap.cells, { ...snap.cells[1], cell: 4, by: 'release button' }] };
+    expect(cellRows(s)[0][0]).toBe('release button');
+  });
+
   it('says what a release did', () => {
     expect(releaseText({ ...snap, released: [] })).toBe('No GPU: nothing to release.');
     expect(releaseText({ ...snap, released: [{ ...snap.cells[1], released: 2 * MIB, closed: ['Out[3]'] }] }))

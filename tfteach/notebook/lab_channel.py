@@ -17,7 +17,8 @@ reads a JSON object, never a Python repr.
 Shape (version 1): {"version": 1, "extension_loaded": bool,
   "devices": [{"name": "GPU:0", "type": "GPU", "virtual": true, "total": int,
                "limit": int, "reserved": int, "in_use": int, "peak": int}],   # CPU: no figures
-  "cells": [the last cells' records (memory_report's format, holders as [name, bytes])],
+  "cells": [the last cells' records (memory_report's format, holders as [name, bytes];
+             "by": "release button" on the records the panel's release made)],
   "released": null or [records]}     # release(): what the soft release did
 """
 from tfteach.notebook import cell_memory
@@ -55,7 +56,7 @@ def _device_row(d):
 def _record(r):
     out = {k: r[k] for k in ("cell", "device", "virtual", "in_use_before", "in_use_after",
                              "reserved_before", "reserved_after", "peak", "released",
-                             "skipped") if k in r}
+                             "skipped", "by") if k in r}
     out["holders"] = [[name, n] for name, n in r.get("holders", ())]
     out["closed"] = list(r.get("closed", ()))
     return out
@@ -76,6 +77,9 @@ def release_data():
     variable holds keeps its memory), then the new figures."""
     monitor = cell_memory.current_monitor()
     records = monitor.release_now() if monitor is not None else []
+    for r in records:
+        # release_now numbers its records with the *next* cell's count; say who made them
+        r["by"] = "release button"
     data = snapshot_data()
     data["released"] = [_record(r) for r in records]
     return data
