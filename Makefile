@@ -16,12 +16,14 @@ $(VENV)/.lab-python:
 
 # The JupyterLab extension (labextension/, docs/labextension.md), built with Node into
 # tfteach/labextension (git-ignored); wheels ship it prebuilt, so users need no Node.
-# npm ci installs exactly the committed lockfile; the build reruns when a source changes.
+# npm installs the committed lockfile's versions (`npm ci` refuses this lockfile: npm 11
+# wants every platform's optional rollup binary listed, and the registry mirror here
+# lacks some); the build reruns when a source changes.
 LABEXT := tfteach/labextension/static/style.js
 LABEXT_SRC := $(wildcard labextension/src/*.ts labextension/style/*) labextension/package.json \
 	labextension/tsconfig.json labextension/scripts/build.js
 labextension/node_modules/.package-lock.json: labextension/package-lock.json labextension/package.json
-	cd labextension && npm ci --no-audit --no-fund
+	cd labextension && npm install --no-audit --no-fund
 	touch $@
 
 $(LABEXT): labextension/node_modules/.package-lock.json $(LABEXT_SRC) $(VENV)/.lab-python

@@ -80,7 +80,7 @@ def page(tmp_path_factory):
     sync_api = pytest.importorskip("playwright.sync_api")
     if not os.path.exists(os.path.join(BUILT, "static", "style.js")):
         pytest.fail("the lab extension is not built (tfteach/labextension): run `make install` "
-                    "or `cd labextension && npm ci && npm run build:prod`")
+                    "or `cd labextension && npm install && npm run build:prod`")
     base = str(tmp_path_factory.mktemp("lab"))
     prefix = os.path.join(base, "prefix")
     install_kernelspec(prefix)

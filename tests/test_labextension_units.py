@@ -17,7 +17,7 @@ def test_vitest_suite_passes():
     vitest = os.path.join(LABEXT, "node_modules", ".bin", "vitest")
     if not os.path.exists(vitest):
         pytest.fail("labextension/node_modules is missing: run `make install` "
-                    "(or `cd labextension && npm ci`)")
+                    "(or `cd labextension && npm install`)")
     proc = subprocess.run([vitest, "run", "--reporter=verbose"], cwd=LABEXT, timeout=300,
                           capture_output=True, text=True, env={**os.environ, "CI": "1"})
     out = re.sub(r"\x1b\[[0-9;]*m", "", proc.stdout + proc.stderr)
