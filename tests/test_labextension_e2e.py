@@ -55,6 +55,18 @@ evil = {"version": 1, "kind": "tfteach.graph", "nodes": [node], "edges": [], "sc
         "note": EVIL}
 display({"application/vnd.tfteach.graph+json": evil, "text/plain": "evil"}, raw=True)''' % EVIL
 
+# An unrolled recurrence: `zeros`, then 200 steps of 5 ops (ones, MatMul, add/y, add,
+# Tanh) in rnn/step_k/ (add and its constant in rnn/step_k/add/): 1,001 ops.
+BIG_CELL = '''from tfteach.notebook.graph_export import export_graph
+big = tf.Graph()
+with big.as_default():
+    state = tf.zeros([1, 4])
+    for t in range(200):
+        with tf.name_scope("rnn/step_%d" % t):
+            state = tf.tanh(tf.matmul(state, tf.ones([4, 4])) + 1.0)
+print("ops:", len(big.get_operations()))
+display({"application/vnd.tfteach.graph+json": export_graph(big), "text/plain": "big"}, raw=True)'''
+
 MEMORY_CELL = '''from tfteach.notebook.cell_memory import skip_release_for_this_cell
 x2 = tf.placeholder(tf.float32, [%d])
 with tf.device("/gpu:0"):
@@ -63,7 +75,8 @@ sess2 = tf.Session()
 sess2.run(v2.initializer, {x2: np.ones(%d, np.float32)})
 skip_release_for_this_cell()   # keep TF's greedy reservation for the release button''' % (N, N)
 
-CELLS = ["import numpy as np\nimport tfteach as tf", GRAPH_CELL, EVIL_CELL, MEMORY_CELL]
+CELLS = ["import numpy as np\nimport tfteach as tf", GRAPH_CELL, EVIL_CELL, BIG_CELL,
+         MEMORY_CELL]
 
 
 def write_notebook(path):
@@ -203,6 +216,25 @@ def test_hostile_names_are_text_everywhere(page):
     assert page.locator(".tft-graph img, .tft-graph script").count() == 0
     assert page.dialogs == []
     g.screenshot(path=os.path.join(ARTIFACTS, "hostile-names.png"))
+
+
+def test_big_graph_starts_folded(page):
+    g = graph(page, 2)
+    g.scroll_into_view_if_needed()
+    printed = page.locator(".jp-OutputArea-output", has_text="ops:").first.text_content()
+    n_ops = int(re.search(r"ops: (\d+)", printed).group(1))
+    assert n_ops > 1000
+    status = g.locator(".tft-status").text_content()
+    ops, boxes = map(int, re.fullmatch(r"(\d+) ops, (\d+) boxes drawn", status).groups())
+    assert ops == n_ops and boxes <= 300
+    # all open would be 1,001 boxes, folding rnn/step_k/add/ still 801: the view folds
+    # each rnn/step_k into one box (200) beside `zeros`
+    steps = g.locator("g.node", has_text="(5 ops, folded)")
+    assert boxes == 201 and steps.count() == 200
+    # opening one step shows ones, MatMul, Tanh and the add/ cluster's 2 ops: 5 boxes
+    steps.first.click()
+    g.locator(".tft-status", has_text="%d boxes drawn" % (201 - 1 + 5)).wait_for()
+    g.screenshot(path=os.path.join(ARTIFACTS, "big-graph.png"))
 
 
 def test_memory_panel_after_a_gpu_cell_and_release(page):

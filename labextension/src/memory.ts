@@ -46,7 +46,7 @@ export function deviceRows(s: Snapshot): string[][] {
   return s.devices.map(d => {
     const name = d.name + (d.virtual ? ' (virtual)' : '');
     if (d.in_use === undefined) {
-      return [name, 'host memory (not accounted)', '-', '-', '-'];
+      return [name, 'host (not counted)', '-', '-', '-'];
     }
     return [name, formatBytes(d.in_use), formatBytes(d.reserved ?? 0), formatBytes(d.limit ?? 0), formatBytes(d.peak ?? 0)];
   });

@@ -19,8 +19,11 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: 
   return e;
 }
 
-function table(headers: string[], rows: string[][], cls: string): HTMLTableElement {
+function table(headers: string[], rows: string[][], cls: string): HTMLElement {
+  // scrolls sideways inside a narrow sidebar instead of overflowing it
+  const wrap = el('div', 'tft-table-wrap');
   const t = el('table', `tft-table ${cls}`);
+  wrap.append(t);
   const head = el('tr');
   headers.forEach(h => head.append(el('th', undefined, h)));
   t.append(head);
@@ -29,7 +32,7 @@ function table(headers: string[], rows: string[][], cls: string): HTMLTableEleme
     row.forEach(c => tr.append(el('td', undefined, c)));
     t.append(tr);
   }
-  return t;
+  return wrap;
 }
 
 export class MemoryPanel extends Widget {

@@ -19,7 +19,7 @@ const snap: Snapshot = {
 describe('memory panel rows', () => {
   it('lists each device, the CPU as host memory', () => {
     expect(deviceRows(snap)).toEqual([
-      ['CPU:0', 'host memory (not accounted)', '-', '-', '-'],
+      ['CPU:0', 'host (not counted)', '-', '-', '-'],
       ['GPU:0 (virtual)', '4 MiB', '4 MiB', '1.71 GiB', '8 MiB']
     ]);
   });
