@@ -24,11 +24,14 @@ export class PanZoom {
     }
   }
 
-  /** Scale so the whole drawing fits (never above 1:1), centred horizontally. */
+  /** Scale so the whole drawing fits (never above 1:1), centred horizontally, top first.
+   * A long chain (an unrolled RNN) would shrink to a hairline: its scale stops at 0.5
+   * (if its width allows), and the rest is reached by dragging. */
   fit(width: number, height: number): void {
     const vw = this.viewport.clientWidth || 800;
     const vh = this.viewport.clientHeight || 500;
-    this.scale = Math.min(1, vw / Math.max(width, 1), vh / Math.max(height, 1));
+    const all = Math.min(1, vw / Math.max(width, 1), vh / Math.max(height, 1));
+    this.scale = Math.max(all, Math.min(0.5, vw / Math.max(width, 1)));
     this.x = Math.max(0, (vw - width * this.scale) / 2);
     this.y = 0;
     this.apply();
