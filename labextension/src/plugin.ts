@@ -1,6 +1,6 @@
 // The front-end plugin: the "Devices & memory" panel in the right sidebar, and a command
 // to show it. (The graph renderer is the separate MIME extension, mime.ts.)
-import { ILabShell, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { INotebookTracker } from '@jupyterlab/notebook';
 
 import { MemoryPanel } from './panel';
@@ -10,7 +10,6 @@ const plugin: JupyterFrontEndPlugin<void> = {
   description: "Devices & memory of the active notebook's tfteach kernel",
   autoStart: true,
   requires: [INotebookTracker],
-  optional: [ILabShell],
   activate: (app: JupyterFrontEnd, tracker: INotebookTracker) => {
     const panel = new MemoryPanel(tracker);
     app.shell.add(panel, 'right', { rank: 900 });
