@@ -4,14 +4,42 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export TFTEACH_DATA ?= $(abspath ../shared/data)
 
-.PHONY: install graphviz kernel test lab bench clean
+.PHONY: install graphviz chromium kernel labextension test lab bench clean
 
-$(VENV)/.installed: pyproject.toml
+# The venv first holds JupyterLab alone: building the lab extension needs it (its
+# jupyter-builder, and its static/package.json for the shared versions).
+$(VENV)/.lab-python:
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q "jupyterlab>=4.6,<5"
+	touch $@
+
+# The JupyterLab extension (labextension/, docs/labextension.md), built with Node into
+# tfteach/labextension (git-ignored); wheels ship it prebuilt, so users need no Node.
+# npm installs the committed lockfile's versions (`npm ci` refuses this lockfile: npm 11
+# wants every platform's optional rollup binary listed, and the registry mirror here
+# lacks some); the build reruns when a source changes.
+LABEXT := tfteach/labextension/static/style.js
+LABEXT_SRC := $(wildcard labextension/src/*.ts labextension/style/*) labextension/package.json \
+	labextension/tsconfig.json labextension/scripts/build.js
+labextension/node_modules/.package-lock.json: labextension/package-lock.json labextension/package.json
+	cd labextension && npm install --no-audit --no-fund
+	touch $@
+
+$(LABEXT): labextension/node_modules/.package-lock.json $(LABEXT_SRC) $(VENV)/.lab-python
+	cd labextension && JUPYTERLAB_PYTHON=$(abspath $(PY)) npm run build:prod
+	touch $@
+
+labextension: $(LABEXT)
+
+# pip copies the built extension into the venv's share/jupyter/labextensions/tfteach
+# (the wheel's shared-data; editable installs copy it too), so the venv is reinstalled
+# whenever the build changes. The install's build hook finds it built and skips npm.
+$(VENV)/.installed: pyproject.toml $(LABEXT)
 	$(PY) -m pip install -q -e ".[test,reference]"
 	$(PY) -m pip install -q --no-deps "tf-keras==2.21.*"
 	touch $@
+
 
 # Graphviz's `dot` draws the %%tfgraph SVG; as root we can install it (Debian/Ubuntu),
 # otherwise say what to install (the SVG tests then skip with that reason).
@@ -22,6 +50,16 @@ graphviz:
 	    { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q graphviz >/dev/null; }; \
 	  else echo "Graphviz's dot is missing: install the graphviz package for the SVG views"; fi; }
 
+# Debian's chromium for the lab extension's browser test (Playwright drives it; no
+# browser is ever downloaded). As root it is installed; otherwise the test skips, and
+# this says what to install.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null || \
+	    { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null; }; \
+	  else echo "chromium is missing: install Debian's chromium package for the lab extension's browser test"; fi; }
+
 install: $(VENV)/.installed graphviz
 
 # The "Python 3 (tfteach)" kernel (docs/kernel.md): the extension preloaded, a virtual
@@ -29,7 +67,7 @@ install: $(VENV)/.installed graphviz
 kernel: install
 	$(PY) -m tfteach.kernel install --sys-prefix
 
-test: install kernel
+test: install kernel chromium
 	$(PY) -m pytest -q -p no:cacheprovider
 
 lab: install
@@ -46,5 +84,6 @@ bench: install
 	$(PY) bench/cell_memory_overhead.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info
+	rm -rf $(VENV) build dist *.egg-info labextension/node_modules labextension/lib \
+	  tfteach/labextension test-artifacts
 	find . -name __pycache__ -prune -exec rm -rf {} +
