@@ -572,25 +572,3 @@ def test_tensordot():
     with pytest.raises(ValueError, match="Different number of contraction axes 'a' and 'b', "
                                          "2 != 1."):
         tf.tensordot(a, b, [[1, 2], [1]])
-
-
-@pytest.mark.parametrize("transpose_a,transpose_b", [(False, False), (True, False),
-                                                     (False, True), (True, True)])
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_large_matmul_split_in_halves_equals_numpy(transpose_a, transpose_b, dtype):
-    # 201 x 180 x 150 multiply-adds passes linalg.MIN_SPLIT_WORK: two halves of rows, an
-    # odd count so the halves differ, on two threads.
-    from tfteach.kernels.cpu import linalg
-    rng = np.random.RandomState(7)
-    m, k, n = 201, 180, 150
-    assert m * k * n >= linalg.MIN_SPLIT_WORK
-    a_val = rng.randn(*((k, m) if transpose_a else (m, k))).astype(dtype)
-    b_val = rng.randn(*((n, k) if transpose_b else (k, n))).astype(dtype)
-    a, b = tf.placeholder(dtype), tf.placeholder(dtype)
-    c = tf.matmul(a, b, transpose_a=transpose_a, transpose_b=transpose_b)
-    with tf.Session() as sess:
-        got = sess.run(c, {a: a_val, b: b_val})
-    want = (a_val.T if transpose_a else a_val) @ (b_val.T if transpose_b else b_val)
-    assert got.dtype == dtype and got.shape == (m, n)
-    np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12,
-                               atol=1e-4 if dtype == np.float32 else 1e-12)

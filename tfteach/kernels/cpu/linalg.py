@@ -3,18 +3,10 @@
 Both call NumPy's `matmul` (BLAS for floats). What they add is TensorFlow's runtime
 checks and messages, for shapes only known when placeholders are fed. Transposes are
 NumPy views (no copy); BLAS reads them in place.
-
-A large float product is split by rows of the result into two halves, each computed
-by one-threaded BLAS on its own thread (conv_parallel.over_batch, the convolutions'
-scheme). OpenBLAS's own threads wait for each other after every block, and on a
-machine where another process wants a core — a shared Binder pod, a notebook beside a
-test run — a product then takes many times longer (measured: 50x3136 @ 3136x1024,
-17 ms with OpenBLAS's two threads against 5 ms on one).
 """
 import numpy as np
 
 from tfteach.framework.errors import InvalidArgumentError
-from tfteach.kernels.cpu.conv_parallel import over_batch
 from tfteach.kernels.cpu.cwise import shape_string
 
 __all__ = ["matmul_kernel", "batch_matmul_kernel"]
@@ -32,28 +24,7 @@ def matmul_kernel(ctx, a, b):
     if left.shape[1] != right.shape[0]:
         raise _error(ctx, "Matrix size-incompatible: In[0]: %s, In[1]: %s"
                      % (shape_string(a), shape_string(b)))
-    return product(left, right)
-
-
-# Below this many multiply-adds, handing half to a thread costs more than it saves.
-MIN_SPLIT_WORK = 4_000_000
-_BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-
-
-def product(left, right):
-    """left @ right of two matrices; large float products in two halves of rows."""
-    rows, inner = left.shape
-    cols = right.shape[1]
-    work = rows * inner * cols
-    if (work < MIN_SPLIT_WORK or rows < 2 or left.dtype != right.dtype or
-            left.dtype not in _BLAS_FLOATS):
-        return np.matmul(left, right)
-    out = np.empty((rows, cols), left.dtype)
-
-    def half(lo, hi):
-        np.matmul(left[lo:hi], right, out=out[lo:hi])
-    over_batch(half, rows, work)
-    return out
+    return np.matmul(left, right)
 
 
 def batch_matmul_kernel(ctx, x, y):
