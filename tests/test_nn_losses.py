@@ -385,3 +385,15 @@ def test_l2_loss(dtype):
     check_gradients(lambda t, x: t.nn.l2_loss(x), [X])
     with pytest.raises(TypeError, match="parameter 't' has DataType int32"):
         tf.nn.l2_loss([1, 2])
+
+
+def test_relu_of_signed_zero_infinities_and_nan_as_tensorflow():
+    # TensorFlow 2.21 (oneDNN and Eigen kernels alike) gives -0.0 for relu(-0.0): Eigen's
+    # `x < 0 ? 0 : x`; NumPy's maximum(-0.0, 0) would give +0.0.
+    x = np.array([-0.0, np.nan, -1.0, 2.0, np.inf, -np.inf, 0.0], np.float32)
+    for dtype in (np.float16, np.float32, np.float64):
+        got = run(tf.nn.relu(x.astype(dtype)))
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(got, np.array([0, np.nan, 0, 2, np.inf, 0, 0], dtype))
+        np.testing.assert_array_equal(np.signbit(got), [True, False, False, False, False,
+                                                        False, False])

@@ -219,6 +219,10 @@ SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
 
 
+def _relu(x):
+    return 0 if x < 0 else x
+
+
 def _relu_grad(g, x):
     # ReluGrad(gradients, features): the gradient passes where the relu was active.
     return g if x > 0 else g * 0
@@ -288,6 +292,7 @@ def _leaky_relu_grad(g, x, alpha):
     return g if x > 0 else g * alpha
 
 
+_relu_ufunc = LazyUfunc(_relu)
 relu_grad = LazyUfunc(_relu_grad)
 relu6 = LazyUfunc(_relu6)
 relu6_grad = LazyUfunc(_relu6_grad)
@@ -304,8 +309,9 @@ _leaky_relu_grad_ufunc = LazyUfunc(_leaky_relu_grad)
 
 
 def relu(x):
-    """max(x, 0); NaN stays NaN (np.maximum propagates it, as TF's Relu)."""
-    return np.maximum(x, x.dtype.type(0))
+    """max(x, 0) as TF's Relu: NaN stays NaN and -0.0 stays -0.0 (Eigen's `x < 0 ? 0 : x`).
+    A Numba ufunc: NumPy's `maximum`, which must also propagate NaN, runs ~4x slower."""
+    return _relu_ufunc(x)
 
 
 def leaky_relu(x, alpha):
