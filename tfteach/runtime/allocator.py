@@ -283,9 +283,15 @@ def _flush_cuda_frees():
     now, so the driver (nvidia-smi) gets the memory back at once."""
     try:
         from numba import cuda
-        pending = getattr(cuda.current_context(), "deallocations", None)  # not in the simulator
+        context = cuda.current_context()
+        pending = getattr(context, "deallocations", None)  # not in the simulator
         if pending is not None:
             pending.clear()
+        # With the reserving plugin (kernels/cuda/memory_manager.py, opt-in), the empty
+        # regions of the reservation go back to the driver too.
+        arena = getattr(getattr(context, "memory_manager", None), "arena", None)
+        if arena is not None:
+            arena.release_unused()
     except Exception:  # noqa: BLE001 - no context, no driver: nothing to free
         pass
 

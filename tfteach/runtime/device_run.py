@@ -36,8 +36,8 @@ def _copy_kernel(ctx, value):
 def _cuda_copy_kernel(src, dst):
     """The copy kernel when a real GPU is involved: a real transfer (kernels/cuda/copies)."""
     from tfteach.kernels.cuda import copies
-    move = (copies.device_to_device if src.kind == dst.kind == "cuda" else
-            copies.to_device if dst.kind == "cuda" else copies.to_host)
+    move = copies.mover(src.physical_index, dst.physical_index, src.kind == "cuda",
+                        dst.kind == "cuda")
 
     def cuda_copy(ctx, value):
         if value is DEAD or value is None:

@@ -115,6 +115,10 @@ def _cuda_gpus():
         from numba import cuda
         if not cuda.is_available():
             return []
+        if os.environ.get("TFTEACH_CUDA_RESERVE", "").strip() == "1":
+            # Opt-in: device arrays carved from a real reservation (before any context).
+            from tfteach.kernels.cuda import memory_manager
+            memory_manager.install()
         gpus = []
         for i, gpu in enumerate(cuda.gpus):
             with gpu:

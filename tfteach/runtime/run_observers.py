@@ -113,6 +113,8 @@ def snapshot(value):
         return None
     if isinstance(value, np.ndarray):
         return value.copy()
+    if hasattr(value, "copy_to_host"):          # a real GPU's device array (a variable)
+        return value.copy_to_host()
     return value
 
 

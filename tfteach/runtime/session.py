@@ -241,6 +241,10 @@ class BaseSession:
             kernel_for_op = getattr(kernel, "kernel_for_op", None)
             if kernel_for_op is not None:
                 kernel = kernel_for_op(op)
+            if device.kind == "cuda" and device.physical_index:
+                # Launch (and allocate outputs) on the op's own card (kernels/cuda/cards.py).
+                from tfteach.kernels.cuda import cards
+                kernel = cards.on_card(kernel, device.physical_index)
             ctx = self._contexts[op] = KernelContext(op, self, device.name, kernel)
         return ctx
 

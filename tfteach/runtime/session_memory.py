@@ -29,6 +29,9 @@ class DeviceVariableStore(dict):
         except KeyError:
             op = self._placer.graph._get_operation_or_none(name)
             alloc = None if op is None else self._placer.device_of(op).allocator
+            if (alloc is not None and not alloc.virtual and
+                    op._outputs[0].dtype.base_dtype.name == "int32"):
+                alloc = None   # on a real GPU int32 values live in host memory (HostMemory)
             self._allocators[name] = alloc
             return alloc
 

@@ -9,7 +9,8 @@ Python) cannot see are caught in CI. A kernel added to the package belongs here 
 """
 from numba import types
 
-from tfteach.kernels.cuda import conv, elementwise, matmul, pooling, random, reduce, softmax
+from tfteach.kernels.cuda import (conv, elementwise, matmul, pooling, random, reduce, softmax,
+                                  training, variables)
 
 __all__ = ["FLOATS", "kernel_signatures"]
 
@@ -50,7 +51,15 @@ def kernel_signatures():
             ("avg_pool_grad_kernel", pooling.avg_pool_grad_kernel, (t4, t4) + (_I,) * 6),
             ("random_kernel", random.random_kernel,
              (v, _I, types.uint64, types.uint64, types.boolean)),
+            ("gradient_descent_kernel", training.gradient_descent_kernel, (v, v, v, f)),
+            ("momentum_kernel", training.momentum_kernel,
+             (v, v, v, v, v, f, f, types.boolean)),
+            ("adam_kernel", training.adam_kernel, (v,) * 7 + (f,) * 5 + (types.boolean,)),
         ]
+    # AssignAdd / AssignSub: the float variables and int64 counters (global_step).
+    for dtype in FLOATS + (types.int64,):
+        vec = _vec(dtype)
+        out.append(("update_kernel", variables.update_kernel, (vec, vec, vec, dtype)))
     cast_types = FLOATS + (types.int32, types.int64, types.boolean)
     for src in cast_types:
         for dst in cast_types:

@@ -4,7 +4,7 @@ Read with docs/cuda_kernels.md. An op type missing here has no GPU kernel: the p
 keeps it on the CPU when the GPU is real, and copies its inputs and outputs across.
 """
 from tfteach.kernels.cuda import (bias, conv, elementwise, launch, matmul, pooling, random,
-                                  reduce, shape, softmax)
+                                  reduce, shape, softmax, training, variables)
 
 __all__ = ["GPU_KERNELS", "gpu_kernels", "with_int32_on_host"]
 
@@ -34,7 +34,21 @@ GPU_KERNELS.update({
     "TruncatedNormal": random.truncated_normal,
     "Reshape": shape.reshape,
     "Identity": shape.identity,
+    "NoOp": lambda ctx: None,              # a group of updates (`minimize`), on any device
+    # Variables live on the GPU (kernels/cuda/variables.py), updated there (training.py).
+    "VariableV2": variables.variable,
+    "Assign": variables.assign,
+    "AssignAdd": variables.assign_add,
+    "AssignSub": variables.assign_sub,
+    "ApplyGradientDescent": training.apply_gradient_descent,
+    "ApplyMomentum": training.apply_momentum,
+    "ApplyAdam": training.apply_adam,
 })
+
+# The other ops that take a variable by reference are placed with it (TF colocates
+# them), so they need a GPU kernel too: the CPU kernel, on host copies of the variables.
+_REF_OPS_ON_HOST = ["IsVariableInitialized", "ApplyAdagrad", "ApplyRMSProp",
+                    "ApplyCenteredRMSProp", "ApplyAdadelta"]
 
 
 def _on_host(cpu_kernel):
@@ -67,4 +81,9 @@ def with_int32_on_host(op_type, gpu_fn):
 
 def gpu_kernels():
     """What register_gpu_kernels() registers: op type -> the GPU kernel of that op type."""
-    return {op_type: with_int32_on_host(op_type, fn) for op_type, fn in GPU_KERNELS.items()}
+    from tfteach.framework.registry import get_op_def
+    out = {op_type: with_int32_on_host(op_type, fn) for op_type, fn in GPU_KERNELS.items()}
+    for op_type in _REF_OPS_ON_HOST:
+        cpu = get_op_def(op_type).kernels["CPU"]
+        out[op_type] = variables.ref_op_on_host(cpu)
+    return out

@@ -1,0 +1,70 @@
+"""The reservation bookkeeping of runtime/gpu_arena.py, driven by a fake driver.
+
+What a real card adds (that the driver returns real addresses, that Numba's arrays
+really live inside the region, what nvidia-smi shows) is not checked here.
+"""
+import pytest
+
+from tfteach.runtime.gpu_arena import Arena
+
+
+class FakeDriver:
+    def __init__(self):
+        self.next = 0x10000
+        self.live = {}                 # base -> size
+        self.calls = []
+
+    def alloc(self, nbytes):
+        base, self.next = self.next, self.next + nbytes + 0x10000
+        self.live[base] = nbytes
+        self.calls.append(("alloc", nbytes))
+        return base
+
+    def free(self, base):
+        self.calls.append(("free", self.live.pop(base)))
+
+
+def test_arrays_are_carved_from_one_reservation():
+    driver = FakeDriver()
+    arena = Arena(driver.alloc, driver.free)
+    base = arena.reserve(4096)
+    a = arena.allocate(10)                    # rounded to 256, as BFC
+    b = arena.allocate(300)                   # 512
+    c = arena.allocate(256)
+    assert (a, b, c) == (base, base + 256, base + 768)
+    assert arena.bytes_in_use == 1024 and arena.bytes_reserved == 4096
+    assert driver.calls == [("alloc", 4096)]  # one driver call for all three
+    assert arena.allocate(4096) is None       # does not fit: the caller decides
+
+
+def test_freed_pieces_merge_and_are_reused():
+    driver = FakeDriver()
+    arena = Arena(driver.alloc, driver.free)
+    base = arena.reserve(1024)
+    pieces = [arena.allocate(256) for _ in range(4)]
+    assert arena.allocate(1) is None
+    arena.free(pieces[1])
+    arena.free(pieces[2])                     # merged with pieces[1]'s space
+    assert arena.allocate(512) == base + 256
+    arena.free(base + 256)
+    arena.free(pieces[0])
+    arena.free(pieces[3])
+    assert arena.regions[0].free == [(base, 1024)]      # one free block again
+    with pytest.raises(KeyError):
+        arena.free(base + 1)
+
+
+def test_release_gives_back_only_unused_regions():
+    driver = FakeDriver()
+    arena = Arena(driver.alloc, driver.free)
+    arena.reserve_up_to(2048)
+    arena.reserve_up_to(2048)                 # already there: no second call
+    assert driver.calls == [("alloc", 2048)]
+    held = arena.allocate(100)
+    arena.reserve(512)                        # grown (allow_growth): a second region
+    assert arena.bytes_reserved == 2560
+    assert arena.release_unused() == 512      # the empty one goes back
+    assert driver.live == {arena.regions[0].base: 2048}
+    arena.free(held)
+    assert arena.release_unused() == 2048
+    assert driver.live == {} and arena.bytes_reserved == 0

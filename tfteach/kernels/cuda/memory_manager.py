@@ -1,0 +1,86 @@
+"""A Numba External Memory Management plugin: device arrays inside TF's reservation.
+
+Opt-in (`TFTEACH_CUDA_RESERVE=1` in the environment before the first session; see
+docs/devices.md): runtime/devices.py then calls `install()` before Numba creates any
+CUDA context. From then on every device array Numba allocates on a card comes from a
+`runtime.gpu_arena.Arena` that first takes from the driver what the card's tfteach
+allocator has reserved (`bytes_reserved`, by TensorFlow's GPUOptions: nearly the whole
+card by default), so `nvidia-smi` shows TensorFlow's big reservation; an array that does
+not fit (allow_growth) grows it by one region. `tf.config.release_memory()` gives the
+regions nothing is carved from back to the driver (`release_unused`).
+
+Checked without a GPU only: the arena's bookkeeping (tests/test_gpu_arena.py) and this
+class with a fake driver and a fake context (tests/test_cuda_memory_manager.py). That
+real cuMemAlloc addresses work as Numba device pointers is verified only on a card.
+"""
+import weakref
+
+from numba import cuda
+from numba.cuda import GetIpcHandleMixin, HostOnlyCUDAMemoryManager, MemoryInfo, MemoryPointer
+
+from tfteach.runtime.gpu_arena import Arena
+
+__all__ = ["ReservingMemoryManager", "install", "release_unused"]
+
+
+def install():
+    """Makes Numba allocate through the plugin (must run before any CUDA context)."""
+    cuda.set_memory_manager(ReservingMemoryManager)
+
+
+def release_unused():
+    """Gives the current card's empty regions back to the driver (release_memory)."""
+    manager = getattr(cuda.current_context(), "memory_manager", None)
+    if isinstance(manager, ReservingMemoryManager):
+        return manager.arena.release_unused()
+    return 0
+
+
+class ReservingMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
+    """Numba's device memory for one context (one card), carved from one reservation."""
+
+    def initialize(self):
+        alloc, free, self._info = self._driver_functions()
+        self.arena = Arena(alloc, free)
+
+    def _driver_functions(self):
+        """(alloc(n) -> int address, free(address), info() -> (free, total)): the driver's;
+        a test replaces them."""
+        from numba.cuda.cudadrv import driver as drv
+        return (lambda n: int(drv.driver.cuMemAlloc(n)),
+                lambda address: drv.driver.cuMemFree(drv.binding.CUdeviceptr(address)),
+                drv.driver.cuMemGetInfo)
+
+    def _target(self):
+        """What this card's tfteach allocator has reserved (TF's GPUOptions)."""
+        from tfteach.runtime import devices
+        index = getattr(getattr(self.context, "device", None), "id", 0)
+        for device in devices.known_devices():
+            if device.kind == "cuda" and device.physical_index == index:
+                return device.allocator.bytes_reserved
+        return 0
+
+    def memalloc(self, size):
+        arena = self.arena
+        arena.reserve_up_to(self._target())
+        address = arena.allocate(size)
+        if address is None:                    # beyond the reservation: grow by a region
+            arena.reserve(size)
+            address = arena.allocate(size)
+        return MemoryPointer(weakref.proxy(self.context), self._pointer(address), size,
+                             finalizer=lambda: arena.free(address))
+
+    def _pointer(self, address):
+        from numba.cuda.cudadrv import driver as drv
+        return drv.binding.CUdeviceptr(address)
+
+    def get_memory_info(self):
+        free, total = self._info()
+        return MemoryInfo(free=free, total=total)
+
+    def reset(self):
+        self.arena.release_unused()
+
+    @property
+    def interface_version(self):
+        return 1

@@ -1,0 +1,116 @@
+"""A reservation of real device memory, and the arrays carved out of it.
+
+TensorFlow's BFC allocator takes (nearly) the whole card from the driver at the first
+session and hands pieces of it to tensors; `nvidia-smi` shows the reservation, not the
+tensors. `Arena` is that bookkeeping, without any CUDA in it: `reserve(n)` asks the
+driver for one region of n bytes (`driver_alloc(n) -> address`), `allocate(n)` gives
+the first free piece big enough (rounded to 256 bytes, as BFC), `free(address)` returns
+it and merges it with its free neighbours, and `release_unused()` gives every region
+nothing is carved from back to the driver (`driver_free(address)`).
+
+kernels/cuda/memory_manager.py plugs it into Numba (an External Memory Management
+plugin) so that device arrays live inside the reservation; the tests drive it with a
+fake driver (tests/test_gpu_arena.py).
+"""
+
+__all__ = ["Arena", "ROUND"]
+
+ROUND = 256
+
+
+class _Region:
+    __slots__ = ("base", "size", "free", "used")
+
+    def __init__(self, base, size):
+        self.base = base
+        self.size = size
+        self.free = [(base, size)]      # (address, size), sorted by address, merged
+        self.used = {}                  # address -> size
+
+    def take(self, nbytes):
+        for k, (address, size) in enumerate(self.free):
+            if size >= nbytes:
+                if size == nbytes:
+                    del self.free[k]
+                else:
+                    self.free[k] = (address + nbytes, size - nbytes)
+                self.used[address] = nbytes
+                return address
+        return None
+
+    def give_back(self, address):
+        size = self.used.pop(address)
+        free = self.free
+        k = 0
+        while k < len(free) and free[k][0] < address:
+            k += 1
+        free.insert(k, (address, size))
+        # merge with the right neighbour, then the left one
+        if k + 1 < len(free) and free[k][0] + free[k][1] == free[k + 1][0]:
+            free[k] = (address, free[k][1] + free[k + 1][1])
+            del free[k + 1]
+        if k > 0 and free[k - 1][0] + free[k - 1][1] == free[k][0]:
+            free[k - 1] = (free[k - 1][0], free[k - 1][1] + free[k][1])
+            del free[k]
+
+
+class Arena:
+    """Regions reserved from the driver, and the pieces in use inside them."""
+
+    def __init__(self, driver_alloc, driver_free):
+        self._alloc = driver_alloc
+        self._free = driver_free
+        self.regions = []
+
+    @property
+    def bytes_reserved(self):
+        return sum(r.size for r in self.regions)
+
+    @property
+    def bytes_in_use(self):
+        return sum(sum(r.used.values()) for r in self.regions)
+
+    def reserve(self, nbytes):
+        """One more region of `nbytes` (rounded up) from the driver."""
+        nbytes = _rounded(nbytes)
+        region = _Region(self._alloc(nbytes), nbytes)
+        self.regions.append(region)
+        return region.base
+
+    def reserve_up_to(self, total):
+        """Reserves what is missing for `bytes_reserved` to reach `total`."""
+        missing = total - self.bytes_reserved
+        if missing > 0:
+            self.reserve(missing)
+
+    def allocate(self, nbytes):
+        """The address of a free piece of `nbytes` (rounded), or None if none fits."""
+        nbytes = _rounded(nbytes)
+        for region in self.regions:
+            address = region.take(nbytes)
+            if address is not None:
+                return address
+        return None
+
+    def free(self, address):
+        for region in self.regions:
+            if address in region.used:
+                region.give_back(address)
+                return
+        raise KeyError("address %#x was not allocated here" % address)
+
+    def release_unused(self):
+        """Gives back every region with nothing in use; returns the bytes given back."""
+        kept, freed = [], 0
+        for region in self.regions:
+            if region.used:
+                kept.append(region)
+            else:
+                self._free(region.base)
+                freed += region.size
+        self.regions = kept
+        return freed
+
+
+def _rounded(nbytes):
+    return max(ROUND, (int(nbytes) + ROUND - 1) // ROUND * ROUND)
