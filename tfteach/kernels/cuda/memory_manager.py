@@ -16,7 +16,19 @@ real cuMemAlloc addresses work as Numba device pointers is verified only on a ca
 import weakref
 
 from numba import cuda
-from numba.cuda import GetIpcHandleMixin, HostOnlyCUDAMemoryManager, MemoryInfo, MemoryPointer
+
+try:
+    from numba.cuda import (GetIpcHandleMixin, HostOnlyCUDAMemoryManager, MemoryInfo,
+                            MemoryPointer)
+except ImportError:
+    # Numba's CUDA simulator (the tests' NUMBA_ENABLE_CUDASIM=1) has no memory managers:
+    # the module still imports there, and `install` says why it cannot work.
+    class GetIpcHandleMixin:                      # stand-ins, never instantiated
+        pass
+
+    class HostOnlyCUDAMemoryManager:
+        pass
+    MemoryInfo = MemoryPointer = None
 
 from tfteach.runtime.gpu_arena import Arena
 
@@ -25,6 +37,9 @@ __all__ = ["ReservingMemoryManager", "install", "release_unused"]
 
 def install():
     """Makes Numba allocate through the plugin (must run before any CUDA context)."""
+    if MemoryPointer is None:
+        raise RuntimeError("tfteach's reserving CUDA memory manager needs Numba's real CUDA "
+                           "driver, not its simulator")
     cuda.set_memory_manager(ReservingMemoryManager)
 
 
