@@ -116,7 +116,12 @@ def test_a_variable_on_gpu1_lives_and_trains_on_card_1(two_cuda_gpus):
         sess.run(v.initializer)
         sess.run(step, options=options, run_metadata=metadata)
         np.testing.assert_array_equal(sess.run(v), [0.0, 0.0, 0.0])
-        assert gpus[1].allocator.bytes_in_use == 256 and gpus[0].allocator.bytes_in_use == 0
+        # v, and the three constants only GPU:1 ops use (its initial value, the gradient,
+        # the learning rate: a constant goes where its only consumer goes), 256 B each.
+        held = {b.op_name for b in gpus[1].allocator.live.values()}
+        assert held == {"v", "Const", "Const_1", "GradientDescent/learning_rate"}, held
+        assert gpus[1].allocator.bytes_in_use == 4 * 256
+        assert gpus[0].allocator.bytes_in_use == 0
     assert 1 in entered and 0 not in entered
     ran = {n.node_name: n.device for n in metadata.step_stats.all_nodes()}
     assert ran["GradientDescent/update_v/ApplyGradientDescent"] == GPU1

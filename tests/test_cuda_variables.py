@@ -84,8 +84,12 @@ def test_gpu_variables_are_accounted_while_the_session_lives(simulated_cuda_gpu)
     stats = tf.config.memory_stats("/gpu:0")
     assert stats["allocator"] == "GPU_0_bfc"
     live = {b["op"]: (tuple(b["shape"]), b["bytes"]) for b in stats["live_buffers"]}
-    assert live == {"v": ((2, 3), 256), "w": ((100,), 1024)}   # BFC's 256-byte rounding
-    assert stats["bytes_in_use"] == 256 + 1024
+    # BFC's 256-byte rounding. Each initial value (a Const placed with its only consumer,
+    # the Assign) stays on the card too while the session lives, as TF's Const kernel
+    # keeps its tensor (and as on a virtual GPU: test_memory.py).
+    assert live == {"v": ((2, 3), 256), "w": ((100,), 1024),
+                    "v/initial_value": ((2, 3), 256), "w/initial_value": ((100,), 1024)}
+    assert stats["bytes_in_use"] == 2 * (256 + 1024)
     sess.close()
     assert tf.config.memory_stats("/gpu:0")["bytes_in_use"] == 0
 
@@ -156,3 +160,30 @@ def test_an_ema_of_a_gpu_variable_matches_numpy(simulated_cuda_gpu):
         # shadow = 0.5 * shadow + 0.5 * v, from shadow = v's initial value
         np.testing.assert_allclose(sess.run(ema.average(v)), [2.0, 3.0])
         assert launch.is_device_array(sess.variable_values[ema.average(v).op.name])
+
+
+def test_constants_under_an_explicit_gpu_scope_are_placed_on_the_gpu(simulated_cuda_gpu):
+    # The notes' first device program: constants and a matmul inside tf.device('/gpu:0').
+    tf.reset_default_graph()
+    with tf.device("/gpu:0"):
+        a = tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], name="a")
+        b = tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], name="b")
+        c = tf.matmul(a, b, name="c")
+    out = io.StringIO()
+    saved, sys.stdout = sys.stdout, out
+    try:
+        with tf.Session(config=tf.ConfigProto(log_device_placement=True)) as sess:
+            got = sess.run(c)
+            meta = tf.RunMetadata()
+            traced = sess.run(c, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                              run_metadata=meta)
+    finally:
+        sys.stdout = saved
+    expected = np.array([[22.0, 28.0], [49.0, 64.0]], np.float32)
+    np.testing.assert_allclose(got, expected)
+    np.testing.assert_allclose(traced, expected)
+    log = out.getvalue()
+    for name, op in (("a", "Const"), ("b", "Const"), ("c", "MatMul")):
+        assert "%s: (%s): %s" % (name, op, GPU0) in log
+    ran = {n.node_name: n.device for n in meta.step_stats.all_nodes()}
+    assert ran["a"] == ran["b"] == ran["c"] == GPU0

@@ -153,7 +153,10 @@ class Plan:
         self.fast_steps = []
         for step in self.steps:
             if step.source is None and step.op.type == "Const":
-                self.template[step.single_out] = step.op._attrs["value"]
+                on_card = step.alloc is not None and not step.alloc.virtual
+                # On a real GPU the template holds the device copy, made once (its kernel).
+                self.template[step.single_out] = (step.kernel(step.ctx) if on_card
+                                                  else step.op._attrs["value"])
             else:
                 self.fast_steps.append(step)
         self.ref_fetches = [(i, t.op) for i, t in enumerate(fetch_tensors)

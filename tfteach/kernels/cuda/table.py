@@ -35,6 +35,9 @@ GPU_KERNELS.update({
     "Reshape": shape.reshape,
     "Identity": shape.identity,
     "NoOp": lambda ctx: None,              # a group of updates (`minimize`), on any device
+    # A constant under `tf.device('/gpu:0')` lives on the card, as TF's Const kernel
+    # keeps its tensor there. (Untraced runs take constants from the plan's template.)
+    "Const": lambda ctx: launch.on_device(ctx.attrs["value"]),
     # Variables live on the GPU (kernels/cuda/variables.py), updated there (training.py).
     "VariableV2": variables.variable,
     "Assign": variables.assign,
