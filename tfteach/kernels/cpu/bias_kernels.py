@@ -10,7 +10,7 @@ from tfteach.framework.errors import InvalidArgumentError
 from tfteach.kernels.cpu.conv_kernels import compute_dtype
 from tfteach.kernels.cpu.cwise import shape_string
 
-__all__ = ["bias_add", "bias_add_grad"]
+__all__ = ["bias_add", "bias_add_grad", "bias_shape", "bias_grad_axes"]
 
 
 def _channel_axis(ctx, ndim):
@@ -18,7 +18,9 @@ def _channel_axis(ctx, ndim):
     return 1 if ctx.attrs.get("data_format", "NHWC") == "NCHW" else ndim - 1
 
 
-def bias_add(ctx, x, bias):
+def bias_shape(ctx, x, bias):
+    """TF's checks of BiasAdd's inputs; the shape the bias broadcasts as ([1,..,C,..,1]).
+    The CUDA kernel makes the same checks (kernels/cuda/bias.py)."""
     if np.ndim(x) < 2:
         raise InvalidArgumentError(None, ctx.op, "Input tensor must be at least 2D: %s"
                                    % shape_string(x))
@@ -31,13 +33,23 @@ def bias_add(ctx, x, bias):
             "tensor: %s vs. %s" % (shape_string(bias), shape_string(x)))
     shape = [1] * x.ndim
     shape[axis] = bias.shape[0]
-    return np.add(x, bias.reshape(shape))
+    return shape
 
 
-def bias_add_grad(ctx, grad):
+def bias_grad_axes(ctx, grad):
+    """TF's check of BiasAddGrad's input; the axes its gradient sums over (all but the
+    channel axis)."""
     if np.ndim(grad) < 2:
         raise InvalidArgumentError(None, ctx.op, "Input tensor must be at least 2D: %s"
                                    % shape_string(grad))
     axis = _channel_axis(ctx, grad.ndim)
-    axes = tuple(a for a in range(grad.ndim) if a != axis)
+    return tuple(a for a in range(grad.ndim) if a != axis)
+
+
+def bias_add(ctx, x, bias):
+    return np.add(x, bias.reshape(bias_shape(ctx, x, bias)))
+
+
+def bias_add_grad(ctx, grad):
+    axes = bias_grad_axes(ctx, grad)
     return np.sum(grad, axis=axes, dtype=compute_dtype(grad.dtype)).astype(grad.dtype)

@@ -20,6 +20,7 @@ from tfteach.framework.errors import FailedPreconditionError, InvalidArgumentErr
 from tfteach.framework.hints import with_hint
 
 __all__ = ["VariableRef", "variable_ref_of", "variable_kernel", "assign_kernel",
+           "check_assign_shape", "check_update_shape",
            "assign_add_kernel", "assign_sub_kernel", "is_variable_initialized_kernel"]
 
 
@@ -119,15 +120,27 @@ def _shape_text(shape):
     return "[%s]" % ",".join(str(d) for d in shape)
 
 
-def assign_kernel(ctx, ref, value):
-    ref = variable_ref_of(ctx, ref)
-    value = np.asarray(value)
+def check_assign_shape(ctx, ref, value):
+    """TF's Assign check (with validate_shape, once the variable has a value); the CUDA
+    Assign makes it too (kernels/cuda/variables.py)."""
     if ctx.attrs["validate_shape"] and ref.is_initialized():
         old = ref.store[ref.name]
-        if old.shape != value.shape:
+        if tuple(old.shape) != tuple(value.shape):
             raise InvalidArgumentError(
                 None, ctx.op, "Assign requires shapes of both tensors to match. lhs shape= "
                 "%s rhs shape= %s" % (_shape_text(old.shape), _shape_text(value.shape)))
+
+
+def check_update_shape(ctx, old, delta):
+    """TF's AssignAdd/AssignSub check, on the CPU and the GPU alike."""
+    if tuple(old.shape) != tuple(delta.shape):
+        raise InvalidArgumentError(None, ctx.op, "Parameters and update must be the same size")
+
+
+def assign_kernel(ctx, ref, value):
+    ref = variable_ref_of(ctx, ref)
+    value = np.asarray(value)
+    check_assign_shape(ctx, ref, value)
     ref.store_value(value)
     return ref
 
@@ -137,9 +150,7 @@ def _update_kernel(ufunc):
         ref = variable_ref_of(ctx, ref)
         old = ref.deref()
         delta = np.asarray(delta)
-        if old.shape != delta.shape:
-            raise InvalidArgumentError(None, ctx.op,
-                                       "Parameters and update must be the same size")
+        check_update_shape(ctx, old, delta)
         ref.store_value(ufunc(old, delta, dtype=old.dtype), owned=True)
         return ref
     return kernel

@@ -155,6 +155,13 @@ def _shape_text(shape):
     return "[%s]" % ",".join(str(d) for d in shape)
 
 
+def shape_mismatch(ctx, name, var_shape, other_shape):
+    """TF's error (training_ops.cc) for a slot or gradient not shaped like the variable;
+    the CUDA updates raise it too (kernels/cuda/training.py)."""
+    return InvalidArgumentError(None, ctx.op, "var and %s do not have the same shape%s %s"
+                                % (name, _shape_text(var_shape), _shape_text(other_shape)))
+
+
 def _refs(ctx, values, ref_names):
     """The variable and slot values, initialized and shaped like the variable, and for
     each the stored array made writeable if it may be updated in place, else None.
@@ -168,9 +175,7 @@ def _refs(ctx, values, ref_names):
         in_place.append(ref.array_for_update())     # before deref adds a holder
         value = ref.deref()
         if arrays and value.shape != arrays[0].shape:
-            raise InvalidArgumentError(None, ctx.op, "var and %s do not have the same shape%s "
-                                       "%s" % (name, _shape_text(arrays[0].shape),
-                                               _shape_text(value.shape)))
+            raise shape_mismatch(ctx, name, arrays[0].shape, value.shape)
         refs.append(ref)
         arrays.append(value)
     return refs, arrays, in_place
@@ -191,8 +196,7 @@ def _scalars(ctx, dtype, pairs):
 def _grad(ctx, var, grad, name="grad"):
     grad = np.asarray(grad)
     if grad.shape != var.shape:
-        raise InvalidArgumentError(None, ctx.op, "var and %s do not have the same shape%s %s"
-                                   % (name, _shape_text(var.shape), _shape_text(grad.shape)))
+        raise shape_mismatch(ctx, name, var.shape, grad.shape)
     return grad
 
 

@@ -21,7 +21,7 @@ import math
 import numpy as np
 from numba import cuda
 
-from tfteach.framework.errors import InvalidArgumentError
+from tfteach.kernels.cpu.cwise import incompatible_shapes
 from tfteach.kernels.cuda import launch
 
 __all__ = ["UNARY", "BINARY", "unary", "binary", "cast", "unary_kernel", "binary_kernel",
@@ -175,9 +175,7 @@ def binary(ctx, a, b):
     try:
         out_shape = np.broadcast_shapes(a.shape, b.shape)
     except ValueError:
-        raise InvalidArgumentError(
-            None, ctx.op, "Incompatible shapes: [%s] vs. [%s]"
-            % (",".join(map(str, a.shape)), ",".join(map(str, b.shape)))) from None
+        raise incompatible_shapes(ctx, a, b) from None
     out = launch.empty(out_shape, a.dtype)
     n = int(np.prod(out_shape, dtype=np.int64))
     if n:

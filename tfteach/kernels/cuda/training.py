@@ -18,8 +18,7 @@ import numpy as np
 from numba import cuda
 
 from tfteach.kernels.cpu.state_kernels import variable_ref_of
-from tfteach.framework.errors import InvalidArgumentError
-from tfteach.kernels.cpu.training_kernels import _scalars
+from tfteach.kernels.cpu.training_kernels import _scalars, shape_mismatch
 from tfteach.kernels.cuda import launch, variables
 
 __all__ = ["apply_gradient_descent", "apply_momentum", "apply_adam",
@@ -62,13 +61,6 @@ def adam_kernel(var_out, m_out, v_out, var, m, v, grad, alpha, beta1, one_minus_
         v_out[i] = vi
 
 
-def _grad_shape_error(ctx, expected, got, name):
-    # The CPU kernels' message, word for word (TF's training_ops.cc).
-    text = lambda shape: "[%s]" % ",".join(str(d) for d in shape)   # noqa: E731
-    return InvalidArgumentError(None, ctx.op, "var and %s do not have the same shape%s %s"
-                                % (name, text(expected), text(got)))
-
-
 def _refs(ctx, values, names):
     """(refs, current device arrays, output arrays): TF's checks, as the CPU kernels."""
     refs, arrays, outs = [], [], []
@@ -77,7 +69,7 @@ def _refs(ctx, values, names):
         own = variables.stored_for_update(ref)     # before anything else holds it
         value = launch.on_device(ref.deref())      # uninitialized: FailedPrecondition
         if arrays and tuple(value.shape) != tuple(arrays[0].shape):
-            raise _grad_shape_error(ctx, arrays[0].shape, value.shape, name)
+            raise shape_mismatch(ctx, name, arrays[0].shape, value.shape)
         refs.append(ref)
         arrays.append(value)
         outs.append(own if own is not None else
@@ -89,7 +81,7 @@ def _refs(ctx, values, names):
 def _grad(ctx, var, grad, name="grad"):
     grad = launch.on_device(grad)
     if tuple(grad.shape) != tuple(var.shape):
-        raise _grad_shape_error(ctx, var.shape, grad.shape, name)
+        raise shape_mismatch(ctx, name, var.shape, grad.shape)
     launch.check_float(ctx, var, grad)
     return grad
 

@@ -18,7 +18,6 @@ goes through a copy step to the host (device_run), so a fetch is always a new Nu
 import numpy as np
 from numba import cuda
 
-from tfteach.framework.errors import InvalidArgumentError
 from tfteach.kernels.cpu import state_kernels
 from tfteach.kernels.cpu.state_kernels import VariableRef, variable_ref_of
 from tfteach.kernels.cuda import launch
@@ -41,19 +40,10 @@ def _flat(x):
     return x.reshape(x.size)
 
 
-def _shape_text(shape):
-    return "[%s]" % ",".join(str(d) for d in shape)
-
-
 def assign(ctx, ref, value):
     ref = variable_ref_of(ctx, ref)
     value = launch.on_device(value)
-    if ctx.attrs["validate_shape"] and ref.is_initialized():
-        old = ref.store[ref.name]
-        if tuple(old.shape) != tuple(value.shape):
-            raise InvalidArgumentError(
-                None, ctx.op, "Assign requires shapes of both tensors to match. lhs shape= "
-                "%s rhs shape= %s" % (_shape_text(old.shape), _shape_text(value.shape)))
+    state_kernels.check_assign_shape(ctx, ref, value)
     new = cuda.device_array(tuple(value.shape), value.dtype)
     new.copy_to_device(value)                  # MEMCPYDtoD: the variable's own buffer
     ref.store[ref.name] = new
@@ -65,9 +55,7 @@ def _assign_update(sign):
         ref = variable_ref_of(ctx, ref)
         old = launch.on_device(ref.deref())
         delta = launch.on_device(delta)
-        if tuple(old.shape) != tuple(delta.shape):
-            raise InvalidArgumentError(None, ctx.op,
-                                       "Parameters and update must be the same size")
+        state_kernels.check_update_shape(ctx, old, delta)
         if old.dtype != delta.dtype:
             raise launch.error(ctx, "inputs must have the same dtype, got %s and %s"
                                % (np.dtype(old.dtype).name, np.dtype(delta.dtype).name))
