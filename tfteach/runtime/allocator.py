@@ -148,17 +148,13 @@ class Allocator:
         """Accounts the array `value` produced by `op_name`; returns its Buffer (shared
         when it is, or is a view of, an array already accounted), or None for values
         that are not arrays (a variable reference, a dead tensor)."""
-        root = value
+        root, nbytes = value, None
         if type(root) is np.ndarray or isinstance(root, np.ndarray):
             while isinstance(root.base, np.ndarray):
                 root = root.base
         elif hasattr(root, "copy_to_host"):       # a CUDA device array (real GPU)
-            memory = _device_memory(root)         # shared by its views (Reshape)
-            buf = self.live.get(id(memory))
-            if buf is not None:
-                buf.refs += 1
-                return buf
-            return self.allocate(root.nbytes, op_name, root.shape, root.dtype, memory)
+            nbytes = root.nbytes
+            root = _device_memory(root)           # shared by its views (Reshape)
         elif not isinstance(root, np.generic):
             return None
         buf = self.live.get(id(root))
@@ -167,7 +163,8 @@ class Allocator:
             return buf
         # A new array, or a view of a new one (the kernel returned part of a temporary):
         # the memory held is the base array's.
-        return self.allocate(root.nbytes, op_name, value.shape, value.dtype, root)
+        return self.allocate(root.nbytes if nbytes is None else nbytes, op_name,
+                             value.shape, value.dtype, root)
 
     def owns(self, value):
         """Whether the array `value` (or the array it views) is already accounted here."""
