@@ -94,12 +94,17 @@ def would_run(graph, fetches, feeds=()):
     """Names of the ops `sess.run(fetches, feed_dict={feeds...})` would execute, in the
     executor's order: the engine's own pruning (executor.prune), without a session.
     `fetches` and `feeds` are tensors, operations or their names."""
-    structure = fetches_lib.FetchStructure(graph, fetches)
-    tensors = [e for e in structure.elements if isinstance(e, Tensor)]
-    targets = [e for e in structure.elements if isinstance(e, Operation)]
+    _, tensors, targets = _fetched(graph, fetches)
     fed = [graph.as_graph_element(f, allow_tensor=True, allow_operation=False)
            for f in feeds]
     return [op.name for op in executor.prune(tensors, fed, targets)]
+
+
+def _fetched(graph, fetches):
+    """(FetchStructure, fetched tensors, target operations) of `fetches` in `graph`."""
+    structure = fetches_lib.FetchStructure(graph, fetches)
+    return (structure, [e for e in structure.elements if isinstance(e, Tensor)],
+            [e for e in structure.elements if isinstance(e, Operation)])
 
 
 def snapshot(value):
@@ -124,9 +129,7 @@ def observed_run(session, fetches, feed_dict, options, run_metadata):
     dry = any(getattr(o, "dry_run", False) for o in observers)
     capture = any(getattr(o, "capture_values", True) for o in observers)
     graph = session.graph
-    structure = fetches_lib.FetchStructure(graph, fetches)
-    tensors = [e for e in structure.elements if isinstance(e, Tensor)]
-    targets = [e for e in structure.elements if isinstance(e, Operation)]
+    structure, tensors, targets = _fetched(graph, fetches)
     feed_tensors = []
     if feed_dict and isinstance(feed_dict, dict):
         feed_tensors, _ = fetches_lib.process_feeds(graph, feed_dict)
