@@ -19,6 +19,7 @@ import shutil
 import subprocess
 
 from tfteach.notebook.graph_export import UNPLACED_COLOR, short_device
+from tfteach.notebook.memory_report import format_bytes
 
 __all__ = ["to_dot", "svg", "quote", "has_dot"]
 
@@ -45,14 +46,6 @@ def _shape_text(shape):
     if shape is None:
         return "<unknown>"
     return "[%s]" % ",".join("?" if d is None else str(d) for d in shape)
-
-
-def _fmt_bytes(n):
-    for unit in ("B", "KiB", "MiB"):
-        if n < 1024 or unit == "MiB":
-            return ("%d %s" % (n, unit)) if unit == "B" else ("%.1f %s" % (n, unit))
-        n /= 1024.0
-    return "%d B" % n
 
 
 def _attrs(**kw):
@@ -253,7 +246,7 @@ def _copies(export, run, fold, node_id, now):
     for k, c in enumerate(run["copies"]):
         cid = "c%d" % k
         label = "copy %s\n%s -> %s\n%s" % (c["op"].replace("MEMCPY", ""), c["from"] or "?",
-                                         c["to"], _fmt_bytes(c["bytes"]))
+                                         c["to"], format_bytes(c["bytes"]))
         if c["name"] == now:
             label = "now: " + label
         out.append("  %s [shape=cds, style=filled, fillcolor=\"#ffffff\", fontsize=8, "
