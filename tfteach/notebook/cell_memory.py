@@ -25,8 +25,7 @@ from tfteach.notebook import error_display, memory_report, session_refs
 from tfteach.runtime import devices as devices_lib
 from tfteach.runtime import session as session_lib
 
-__all__ = ["register", "unregister", "skip_release_for_this_cell", "release",
-           "current_monitor"]
+__all__ = ["register", "unregister", "skip_release_for_this_cell", "current_monitor"]
 
 _monitor = None
 
