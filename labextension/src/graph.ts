@@ -6,6 +6,7 @@ import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
 import { Row, boxDetails, rowsElement } from './details';
+import { el } from './dom';
 import { DotResult, FED_COLOR, RAN_COLOR, toDot } from './dot';
 import { initialCollapse, scopesAtDepth } from './folding';
 import { GraphExport, MIME_TYPE, validateExport } from './model';
@@ -22,16 +23,6 @@ function viz(): Promise<Viz> {
   return vizPromise;
 }
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: string): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  if (cls) {
-    e.className = cls;
-  }
-  if (text !== undefined) {
-    e.textContent = text;
-  }
-  return e;
-}
 
 export class GraphView extends Widget implements IRenderMime.IRenderer {
   private exp: GraphExport | null = null;

@@ -6,18 +6,8 @@
 import { INotebookTracker, NotebookActions, NotebookPanel } from '@jupyterlab/notebook';
 import { Widget } from '@lumino/widgets';
 
+import { el } from './dom';
 import { CELL_HEADERS, DEVICE_HEADERS, RELEASE_EXPR, SNAPSHOT_EXPR, Snapshot, cellRows, deviceRows, parseReply, releaseText } from './memory';
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: string): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  if (cls) {
-    e.className = cls;
-  }
-  if (text !== undefined) {
-    e.textContent = text;
-  }
-  return e;
-}
 
 function table(headers: string[], rows: string[][], cls: string): HTMLElement {
   // scrolls sideways inside a narrow sidebar instead of overflowing it
