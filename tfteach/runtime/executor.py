@@ -19,12 +19,14 @@ fetches go back to it. On a GPU (virtual or real) every value a step produces is
 accounted on that device's allocator while a slot holds it (`device_run.py`): a session
 with only the CPU runs exactly the loops it ran before devices existed.
 """
+import contextlib
 import time
 
 import numpy as np
 
 from tfteach.framework import errors
 from tfteach.framework.dead import DEAD
+from tfteach.kernels.cpu import two_workers
 from tfteach.runtime import device_run, errors_text
 from tfteach.runtime.run_metadata import (AllocationDescription, NodeExecStats, NodeOutput,
                                           TensorDescription)
@@ -32,6 +34,7 @@ from tfteach.runtime.run_metadata import (AllocationDescription, NodeExecStats, 
 __all__ = ["Plan", "DEAD", "CPU_DEVICE", "deref"]
 
 CPU_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
+_NO_WINDOW = contextlib.nullcontext()
 
 
 class Step:
@@ -177,6 +180,10 @@ class Plan:
                         session._hold_on_device(step.alloc, value, step.name)
                     except Exception as e:  # noqa: BLE001 - OOM for a huge constant
                         raise errors_text.op_error_from(e, step.op) from _cause(e)
+        # A step with a convolution runs with BLAS one-threaded throughout: its big kernels
+        # split themselves over two workers, and a multi-threaded product in between would
+        # leave OpenBLAS's workers spinning against them (kernels/cpu/two_workers.py).
+        self.splits_work = any(step.type in two_workers.SPLITTING_OPS for step in self.steps)
         self._partitions = None
         self._device_order = [d.name for d in placer.devices.devices]
 
@@ -215,7 +222,8 @@ class Plan:
         for s, v in zip(self.feed_slots, feed_values):
             values[s] = v
         # TensorFlow's float math is silent (1/0 is inf, log(0) is -inf, no warning).
-        with np.errstate(all="ignore"):
+        window = two_workers.blas_window() if self.splits_work else _NO_WINDOW
+        with np.errstate(all="ignore"), window:
             if self.accounted:
                 device_run.run_accounted(self, values, step_stats, report_oom)
             elif step_stats is not None or self.has_control_flow:

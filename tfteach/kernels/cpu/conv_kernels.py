@@ -8,7 +8,7 @@ All three are one matrix product around the same patch matrix (conv_patches.py):
 
 (dOut: the output gradient as [N*OH*OW, OC]). The products run in BLAS (`np.dot`), the
 copies are Numba loops, and a large batch is split in two halves computed on two threads
-(conv_parallel.py). docs/conv.md has the measurements behind im2col + GEMM over direct
+(two_workers.py). docs/conv.md has the measurements behind im2col + GEMM over direct
 loops and behind the batch split over BLAS's own threads.
 
 Work is done in NHWC: an NCHW tensor is transposed on the way in and out (TF 1.15's CPU
@@ -19,7 +19,7 @@ import numpy as np
 
 from tfteach.framework.errors import InvalidArgumentError, UnimplementedError
 from tfteach.kernels.cpu.conv_geometry import ConvParams
-from tfteach.kernels.cpu.conv_parallel import over_batch
+from tfteach.kernels.cpu.two_workers import over_batch
 from tfteach.kernels.cpu.conv_patches import col2im, im2col
 from tfteach.kernels.cpu.cwise import shape_string
 
@@ -83,7 +83,7 @@ def _patch_fn(x, kh, kw, p, rows, cols, buffer):
     """patches(lo, hi): the im2col rows of images lo..hi-1 of the NHWC `x`.
 
     `buffer` holds the rows of the whole batch; each call fills its own slice, so the
-    two halves of conv_parallel.over_batch never touch the same memory.
+    two halves of two_workers.over_batch never touch the same memory.
     """
     (oh, top, _), (ow, left, _) = rows, cols
     n, h, w, c = x.shape

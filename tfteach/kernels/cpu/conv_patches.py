@@ -18,7 +18,7 @@ onto the input pixel it was copied from, which is what the input gradient needs.
 
 Both are memory-bound copies, written as plain loops over an NHWC image: the innermost
 loop walks the channels, which are contiguous in memory both in `x` and in a `cols` row.
-Each call handles the images it is given; conv_parallel.py runs two halves of a
+Each call handles the images it is given; two_workers.py runs two halves of a
 batch at once, which is why they release the GIL (`nogil=True`).
 """
 from numba import njit

@@ -14,6 +14,7 @@ one ufunc call.
 import numpy as np
 
 from tfteach.framework.errors import InvalidArgumentError
+from tfteach.kernels.cpu.two_workers import split_ufunc
 
 __all__ = ["shape_string", "incompatible_shapes", "ufunc_kernel", "quiet_ufunc_kernel",
            "integer_division_kernel", "missing_kernel", "dispatch_by_dtype", "run_impl"]
@@ -43,8 +44,15 @@ def ufunc_kernel(ufunc):
 def quiet_ufunc_kernel(ufunc):
     """Kernel for floats. The executor runs every step with NumPy's floating-point
     warnings off (once per `Session.run`, not once per op), so this is the plain ufunc
-    kernel; the name records that float math must stay silent, as in TensorFlow."""
-    return ufunc_kernel(ufunc)
+    call; the name records that float math must stay silent, as in TensorFlow. In a step
+    with convolutions a large one runs in two halves (two_workers.split_ufunc)."""
+    def kernel(ctx, *inputs):
+        try:
+            return split_ufunc(ufunc, inputs)
+        except ValueError:          # the only ValueError a ufunc raises: broadcasting
+            raise incompatible_shapes(ctx, *inputs) from None
+    kernel.__name__ = "quiet_%s_kernel" % getattr(ufunc, "__name__", "ufunc")
+    return kernel
 
 
 def integer_division_kernel(ufunc):

@@ -2,12 +2,14 @@
 
 Both call NumPy's `matmul` (BLAS for floats). What they add is TensorFlow's runtime
 checks and messages, for shapes only known when placeholders are fed. Transposes are
-NumPy views (no copy); BLAS reads them in place.
+NumPy views (no copy); BLAS reads them in place. Inside a step that runs convolutions
+BLAS is one-threaded, and a large `MatMul` splits itself over two workers (two_workers.py).
 """
 import numpy as np
 
 from tfteach.framework.errors import InvalidArgumentError
 from tfteach.kernels.cpu.cwise import shape_string
+from tfteach.kernels.cpu.two_workers import split_matmul
 
 __all__ = ["matmul_kernel", "batch_matmul_kernel"]
 
@@ -24,7 +26,7 @@ def matmul_kernel(ctx, a, b):
     if left.shape[1] != right.shape[0]:
         raise _error(ctx, "Matrix size-incompatible: In[0]: %s, In[1]: %s"
                      % (shape_string(a), shape_string(b)))
-    return np.matmul(left, right)
+    return split_matmul(left, right)
 
 
 def batch_matmul_kernel(ctx, x, y):

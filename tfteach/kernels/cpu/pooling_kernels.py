@@ -19,6 +19,8 @@ instead of storing an argmax array in the forward pass.
 import numpy as np
 from numba import njit
 
+from tfteach.kernels.cpu.two_workers import split_rows
+
 __all__ = ["output_size_and_padding", "max_pool", "max_pool_grad", "max_pool_grad_grad",
            "avg_pool", "avg_pool_grad"]
 
@@ -48,10 +50,11 @@ def _compute_dtype(x):
 # Measured on 2 cores, batch 100 (LeNet-5's pools), float32, serial loops:
 #   [100, 28, 28, 32] 2x2/2: forward 0.46 ms, gradient 1.6 ms (TF 1.x: 0.6 / 0.3 ms);
 #   [100, 14, 14, 64]:       forward 0.21 ms, gradient 0.6 ms.
-# `parallel=True` over the batch made them about 1.8x faster, but the executor runs ops
-# one after another between OpenBLAS matmuls whose threads still spin, and other work
-# shares the 2 cores, so the kernels stay serial (a few ms of a ~40 ms LeNet-5 step).
-@njit(cache=True)
+# `parallel=True` over the batch made them about 1.8x faster, but OpenBLAS's threads
+# spin between matmuls and other work shares the 2 cores, so the loops are serial and
+# release the GIL instead: in a step with convolutions (BLAS one-threaded there) max
+# pooling and its gradient run on two halves of the batch (two_workers.split_rows).
+@njit(cache=True, nogil=True)
 def _max_pool(x, out, kh, kw, sh, sw, pad_top, pad_left):
     n_batch, in_h, in_w, n_chan = x.shape
     for n in range(n_batch):
@@ -71,7 +74,7 @@ def _max_pool(x, out, kh, kw, sh, sw, pad_top, pad_left):
                                 out[n, i, j, c] = v
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _window_argmax(xf, n, h0, h1, w0, w1, in_w, best, arg):
     """arg[c] = flat position h * in_w + w of the first maximum of channel c in the window
     (a strict `>` keeps the first one, as TF's CPU kernel)."""
@@ -89,7 +92,7 @@ def _window_argmax(xf, n, h0, h1, w0, w1, in_w, best, arg):
                     arg[c] = p
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _max_pool_grad(x, grad, dx, kh, kw, sh, sw, pad_top, pad_left):
     """dx[first argmax of window (i, j)] += grad[i, j], channel by channel."""
     n_batch, in_h, in_w, n_chan = x.shape
@@ -136,7 +139,8 @@ def max_pool(x, ksize, strides, padding):
     cdt = _compute_dtype(x)
     out = np.empty((x.shape[0], out_h, out_w, x.shape[3]), cdt)
     if out.size:
-        _max_pool(np.ascontiguousarray(x, dtype=cdt), out, *geo)
+        xc = np.ascontiguousarray(x, dtype=cdt)
+        split_rows(lambda lo, hi: _max_pool(xc[lo:hi], out[lo:hi], *geo), len(xc), xc.size)
     return out.astype(x.dtype, copy=False)
 
 
@@ -146,8 +150,10 @@ def max_pool_grad(x, y, grad, ksize, strides, padding):
     cdt = _compute_dtype(x)
     dx = np.zeros(x.shape, cdt) if y.size == 0 else np.empty(x.shape, cdt)
     if y.size:
-        _max_pool_grad(np.ascontiguousarray(x, dtype=cdt),
-                       np.ascontiguousarray(grad, dtype=cdt), dx, *geo)
+        xc = np.ascontiguousarray(x, dtype=cdt)
+        gc = np.ascontiguousarray(grad, dtype=cdt)
+        split_rows(lambda lo, hi: _max_pool_grad(xc[lo:hi], gc[lo:hi], dx[lo:hi], *geo),
+                   len(xc), xc.size)
     return dx.astype(x.dtype, copy=False)
 
 

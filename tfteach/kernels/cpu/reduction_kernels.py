@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit
 
 from tfteach.framework.errors import InvalidArgumentError
+from tfteach.kernels.cpu.two_workers import split_rows
 
 __all__ = ["reduction_axes", "reduction_kernel", "logical_kernel", "mean_kernel", "max_kernel",
            "min_kernel", "logsumexp_kernel", "count_nonzero_kernel", "argmax_kernel",
@@ -42,9 +43,21 @@ def reduction_kernel(numpy_reduction):
     def kernel(ctx, x, axis):
         x = np.asarray(x)
         axes = reduction_axes(ctx, axis, x.ndim)
+        keep = ctx.attrs["keep_dims"]
+        if numpy_reduction is np.sum and axes[:1] == (0,) and x.dtype.kind == "f":
+            return _sum_over_batch(x, axes, keep)
         # dtype=x.dtype: NumPy would sum int32 into int64; TF stays in the input type.
-        return numpy_reduction(x, axis=axes, keepdims=ctx.attrs["keep_dims"], dtype=x.dtype)
+        return numpy_reduction(x, axis=axes, keepdims=keep, dtype=x.dtype)
     return kernel
+
+
+def _sum_over_batch(x, axes, keep):
+    """A float sum that includes axis 0 (a bias gradient): in a step with convolutions a
+    large one is two partial sums over the two halves of the batch, then added."""
+    def part(lo, hi):
+        return np.sum(x[lo:hi], axis=axes, keepdims=keep, dtype=x.dtype)
+    parts = split_rows(part, x.shape[0], x.size)
+    return parts[0] if len(parts) == 1 else parts[0] + parts[1]
 
 
 def logical_kernel(numpy_reduction):

@@ -19,6 +19,7 @@ from numba import njit
 
 from tfteach.framework.errors import InvalidArgumentError
 from tfteach.kernels.cpu.state_kernels import variable_ref_of
+from tfteach.kernels.cpu.two_workers import split_rows
 
 __all__ = ["apply_gradient_descent_kernel", "apply_momentum_kernel", "apply_adagrad_kernel",
            "apply_rms_prop_kernel", "apply_centered_rms_prop_kernel", "apply_adam_kernel",
@@ -40,7 +41,7 @@ def _gradient_descent_loop(out, var, grad, alpha):
         out[i] = var[i] - alpha * grad[i]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _gradient_descent_in_place(var, grad, alpha):
     for i in range(var.size):
         var[i] = var[i] - alpha * grad[i]
@@ -222,8 +223,10 @@ def apply_gradient_descent_kernel(ctx, var, alpha, delta):
     delta = _grad(ctx, value, delta, "delta")
     if value.dtype in _NUMBA_DTYPES:
         if own is not None:
-            new = own
-            _gradient_descent_in_place(new.reshape(-1), _flat(delta), alpha)
+            new, flat_new, flat_delta = own, own.reshape(-1), _flat(delta)
+            # In a step with convolutions a big layer's update runs in two halves.
+            split_rows(lambda lo, hi: _gradient_descent_in_place(
+                flat_new[lo:hi], flat_delta[lo:hi], alpha), flat_new.size, flat_new.size)
         else:
             new = np.empty(value.shape, value.dtype)
             _gradient_descent_loop(new.reshape(-1), _flat(value), _flat(delta), alpha)

@@ -1,0 +1,198 @@
+"""Two workers for the big kernels, with BLAS one-threaded while they run.
+
+Why not let BLAS use both cores? OpenBLAS splits each matrix product into many blocks
+and its threads wait for each other after every block. On a quiet 2-core machine that
+is fast, but as soon as another process wants a core, one of its threads is descheduled
+for a whole time slice at every wait: measured here with a test run beside it, LeNet's
+conv layers took 30-700 ms instead of 5-15 (docs/conv.md). Worse, after each call its
+idle workers keep spinning (~0.1 s), taking a core from any thread of ours that runs
+next. Numba's `parallel=True` with its default OpenMP layer spins its threads too.
+
+So the big kernels split their *own* work in two: the convolutions split the batch
+(`over_batch`: each half its own im2col and its own one-threaded product), large matrix
+products split their output (`split_matmul`). Halves share nothing but disjoint output
+rows or columns; the Numba loops are compiled with `nogil=True` so both run at once.
+
+Inside a window (a step with convolutions) the memory-bound kernels around them split
+too: elementwise ufuncs (`split_ufunc`: bias adds, activations and their gradients),
+sums over the batch, pooling, the gradient-descent update (`split_rows`). In such a step
+they are a fifth of the time, and one core would sit idle for it.
+
+The BLAS window. OpenBLAS's thread count is one number for the whole process (even the
+`openblas_set_num_threads_local` of the OpenBLAS NumPy's wheels ship sets the global
+count), so "BLAS one-threaded" is a window shared by everyone inside it: the first to
+enter saves the count and sets 1, the last to leave puts the saved count back.
+(Restoring per thread loses the count: the two halves read "1" from each other and the
+process kept one BLAS thread for good, so every later `np.dot` — the student's own
+NumPy included — ran at half speed; tests/test_two_workers.py.)
+A session step whose plan contains a splitting op runs entirely inside one window
+(`Plan.run`), so no multi-threaded product in between wakes OpenBLAS's spinning workers;
+steps without one (the MLP) keep OpenBLAS's own threads, which are faster for mid-size
+products. Where NumPy's BLAS is not OpenBLAS, the count is left alone (still correct).
+"""
+import contextlib
+import ctypes
+import glob
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+__all__ = ["over_batch", "split_matmul", "split_rows", "split_ufunc", "blas_window",
+           "in_blas_window", "blas_threads", "worker_count", "SPLITTING_OPS"]
+
+# The op types whose CPU kernels split themselves (a plan with one runs in a window).
+SPLITTING_OPS = frozenset({"Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"})
+# Below this many multiply-adds a second thread costs more than it saves.
+MIN_PARALLEL_WORK = 2_000_000
+# Handing half of a job to the worker and waiting for it costs ~80 us on this VM; an
+# elementwise pass over 256K floats takes ~250 us, so smaller arrays stay on one thread.
+MIN_SPLIT_ELEMENTS = 1 << 18
+
+_POOL = None           # created on first use: nothing starts at import time
+_BLAS = None           # (get_num_threads, set_num_threads) of NumPy's OpenBLAS, if found
+_SEARCHED = False
+# OpenBLAS's exported names: plain, or with the prefix/suffix of the scipy-openblas builds.
+_NAMES = [("openblas_get_num_threads", "openblas_set_num_threads"),
+          ("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
+          ("scipy_openblas_get_num_threads", "scipy_openblas_set_num_threads")]
+
+_WINDOW_LOCK = threading.Lock()
+_window_users = 0      # callers now inside the one-thread window
+_saved_threads = None  # BLAS's thread count before the window opened
+
+
+def _find_blas():
+    """NumPy's bundled OpenBLAS's thread-count getter and setter, or None."""
+    global _BLAS, _SEARCHED
+    if not _SEARCHED:
+        _SEARCHED = True
+        libs = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
+        for path in sorted(glob.glob(os.path.join(libs, "*openblas*.so*"))):
+            try:
+                lib = ctypes.CDLL(path)
+            except OSError:
+                continue
+            for get_name, set_name in _NAMES:
+                getter, setter = getattr(lib, get_name, None), getattr(lib, set_name, None)
+                if getter is None or setter is None:
+                    continue
+                getter.argtypes, getter.restype = [], ctypes.c_int
+                setter.argtypes, setter.restype = [ctypes.c_int], None
+                _BLAS = (getter, setter)
+                return _BLAS
+    return _BLAS
+
+
+def blas_threads():
+    """OpenBLAS's current thread count, or None when NumPy's BLAS is not OpenBLAS."""
+    blas = _find_blas()
+    return blas[0]() if blas is not None else None
+
+
+def worker_count():
+    return min(2, os.cpu_count() or 1)
+
+
+def in_blas_window():
+    return _window_users > 0
+
+
+@contextlib.contextmanager
+def blas_window():
+    """BLAS one-threaded for the whole process while anyone is inside (re-entrant)."""
+    global _window_users, _saved_threads
+    blas = _find_blas()
+    with _WINDOW_LOCK:
+        if _window_users == 0 and blas is not None:
+            _saved_threads = blas[0]()
+            blas[1](1)
+        _window_users += 1
+    try:
+        yield
+    finally:
+        with _WINDOW_LOCK:
+            _window_users -= 1
+            if _window_users == 0 and blas is not None:
+                blas[1](_saved_threads)
+
+
+def _in_window(fn, lo, hi):
+    with blas_window():
+        return fn(lo, hi)
+
+
+def _two_halves(fn, size):
+    """[fn(0, mid), fn(mid, size)], the second on the worker thread, both in a window."""
+    global _POOL
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tfteach-worker")
+    mid = size // 2
+    with blas_window():      # opened here, so the worker's half cannot close it early
+        second = _POOL.submit(_in_window, fn, mid, size)
+        first = fn(0, mid)
+        return [first, second.result()]
+
+
+def over_batch(fn, batch, work):
+    """Runs fn(lo, hi) over batch rows [0, batch), in two halves when it pays.
+
+    `work` (multiply-adds) decides; small ops run in one call, with BLAS as configured.
+    Returns the results of the calls as a list.
+    """
+    if batch < 2 or work < MIN_PARALLEL_WORK or worker_count() < 2:
+        return [fn(0, batch)]
+    return _two_halves(fn, batch)
+
+
+def split_matmul(left, right):
+    """left @ right (2-D), split over two workers when inside a BLAS window and large.
+
+    Outside a window BLAS has its own threads; inside one it has a single thread, so a
+    large product is cut along its longer output side: rows of `left`, or columns of
+    `right` (each worker then reads only its half of a big weight matrix).
+    """
+    m, k = left.shape
+    n = right.shape[1]
+    if not in_blas_window() or m * n * k < MIN_PARALLEL_WORK or worker_count() < 2:
+        return np.matmul(left, right)
+    out = np.empty((m, n), np.result_type(left, right))
+    if m >= n:
+        def half(lo, hi):
+            np.matmul(left[lo:hi], right, out=out[lo:hi])
+        _two_halves(half, m)
+    else:
+        def half(lo, hi):
+            np.matmul(left, right[:, lo:hi], out=out[:, lo:hi])
+        _two_halves(half, n)
+    return out
+
+
+def split_rows(fn, rows, elements):
+    """[fn(lo, hi), ...] over rows [0, rows): two halves inside a BLAS window when the
+    job touches at least MIN_SPLIT_ELEMENTS elements, else one call."""
+    if (_window_users == 0 or rows < 2 or elements < MIN_SPLIT_ELEMENTS
+            or worker_count() < 2):
+        return [fn(0, rows)]
+    return _two_halves(fn, rows)
+
+
+def split_ufunc(ufunc, inputs):
+    """ufunc(*inputs), computed in two halves of the leading axis inside a BLAS window.
+
+    Same values as one call (an elementwise result does not depend on how it is cut).
+    Shapes that do not broadcast raise ValueError, as the ufunc itself does.
+    """
+    if _window_users == 0 or not isinstance(ufunc, np.ufunc) or ufunc.nout != 1:
+        return ufunc(*inputs)
+    shape = np.broadcast_shapes(*[np.shape(a) for a in inputs])
+    if not shape or shape[0] < 2 or int(np.prod(shape)) < MIN_SPLIT_ELEMENTS:
+        return ufunc(*inputs)
+    arrays = [np.broadcast_to(a, shape) for a in inputs]
+    out = np.empty(shape, ufunc(*[a[:0] for a in arrays]).dtype)   # the ufunc picks the dtype
+
+    def half(lo, hi):
+        ufunc(*[a[lo:hi] for a in arrays], out=out[lo:hi])
+    _two_halves(half, shape[0])
+    return out
