@@ -144,11 +144,14 @@ def _body_gradients(op, loop, var_ids, cap_ids):
     return context, grad_ins, grads[:len(var_ids)], grads[len(var_ids):]
 
 
+class SecondOrderLoopGradientError(TypeError, LookupError):
+    """TF 1.15 raises TypeError for a loop's second derivative; it is also a LookupError,
+    what callers of tf.gradients (the optimizers) catch for an op without a gradient."""
+
+
 @gradient("WhileGrad")
 def _while_grad_grad(op, *grads):
-    # TF 1.15 raises TypeError with this text; a LookupError, as for any op without a
-    # gradient, is what tf.gradients' callers (the optimizers) expect here.
-    raise LookupError(
+    raise SecondOrderLoopGradientError(
         "Second-order gradient for while loops not supported: '%s' (op type: WhileGrad) "
         "is the gradient of the tf.while_loop '%s'." % (op.name,
                                                        op._attrs["_grad_loop"].forward_op.name))
