@@ -14,8 +14,6 @@ import math
 import numba
 import numpy as np
 
-from tfteach.kernels.cpu.two_workers import split_ufunc
-
 __all__ = ["LazyUfunc", "sigmoid", "rsqrt", "sign", "squared_difference", "floor_div_real",
            "floor_mod_real"]
 
@@ -33,7 +31,7 @@ class LazyUfunc:
         ufunc = self._by_dtype.get(args[0].dtype)
         if ufunc is None:
             ufunc = self._by_dtype[args[0].dtype] = self._compile(args[0].dtype)
-        return split_ufunc(ufunc, args)      # two halves in a step with convolutions
+        return ufunc(*args)
 
     def _compile(self, dtype):
         if dtype == np.float16:

@@ -14,9 +14,11 @@ products split their output (`split_matmul`). Halves share nothing but disjoint 
 rows or columns; the Numba loops are compiled with `nogil=True` so both run at once.
 
 Inside a window (a step with convolutions) the memory-bound kernels around them split
-too: elementwise ufuncs (`split_ufunc`: bias adds, activations and their gradients),
-sums over the batch, pooling, the gradient-descent update (`split_rows`). In such a step
-they are a fifth of the time, and one core would sit idle for it.
+too: NumPy's float ufuncs (`split_ufunc`: the bias adds), sums over the batch (bias
+gradients), max pooling and its gradient, the gradient-descent update (`split_rows`).
+In such a step they are a fifth of the time, and one core would sit idle for it.
+(Numba's `vectorize` ufuncs — Relu, ReluGrad — hold the GIL: two threads on them were
+slower than one, so they stay whole.)
 
 The BLAS window. OpenBLAS's thread count is one number for the whole process (even the
 `openblas_set_num_threads_local` of the OpenBLAS NumPy's wheels ship sets the global
@@ -184,6 +186,7 @@ def split_ufunc(ufunc, inputs):
     Same values as one call (an elementwise result does not depend on how it is cut).
     Shapes that do not broadcast raise ValueError, as the ufunc itself does.
     """
+    # Numba's DUFuncs are not np.ufunc and hold the GIL: they always run whole.
     if _window_users == 0 or not isinstance(ufunc, np.ufunc) or ufunc.nout != 1:
         return ufunc(*inputs)
     shape = np.broadcast_shapes(*[np.shape(a) for a in inputs])
