@@ -156,15 +156,24 @@ def test_split_ufunc_gives_the_same_bits_as_one_call(split_always, monkeypatch):
     real_two_halves = two_workers._two_halves
     monkeypatch.setattr(two_workers, "_two_halves",
                         lambda fn, size: halves.append(size) or real_two_halves(fn, size))
+    g = rng.randn(*x.shape).astype(np.float32)
+    g[0, 0, 0, :2] = [np.nan, -1.0]
     with two_workers.blas_window(), np.errstate(invalid="ignore"):
         added = two_workers.split_ufunc(np.add, (x, bias))
         scaled = two_workers.split_ufunc(np.multiply, (np.float32(2), x))
-        activated = nn_kernels.relu(x)            # a Numba ufunc: runs whole
-    assert halves == [40, 40]                     # the two NumPy ufuncs really split
+        activated = nn_kernels.relu(x)            # nogil loops, not the Numba ufunc
+        passed = nn_kernels.relu_grad(g, x)
+    assert halves == [40, 40, x.size, x.size]     # all four really split
     np.testing.assert_array_equal(added, x + bias)
     np.testing.assert_array_equal(scaled, 2 * x)
-    assert added.dtype == scaled.dtype == np.float32
+    assert added.dtype == scaled.dtype == activated.dtype == passed.dtype == np.float32
+    with np.errstate(invalid="ignore"):           # the same bits as the whole ufunc
+        np.testing.assert_array_equal(activated, nn_kernels._relu_ufunc(x))
+        np.testing.assert_array_equal(passed, nn_kernels._relu_grad_ufunc(g, x))
     assert np.signbit(activated[0, 0, 0, 1])      # relu(-0.0) stays -0.0
+    assert np.isnan(passed[0, 0, 0, 0])           # NaN gradient where x is NaN: g * 0
+    np.testing.assert_array_equal(activated, np.where(x < 0, 0, x))
+    np.testing.assert_array_equal(passed, np.where(x > 0, g, g * 0))
     with two_workers.blas_window(), pytest.raises(ValueError):
         two_workers.split_ufunc(np.add, (x, np.ones(7, np.float32)))
 

@@ -21,6 +21,7 @@ from numba import njit
 from tfteach.framework.errors import InvalidArgumentError
 from tfteach.kernels.cpu.cwise import shape_string
 from tfteach.kernels.cpu.elementwise import LazyUfunc
+from tfteach.kernels.cpu.two_workers import split_rows, worth_splitting
 
 __all__ = ["softmax", "log_softmax", "softmax_xent", "sparse_softmax_xent", "l2_loss",
            "relu", "relu_grad", "relu6", "relu6_grad", "elu", "elu_grad", "selu",
@@ -219,6 +220,9 @@ SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
 
 
+_NUMBA_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def _relu(x):
     return 0 if x < 0 else x
 
@@ -293,7 +297,7 @@ def _leaky_relu_grad(g, x, alpha):
 
 
 _relu_ufunc = LazyUfunc(_relu)
-relu_grad = LazyUfunc(_relu_grad)
+_relu_grad_ufunc = LazyUfunc(_relu_grad)
 relu6 = LazyUfunc(_relu6)
 relu6_grad = LazyUfunc(_relu6_grad)
 elu = LazyUfunc(_elu)
@@ -311,7 +315,47 @@ _leaky_relu_grad_ufunc = LazyUfunc(_leaky_relu_grad)
 def relu(x):
     """max(x, 0) as TF's Relu: NaN stays NaN and -0.0 stays -0.0 (Eigen's `x < 0 ? 0 : x`).
     A Numba ufunc: NumPy's `maximum`, which must also propagate NaN, runs ~4x slower."""
+    if _splittable(x):
+        return _in_halves(_relu_loop, x)
     return _relu_ufunc(x)
+
+
+def relu_grad(g, x):
+    """ReluGrad(gradients, features): g where x > 0, else g * 0 (NaN in g stays NaN)."""
+    if _splittable(g) and g.shape == x.shape and g.dtype == x.dtype:
+        return _in_halves(_relu_grad_loop, g, np.ascontiguousarray(x))
+    return _relu_grad_ufunc(g, x)
+
+
+# In a step with convolutions big activations run in two halves (two_workers.py). A
+# Numba ufunc holds the GIL, so the halves use these nogil loops (same formulas).
+_relu_scalar = njit(cache=True, inline="always")(_relu)
+_relu_grad_scalar = njit(cache=True, inline="always")(_relu_grad)
+
+
+@njit(cache=True, nogil=True)
+def _relu_loop(out, x):
+    for i in range(out.size):
+        out[i] = _relu_scalar(x[i])
+
+
+@njit(cache=True, nogil=True)
+def _relu_grad_loop(out, g, x):
+    for i in range(out.size):
+        out[i] = _relu_grad_scalar(g[i], x[i])
+
+
+def _splittable(x):
+    return (x.dtype in _NUMBA_FLOATS and x.flags.c_contiguous and worth_splitting(x.size))
+
+
+def _in_halves(loop, *arrays):
+    out = np.empty_like(arrays[0])
+    flat_out = out.reshape(-1)
+    flat = [a.reshape(-1) for a in arrays]
+    split_rows(lambda lo, hi: loop(flat_out[lo:hi], *[a[lo:hi] for a in flat]),
+               flat_out.size, flat_out.size)
+    return out
 
 
 def leaky_relu(x, alpha):

@@ -17,8 +17,8 @@ Inside a window (a step with convolutions) the memory-bound kernels around them 
 too: NumPy's float ufuncs (`split_ufunc`: the bias adds), sums over the batch (bias
 gradients), max pooling and its gradient, the gradient-descent update (`split_rows`).
 In such a step they are a fifth of the time, and one core would sit idle for it.
-(Numba's `vectorize` ufuncs — Relu, ReluGrad — hold the GIL: two threads on them were
-slower than one, so they stay whole.)
+Numba's `vectorize` ufuncs hold the GIL (two threads on them were slower than one), so
+Relu and ReluGrad split with nogil loops of the same formulas (nn_kernels.py).
 
 The BLAS window. OpenBLAS's thread count is one number for the whole process (even the
 `openblas_set_num_threads_local` of the OpenBLAS NumPy's wheels ship sets the global
@@ -41,7 +41,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-__all__ = ["over_batch", "split_matmul", "split_rows", "split_ufunc", "blas_window",
+__all__ = ["over_batch", "split_matmul", "split_rows", "split_ufunc", "worth_splitting",
+           "blas_window",
            "in_blas_window", "blas_threads", "worker_count", "SPLITTING_OPS"]
 
 # The op types whose CPU kernels split themselves (a plan with one runs in a window).
@@ -171,11 +172,15 @@ def split_matmul(left, right):
     return out
 
 
+def worth_splitting(elements):
+    """True inside a BLAS window for a job over at least MIN_SPLIT_ELEMENTS elements."""
+    return _window_users > 0 and elements >= MIN_SPLIT_ELEMENTS and worker_count() >= 2
+
+
 def split_rows(fn, rows, elements):
     """[fn(lo, hi), ...] over rows [0, rows): two halves inside a BLAS window when the
     job touches at least MIN_SPLIT_ELEMENTS elements, else one call."""
-    if (_window_users == 0 or rows < 2 or elements < MIN_SPLIT_ELEMENTS
-            or worker_count() < 2):
+    if rows < 2 or not worth_splitting(elements):
         return [fn(0, rows)]
     return _two_halves(fn, rows)
 
