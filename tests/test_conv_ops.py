@@ -76,6 +76,52 @@ def test_output_size_and_values(padding, stride, size, k):
     np.testing.assert_allclose(run(y), expected, rtol=1e-5, atol=1e-5)
 
 
+ONE_CHANNEL_CASES = list(itertools.product(["SAME", "VALID"], [1, 2, 3], [7, 8], [1, 3, 5],
+                                          [1, 2]))
+
+
+@pytest.mark.parametrize("padding,stride,size,k,dilation", ONE_CHANNEL_CASES)
+def test_one_input_channel(padding, stride, size, k, dilation):
+    # One channel (MNIST's first layer) takes the transposed patch layout: the forward
+    # values and the filter gradient (adjoint of the forward) against the reference.
+    x = RNG.randn(3, size, size + 1, 1)
+    f = RNG.randn(k, k, 1, 4)
+    if (k - 1) * dilation + 1 > size and padding == "VALID":
+        return
+    conv = dict(strides=(stride, stride), padding=padding, dilations=(dilation, dilation))
+    expected = ref_conv2d(x, f, **conv)
+    dy = RNG.randn(*expected.shape)
+    strides = [1, stride, stride, 1]
+    y = tf.nn.conv2d(x, f, strides, padding, dilations=[1, dilation, dilation, 1])
+    df = tf.nn.conv2d_backprop_filter(x, list(f.shape), dy, strides, padding,
+                                      dilations=[1, dilation, dilation, 1])
+    vy, vdf = run([y, df])
+    np.testing.assert_allclose(vy, expected, rtol=1e-10, atol=1e-12)
+    # d<conv(x, f), dy>/df, each filter entry by its own reference convolution
+    for a, e in itertools.product(range(k), range(k)):
+        unit = np.zeros_like(f)
+        unit[a, e, 0, :] = 1
+        tap = ref_conv2d(x, unit, **conv)     # [.., o] = the input pixel under tap (a, e)
+        np.testing.assert_allclose(vdf[a, e, 0], np.sum(tap * dy, axis=(0, 1, 2)),
+                                   rtol=1e-9, atol=1e-9)
+
+
+def test_one_channel_patches_equal_the_general_layout():
+    from tfteach.kernels.cpu.conv_patches import im2col, im2col_transposed
+    rng = np.random.RandomState(5)
+    for n, h, w, kh, kw, sh, sw, dh, dw, top, left in [
+            (2, 7, 9, 3, 2, 2, 1, 1, 2, 1, 0), (1, 5, 5, 5, 5, 3, 3, 1, 1, 2, 2),
+            (3, 4, 6, 2, 3, 1, 2, 2, 1, 0, 1), (1, 1, 1, 3, 3, 1, 1, 1, 1, 1, 1)]:
+        oh = (h + 2 * top - (kh - 1) * dh - 1) // sh + 1
+        ow = (w + 2 * left - (kw - 1) * dw - 1) // sw + 1
+        x = rng.rand(n, h, w, 1).astype(np.float32)
+        cols = np.full((n * oh * ow, kh * kw), np.nan, np.float32)
+        cols_t = np.full((kh * kw, n * oh * ow), np.nan, np.float32)
+        im2col(x, kh, kw, sh, sw, dh, dw, top, left, oh, ow, cols)
+        im2col_transposed(x, kh, kw, sh, sw, dh, dw, top, left, oh, ow, cols_t)
+        np.testing.assert_array_equal(cols_t.T, cols)        # every entry written
+
+
 def test_same_padding_split_puts_the_extra_row_at_the_bottom():
     # in 4, k 2, stride 1: 1 padding row needed -> 0 on top, 1 at the bottom.
     x = np.arange(16, dtype=np.float64).reshape(1, 4, 4, 1)

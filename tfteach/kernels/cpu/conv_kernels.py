@@ -20,7 +20,7 @@ import numpy as np
 from tfteach.framework.errors import InvalidArgumentError, UnimplementedError
 from tfteach.kernels.cpu.conv_geometry import ConvParams
 from tfteach.kernels.cpu.two_workers import over_batch
-from tfteach.kernels.cpu.conv_patches import col2im, im2col
+from tfteach.kernels.cpu.conv_patches import col2im, im2col, im2col_transposed
 from tfteach.kernels.cpu.cwise import shape_string
 
 __all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "conv_params",
@@ -89,6 +89,13 @@ def _patch_fn(x, kh, kw, p, rows, cols, buffer):
     n, h, w, c = x.shape
     if _is_pointwise(kh, kw, p, rows, cols, h, w):
         return lambda lo, hi: x[lo:hi].reshape((hi - lo) * h * w, c)
+    if c == 1:      # one channel: fill the transposed layout, return its (free) transpose
+        def patches_t(lo, hi):
+            cols_t = buffer[lo * oh * ow:hi * oh * ow].reshape(kh * kw, (hi - lo) * oh * ow)
+            return im2col_transposed(x[lo:hi], kh, kw, p.strides[0], p.strides[1],
+                                     p.dilations[0], p.dilations[1], top, left, oh, ow,
+                                     cols_t).T
+        return patches_t
 
     def patches(lo, hi):
         return im2col(x[lo:hi], kh, kw, p.strides[0], p.strides[1], p.dilations[0],
