@@ -41,6 +41,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from tfteach.kernels.cpu.cpu_quota import usable_cpus
+
 __all__ = ["over_batch", "split_matmul", "split_rows", "split_ufunc", "worth_splitting",
            "blas_window",
            "in_blas_window", "blas_threads", "worker_count", "SPLITTING_OPS"]
@@ -54,6 +56,7 @@ MIN_PARALLEL_WORK = 2_000_000
 MIN_SPLIT_ELEMENTS = 1 << 18
 
 _POOL = None           # created on first use: nothing starts at import time
+_WORKERS = None        # worker_count(), once known
 _BLAS = None           # (get_num_threads, set_num_threads) of NumPy's OpenBLAS, if found
 _SEARCHED = False
 # OpenBLAS's exported names: plain, or with the prefix/suffix of the scipy-openblas builds.
@@ -95,7 +98,12 @@ def blas_threads():
 
 
 def worker_count():
-    return min(2, os.cpu_count() or 1)
+    """2 when this process may use 1.5 CPUs or more (its affinity and its cgroup's CPU
+    quota: a Binder pod on a 16-core node may be limited to 1), else 1. Read once."""
+    global _WORKERS
+    if _WORKERS is None:
+        _WORKERS = 2 if usable_cpus() >= 1.5 else 1
+    return _WORKERS
 
 
 def in_blas_window():
