@@ -237,3 +237,41 @@ def test_training_with_and_without_splitting_agrees(monkeypatch, split_always):
     whole = train_once()
     for a, b in zip(split, whole):
         np.testing.assert_allclose(a, b, rtol=1e-4)
+
+
+def test_a_half_that_splits_again_does_not_wait_for_itself(split_always):
+    seen = []
+
+    def inner(lo, hi):
+        seen.append((lo, hi))
+
+    def outer(lo, hi):            # the worker's half splits again: must run it inline
+        two_workers.over_batch(inner, 8, 10 ** 9)
+    runner = threading.Thread(target=two_workers.over_batch, args=(outer, 8, 10 ** 9),
+                              daemon=True)
+    runner.start()
+    runner.join(30)
+    assert not runner.is_alive(), "the worker waited for itself (deadlock)"
+    assert sorted(seen) == [(0, 4), (0, 4), (4, 8), (4, 8)]
+    assert not two_workers.in_blas_window()
+
+
+def _split_in_child(queue):
+    out = []
+    two_workers.over_batch(lambda lo, hi: out.append((lo, hi)), 8, 10 ** 9)
+    queue.put(sorted(out))
+
+
+def test_a_forked_child_gets_its_own_worker(split_always):
+    import multiprocessing
+    two_workers.over_batch(lambda lo, hi: None, 8, 10 ** 9)      # the parent's pool exists
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_split_in_child, args=(queue,))
+    child.start()
+    child.join(30)
+    if child.is_alive():
+        child.kill()
+        pytest.fail("the forked child hung on the parent's worker pool")
+    assert child.exitcode == 0
+    assert queue.get(timeout=5) == [(0, 4), (4, 8)]

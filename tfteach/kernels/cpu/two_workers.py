@@ -129,17 +129,39 @@ def blas_window():
                 blas[1](_saved_threads)
 
 
+_ON_WORKER = threading.local()
+
+
 def _in_window(fn, lo, hi):
-    with blas_window():
-        return fn(lo, hi)
+    _ON_WORKER.active = True
+    try:
+        with blas_window():
+            return fn(lo, hi)
+    finally:
+        _ON_WORKER.active = False
+
+
+def _forget_pool_after_fork():
+    """A forked child has no worker thread: the parent's pool would queue jobs forever."""
+    global _POOL, _window_users, _WINDOW_LOCK
+    _POOL = None
+    _window_users = 0
+    _WINDOW_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool_after_fork)
 
 
 def _two_halves(fn, size):
     """[fn(0, mid), fn(mid, size)], the second on the worker thread, both in a window."""
     global _POOL
+    mid = size // 2
+    if getattr(_ON_WORKER, "active", False):
+        # A half that splits again would wait for the one worker, which is itself.
+        return [fn(0, mid), fn(mid, size)]
     if _POOL is None:
         _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tfteach-worker")
-    mid = size // 2
     with blas_window():      # opened here, so the worker's half cannot close it early
         second = _POOL.submit(_in_window, fn, mid, size)
         first = fn(0, mid)
