@@ -403,3 +403,16 @@ def test_sum_mean_max_match_numpy_on_random_shapes(case):
     np.testing.assert_allclose(means, expected_mean, rtol=1e-12, atol=1e-12)
     np.testing.assert_array_equal(maxes, expected_max)
     tf.reset_default_graph()       # hypothesis runs many examples inside one test
+
+
+def test_reducing_over_no_axes_is_the_identity():
+    # What broadcast gradients do most of the time (BroadcastGradientArgs found nothing to
+    # sum): values, dtype and shape unchanged, with and without keep_dims.
+    x = np.arange(12, dtype=np.int32).reshape(3, 4) - 5
+    f = np.linspace(-1, 1, 6).reshape(2, 3).astype(np.float32)
+    axes = tf.placeholder(tf.int32, [None])
+    got = run([tf.reduce_sum(x, axes), tf.reduce_prod(f, axes, keepdims=True),
+               tf.reduce_sum(f, axes)], {axes: np.zeros(0, np.int32)})
+    for value, expected in zip(got, [x, f, f]):
+        np.testing.assert_array_equal(value, expected)
+        assert value.dtype == expected.dtype and value.shape == expected.shape

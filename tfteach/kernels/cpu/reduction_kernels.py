@@ -44,6 +44,8 @@ def reduction_kernel(numpy_reduction):
         x = np.asarray(x)
         axes = reduction_axes(ctx, axis, x.ndim)
         keep = ctx.attrs["keep_dims"]
+        if not axes:        # nothing to reduce (most broadcast gradients): TF forwards x
+            return x
         if numpy_reduction is np.sum and axes[:1] == (0,) and x.dtype.kind == "f":
             return _sum_over_batch(x, axes, keep)
         # dtype=x.dtype: NumPy would sum int32 into int64; TF stays in the input type.
