@@ -161,9 +161,14 @@ def test_split_ufunc_gives_the_same_bits_as_one_call(split_always, monkeypatch):
     with two_workers.blas_window(), np.errstate(invalid="ignore"):
         added = two_workers.split_ufunc(np.add, (x, bias))
         scaled = two_workers.split_ufunc(np.multiply, (np.float32(2), x))
+        weak = two_workers.split_ufunc(np.add, (x, 2.5))     # a Python scalar stays weak
+        wide = two_workers.split_ufunc(np.add, (x, np.float64(2.5)))
         activated = nn_kernels.relu(x)            # nogil loops, not the Numba ufunc
         passed = nn_kernels.relu_grad(g, x)
-    assert halves == [40, 40, x.size, x.size]     # all four really split
+    assert halves == [40] * 4 + [x.size] * 2      # all six really split
+    assert weak.dtype == np.float32 and wide.dtype == np.add(x, np.float64(2.5)).dtype
+    np.testing.assert_array_equal(weak, x + 2.5)
+    np.testing.assert_array_equal(wide, x + np.float64(2.5))
     np.testing.assert_array_equal(added, x + bias)
     np.testing.assert_array_equal(scaled, 2 * x)
     assert added.dtype == scaled.dtype == activated.dtype == passed.dtype == np.float32

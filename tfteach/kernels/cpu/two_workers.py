@@ -227,10 +227,15 @@ def split_ufunc(ufunc, inputs):
     shape = np.broadcast_shapes(*[np.shape(a) for a in inputs])
     if not shape or shape[0] < 2 or int(np.prod(shape)) < MIN_SPLIT_ELEMENTS:
         return ufunc(*inputs)
-    arrays = [np.broadcast_to(a, shape) for a in inputs]
-    out = np.empty(shape, ufunc(*[a[:0] for a in arrays]).dtype)   # the ufunc picks the dtype
+    # Scalars stay as they are: a Python float is "weak" in NumPy's dtype rules (float32
+    # array + 2.5 is float32), which an array broadcast from it would not be.
+    arrays = [a if np.ndim(a) == 0 else np.broadcast_to(a, shape) for a in inputs]
+
+    def cut(lo, hi):
+        return [a if np.ndim(a) == 0 else a[lo:hi] for a in arrays]
+    out = np.empty(shape, ufunc(*cut(0, 0)).dtype)      # the ufunc picks the dtype
 
     def half(lo, hi):
-        ufunc(*[a[lo:hi] for a in arrays], out=out[lo:hi])
+        ufunc(*cut(lo, hi), out=out[lo:hi])
     _two_halves(half, shape[0])
     return out
