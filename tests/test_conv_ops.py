@@ -122,6 +122,21 @@ def test_one_channel_patches_equal_the_general_layout():
         np.testing.assert_array_equal(cols_t.T, cols)        # every entry written
 
 
+@pytest.mark.parametrize("x_shape,f_shape", [((2, 5, 5, 0), (3, 3, 0, 4)),
+                                             ((2, 5, 5, 2), (3, 3, 2, 0)),
+                                             ((2, 5, 5, 2), (0, 3, 2, 4))])
+def test_a_filter_with_zero_elements_is_a_clear_error(x_shape, f_shape):
+    # TF 1.15 divided by zero (the process died); TF 2.x's message, here a clean error.
+    x, f = tf.placeholder(tf.float32), tf.placeholder(tf.float32)
+    y = tf.nn.conv2d(x, f, [1, 1, 1, 1], "SAME")
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"filter must not have zero elements \(i.e. all dimensions"):
+            sess.run(y, {x: np.ones(x_shape), f: np.ones(f_shape)})
+        assert sess.run(y, {x: np.ones((0, 5, 5, 2)), f: np.ones((3, 3, 2, 4))}).shape == \
+            (0, 5, 5, 4)                      # an empty batch is fine: an empty result
+
+
 def test_same_padding_split_puts_the_extra_row_at_the_bottom():
     # in 4, k 2, stride 1: 1 padding row needed -> 0 on top, 1 at the bottom.
     x = np.arange(16, dtype=np.float64).reshape(1, 4, 4, 1)

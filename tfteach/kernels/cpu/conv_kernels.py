@@ -119,6 +119,9 @@ def conv2d(ctx, x, f):
     nhwc = to_nhwc(x, p.data_format)
     n, h, w, c = nhwc.shape
     kh, kw, fc, oc = f.shape
+    if f.size == 0:     # TF 1.15 divided by zero here (a crash); later TFs say this
+        raise _error(ctx, "filter must not have zero elements (i.e. all dimensions must "
+                     "be non-zero)")
     if c % fc != 0:
         raise _error(ctx, "input depth must be evenly divisible by filter depth: %d vs %d"
                      % (c, fc))
@@ -128,7 +131,8 @@ def conv2d(ctx, x, f):
     rows, cols = geometry(ctx, p, h, w, kh, kw)
     dtype = compute_dtype(x.dtype)
     (oh, _, _), (ow, _, _) = rows, cols
-    out = np.zeros((n, oh, ow, oc), dtype)
+    # Every row is written by a product below; only zero input channels leave zeros.
+    out = (np.empty if c else np.zeros)((n, oh, ow, oc), dtype)
     if out.size and c:
         nhwc = nhwc.astype(dtype, copy=False)
         buffer = scratch(ctx, "cols", (n * oh * ow, kh * kw * c), dtype)
