@@ -167,3 +167,42 @@ def test_unknown_batch_runs_and_avg_grad_uses_runtime_shape():
     g = tf.gradients(tf.reduce_sum(y), x)[0]
     got = run(g, {x: np.zeros((3, 4, 4, 1))})
     np.testing.assert_allclose(got, np.full((3, 4, 4, 1), 0.25))
+
+
+# -- bad windows: clear TensorFlow errors, never a division by zero or a wrong shape ----------
+@pytest.mark.parametrize("pool", [tf.nn.max_pool, tf.nn.avg_pool])
+def test_zero_ksize_is_refused_when_building(pool):
+    with pytest.raises(ValueError, match=r"`ksize` cannot be zero. Received: ksize=\[1, 0, 2, 1\]"):
+        pool(tf.placeholder(tf.float32), [1, 0, 2, 1], [1, 1, 1, 1], "VALID")
+
+
+@pytest.mark.parametrize("pool", [tf.nn.max_pool, tf.nn.avg_pool])
+def test_zero_stride_is_a_shape_error_even_for_unknown_shapes(pool):
+    with pytest.raises(ValueError, match="Stride must be > 0, but got 0"):
+        pool(tf.placeholder(tf.float32), [1, 2, 2, 1], [1, 0, 1, 1], "SAME")
+
+
+@pytest.mark.parametrize("pool", [tf.nn.max_pool, tf.nn.avg_pool])
+def test_valid_window_larger_than_the_fed_image(pool):
+    x = tf.placeholder(tf.float32)           # unknown shape: only the run can tell
+    y = pool(x, [1, 9, 2, 1], [1, 1, 1, 1], "VALID")
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Computed output size would be negative: -3 \[input_size: "
+                                 r"5, effective_filter_size: 9, stride: 1\]"):
+            sess.run(y, {x: np.ones((2, 5, 5, 3), np.float32)})
+        assert sess.run(y, {x: np.ones((2, 9, 5, 3), np.float32)}).shape == (2, 1, 4, 3)
+
+
+@pytest.mark.parametrize("ksize,text", [([1, 0, 2, 1], "dimension 1 was zero"),
+                                        ([1, 2, -1, 1], "dimension 2 was negative: -1")])
+def test_raw_ops_with_bad_windows_fail_at_run_time(ksize, text):
+    # Attributes set directly (no tf.nn checks): the kernel still refuses cleanly.
+    from tfteach.nn.pooling_ops import pool_attrs
+    from tfteach.ops.op_builder import apply_op
+    x = tf.placeholder(tf.float32)
+    y = apply_op("MaxPool", [x], pool_attrs(tf.float32, ksize, [1, 1, 1, 1], "SAME", "NHWC"),
+                 "raw_pool")
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match=text):
+            sess.run(y, {x: np.ones((1, 4, 4, 1), np.float32)})

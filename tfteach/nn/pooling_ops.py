@@ -68,6 +68,9 @@ def pooled_shape(op_type, shape, attrs):
             raise ShapeError("%s requires the %s attribute to contain 4 values, but got: %d"
                              % (op_type.replace("Grad", ""),
                                 "stride" if attr == "strides" else attr, len(attrs[attr])))
+    for s in attrs["strides"]:           # TF's shape function, even for unknown shapes
+        if s <= 0:
+            raise ShapeError("Stride must be > 0, but got %d" % s)
     if shape.ndims is None:
         return tensor_shape.unknown_shape(4)
     if shape.ndims != 4:
@@ -103,7 +106,28 @@ def check_window(ctx):
     if ksize[3] != 1 or strides[3] != 1:
         raise errors.InvalidArgumentError(
             None, ctx.op, "Pooling over the depth dimension is not supported by tfteach.")
+    for i in (1, 2):   # ops built from raw attrs skip tf.nn's checks; a 0 would divide
+        if ksize[i] <= 0:
+            raise errors.InvalidArgumentError(
+                None, ctx.op, "Sliding window ksize for dimension %d was %s." % (
+                    i, "zero" if ksize[i] == 0 else "negative: %d" % ksize[i]))
+        if strides[i] <= 0:
+            raise errors.InvalidArgumentError(
+                None, ctx.op, "Stride must be > 0, but got %d" % strides[i])
     return ksize, strides, ctx.attrs["padding"]
+
+
+def _check_output_size(ctx, x_nhwc, ksize, strides, padding):
+    """A VALID window larger than the fed image (shapes unknown when the graph was built)."""
+    if padding != "VALID":
+        return
+    for i in (1, 2):
+        size = (x_nhwc.shape[i] - ksize[i] + strides[i]) // strides[i]
+        if size < 0:
+            raise errors.InvalidArgumentError(
+                None, ctx.op, "Computed output size would be negative: %d [input_size: %d, "
+                "effective_filter_size: %d, stride: %d]"
+                % (size, x_nhwc.shape[i], ksize[i], strides[i]))
 
 
 def _nhwc(x, fmt):
@@ -122,13 +146,17 @@ def _check_rank(ctx, x, what="input"):
 def _max_pool_kernel(ctx, x):
     _check_rank(ctx, x)
     fmt = ctx.attrs["data_format"]
-    return _back(kernels.max_pool(_nhwc(x, fmt), *check_window(ctx)), fmt)
+    x, window = _nhwc(x, fmt), check_window(ctx)
+    _check_output_size(ctx, x, *window)
+    return _back(kernels.max_pool(x, *window), fmt)
 
 
 def _avg_pool_kernel(ctx, x):
     _check_rank(ctx, x)
     fmt = ctx.attrs["data_format"]
-    return _back(kernels.avg_pool(_nhwc(x, fmt), *check_window(ctx)), fmt)
+    x, window = _nhwc(x, fmt), check_window(ctx)
+    _check_output_size(ctx, x, *window)
+    return _back(kernels.avg_pool(x, *window), fmt)
 
 
 def _max_pool_grad_kernel(ctx, x, y, grad):
@@ -193,6 +221,8 @@ def _pool(op_type, allowed, value, ksize, strides, padding, data_format, name):
         channel_index = 1 if data_format.startswith("NC") else 3
         ksize = get_sequence(ksize, 2, channel_index, "ksize")
         strides = get_sequence(strides, 2, channel_index, "strides")
+        if any(k == 0 for k in ksize):      # TF 1.15 pooled garbage here; later TFs refuse
+            raise ValueError("`ksize` cannot be zero. Received: ksize=%s" % (ksize,))
         return apply_op(op_type, [x], pool_attrs(dtype, ksize, strides, padding, data_format),
                         scope)
 
