@@ -72,17 +72,28 @@ class ConvParams:
 
     @classmethod
     def from_attrs(cls, attrs):
-        """Raises ValueError(TF's message) for strides/dilations on batch or channels."""
+        """Raises ValueError(TF's message) for malformed strides / dilations."""
         fmt = attrs.get("data_format", "NHWC")
         n, h, w, c = layout_axes(fmt)
         strides = list(attrs["strides"])
         dilations = list(attrs.get("dilations", [1, 1, 1, 1]))
+        # The backprop ops have no static check of these (their shape functions read only
+        # input_sizes / filter_sizes); without these a zero stride divided by zero and a
+        # short list indexed out of range. Texts: TF's kernel constructors.
+        if len(strides) != 4:
+            raise ValueError("Sliding window strides field must specify 4 dimensions")
         if strides[n] != 1 or strides[c] != 1:
             raise ValueError("Current implementation does not yet support strides in the "
                              "batch and depth dimensions.")
+        if strides[h] <= 0 or strides[w] <= 0:
+            raise ValueError("Row and column strides should be larger than 0.")
+        if len(dilations) != 4:
+            raise ValueError("Sliding window dilations field must specify 4 dimensions")
         if dilations[n] != 1 or dilations[c] != 1:
             raise ValueError("Current implementation does not yet support dilations in the "
                              "batch and depth dimensions.")
+        if dilations[h] <= 0 or dilations[w] <= 0:
+            raise ValueError("Dilated rates should be larger than 0.")
         pads = list(attrs.get("explicit_paddings", [])) or [0] * 8
         explicit = ((pads[2 * h], pads[2 * h + 1]), (pads[2 * w], pads[2 * w + 1]))
         return cls((strides[h], strides[w]), (dilations[h], dilations[w]), attrs["padding"],
