@@ -193,6 +193,8 @@ def conv2d_backprop_input(ctx, input_sizes, f, dy):
     (n, h, w, c), (rows, cols) = _backprop_dims(ctx, label, p, input_shape, f.shape, dy)
     kh, kw, _, oc = f.shape
     dtype = compute_dtype(dy.dtype)
+    if f.size == 0 or dy.size == 0:     # nothing flows back (reshape(-1, 0) would fail)
+        return from_nhwc(np.zeros((n, h, w, c), dy.dtype), p.data_format)
     g = to_nhwc(dy, p.data_format).astype(dtype, copy=False).reshape(-1, oc)
     f2 = np.ascontiguousarray(f, dtype).reshape(kh * kw * c, oc)
     (oh, top, _), (ow, left, _) = rows, cols
@@ -222,6 +224,8 @@ def conv2d_backprop_filter(ctx, x, filter_sizes, dy):
     _, (rows, cols) = _backprop_dims(ctx, label, p, x.shape, filter_shape, dy)
     kh, kw, c, oc = filter_shape
     dtype = compute_dtype(dy.dtype)
+    if x.size == 0 or dy.size == 0 or 0 in filter_shape:    # an all-zero (or empty) dF
+        return np.zeros(filter_shape, dy.dtype)
     g = to_nhwc(dy, p.data_format).astype(dtype, copy=False).reshape(-1, oc)
     x = to_nhwc(x, p.data_format).astype(dtype, copy=False)
     (oh, _, _), (ow, _, _) = rows, cols
