@@ -131,6 +131,9 @@ def _check(ctx, label, input_shape, filter_shape, dy_shape, p):
 def depthwise_conv2d(ctx, x, f):
     p = conv_params(ctx)
     geo = _check(ctx, None, x.shape, f.shape, None, p)
+    if f.size == 0:     # TF 1.15 returned garbage here; later TFs say this
+        raise _error(ctx, "filter must not have zero elements (i.e. all dimensions must "
+                     "be non-zero)")
     dtype = compute_dtype(x.dtype)
     xs = to_nhwc(x, p.data_format).astype(dtype, copy=False)
     out = np.zeros((xs.shape[0], geo[0][0], geo[1][0], f.shape[2] * f.shape[3]), dtype)
@@ -142,6 +145,8 @@ def _sizes(ctx, label, sizes, what):
     sizes = np.asarray(sizes)
     if sizes.ndim != 1:
         raise _error(ctx, "%s: %s input must be 1-dim, not %d" % (label, what, sizes.ndim))
+    if np.any(sizes < 0):       # TF's TensorShape check (was a negative-size geometry)
+        raise _error(ctx, "Dimension %d must be >= 0" % int(sizes[np.argmax(sizes < 0)]))
     return tuple(int(s) for s in sizes)
 
 
