@@ -18,7 +18,7 @@ from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import register_op
 from tfteach.kernels.cpu import conv_kernels
 from tfteach.ops.op_builder import apply_op, deprecated_argument_lookup
-from tfteach.ops.typed_inputs import convert_same_type
+from tfteach.ops.typed_inputs import convert_fixed_type, convert_same_type
 from tfteach.nn.conv_shapes import (check_data_format, check_padding, conv2d_shape,
                                     convert_padding, get_sequence, shape_from_tensor)
 from tfteach.nn.nn_dtypes import FLOATS, check_dtype
@@ -71,8 +71,9 @@ def _float_pair(op_type, first, second):
     return a, b
 
 
-def _sizes(value, input_name):
-    return convert.convert_to_tensor(value, dtype=dtypes.int32, name=input_name)
+def _sizes(op_type, value, input_name):
+    """An int32 sizes input; a tensor of another dtype is TF's TypeError (not a cast)."""
+    return convert_fixed_type(op_type, [(input_name, value)], dtypes.int32)[0]
 
 
 def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True,  # noqa: A002
@@ -105,7 +106,7 @@ def conv2d_backprop_input(input_sizes, filter=None, out_backprop=None,  # noqa: 
     filter = deprecated_argument_lookup("filters", filters, "filter", filter)
     padding, explicit = convert_padding(padding)
     with name_scope(name, "Conv2DBackpropInput", [input_sizes, filter, out_backprop]) as scope:
-        sizes = _sizes(input_sizes, "input_sizes")
+        sizes = _sizes("Conv2DBackpropInput", input_sizes, "input_sizes")
         f, dy = _float_pair("Conv2DBackpropInput", ("filter", filter),
                             ("out_backprop", out_backprop))
         attrs = conv_attrs("Conv2DBackpropInput", f.dtype.base_dtype, strides, padding,
@@ -120,7 +121,7 @@ def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, 
     padding, explicit = convert_padding(padding)
     with name_scope(name, "Conv2DBackpropFilter", [input, filter_sizes, out_backprop]) as scope:
         x = convert.convert_to_tensor(input, name="input")
-        sizes = _sizes(filter_sizes, "filter_sizes")
+        sizes = _sizes("Conv2DBackpropFilter", filter_sizes, "filter_sizes")
         x, dy = _float_pair("Conv2DBackpropFilter", ("input", x),
                             ("out_backprop", out_backprop))
         attrs = conv_attrs("Conv2DBackpropFilter", x.dtype.base_dtype, strides, padding,
@@ -168,6 +169,8 @@ def convolution(input, filter, padding, strides=None, dilation_rate=None,  # noq
                              "rank %d" % x.shape.ndims)
         strides = [1, 1] if strides is None else [int(s) for s in strides]
         rate = [1, 1] if dilation_rate is None else [int(d) for d in dilation_rate]
+        if any(r < 1 for r in rate):        # TF 1.15's with_space_to_batch check
+            raise ValueError("dilation_rate must be positive")
         if any(s > 1 for s in strides) and any(r > 1 for r in rate):
             raise ValueError("strides > 1 not supported in conjunction with dilation_rate > 1")
         fmt = "NCHW" if data_format is not None and data_format.startswith("NC") else "NHWC"

@@ -125,7 +125,7 @@ def conv_output_dims(op, input_dims, filter_hw, op_label):
             raise ShapeError("Nonzero explicit padding in the batch or depth dimensions is "
                              "not supported")
         if any(p < 0 for p in pads):
-            raise ShapeError("All explicit paddings must be nonnegative")
+            raise ShapeError("All elements of explicit_paddings must be nonnegative")
     else:
         pads = [0] * 8
     return [_window_dim(input_dims[a], filter_hw[k], strides[a], dilations[a],
@@ -186,7 +186,11 @@ def shape_from_tensor(sizes):
         raise ShapeError("Shape must be rank 1 but is rank %d" % sizes.shape.ndims)
     value = constant_value(sizes)
     if value is not None:
-        dims = [None if d < 0 else int(d) for d in np.asarray(value).reshape(-1)]
+        dims = [int(d) for d in np.asarray(value).reshape(-1)]
+        bad = [d for d in dims if d < -1]       # -1 means unknown; below is an error
+        if bad:
+            raise ShapeError("Invalid value in tensor used for shape: %d" % bad[0])
+        dims = [None if d < 0 else d for d in dims]
     elif sizes.shape.ndims == 1 and sizes.shape.as_list()[0] is not None:
         dims = [None] * sizes.shape.as_list()[0]
     else:

@@ -10,7 +10,7 @@ from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import register_op
 from tfteach.kernels.cpu import depthwise_kernels
 from tfteach.ops.op_builder import apply_op, deprecated_argument_lookup
-from tfteach.ops.typed_inputs import convert_same_type
+from tfteach.ops.typed_inputs import convert_fixed_type, convert_same_type
 from tfteach.nn.conv_shapes import depthwise_shape, shape_from_tensor
 from tfteach.nn.nn_dtypes import FLOATS, check_dtype
 
@@ -40,7 +40,7 @@ def _apply(op_type, named, strides, padding, data_format, dilations, name, sizes
         tensors = {floats[0][0]: a, floats[1][0]: b}
         for n, v in named:
             if n not in tensors:
-                tensors[n] = convert.convert_to_tensor(v, dtype=dtypes.int32, name=n)
+                tensors[n] = convert_fixed_type(op_type, [(n, v)], dtypes.int32)[0]
         attrs = _attrs(op_type, a.dtype.base_dtype, strides, padding, data_format, dilations)
         return apply_op(op_type, [tensors[n] for n, _ in named], attrs, scope)
 
