@@ -11,13 +11,19 @@ from tfteach.framework.registry import register_op
 from tfteach.kernels.cpu import bias_kernels
 from tfteach.ops.linalg_ops import matmul
 from tfteach.ops.op_builder import ShapeError, apply_op
+from tfteach.ops.typed_inputs import check_allowed
 
 __all__ = ["bias_add", "xw_plus_b", "bias_add_grad"]
 
 
 def _channel_index(op, rank):
-    """TF's BiasAddShape: NCHW merges the bias into dimension -3, NHWC into -1."""
-    return rank - 3 if op._attrs.get("data_format", "NHWC") == "NCHW" else rank - 1
+    """The channel axis: 1 for NCHW (any rank >= 3, as the kernel reads it), else -1.
+
+    TF 1.15's BiasAddShape merged an NCHW bias into dimension -3, which is axis 1 only
+    at rank 4: it refused a valid rank-3 or rank-5 NCHW input at graph build (and
+    checked the wrong axis) while its kernel added along axis 1. Later TFs use axis 1.
+    """
+    return 1 if op._attrs.get("data_format", "NHWC") == "NCHW" else rank - 1
 
 
 def _min_rank(op, shape):
@@ -70,6 +76,7 @@ def bias_add(value, bias, data_format=None, name=None):
     with name_scope(name, "BiasAdd", [value, bias]) as scope:
         fmt = _data_format(data_format)
         value = convert.convert_to_tensor(value, name="input")
+        check_allowed(value.dtype.base_dtype, "number", "value")    # no bool / string
         bias = convert.convert_to_tensor(bias, dtype=value.dtype, name="bias")
         return apply_op("BiasAdd", [value, bias], {"T": value.dtype.base_dtype,
                                                    "data_format": fmt}, scope)
