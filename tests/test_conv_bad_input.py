@@ -158,6 +158,15 @@ BUILD_CASES = {
         lambda: tf.nn.convolution(ones(1, 9, 9, 1), ones(3, 3, 1, 1), "VALID",
                                   dilation_rate=[0, 1]),
         ValueError, "^dilation_rate must be positive$"),
+    # were silently read as NHWC (anything not starting "NC") or NCHW ("NCW")
+    "convolution_data_format_hwnc": (
+        lambda: tf.nn.convolution(ones(1, 9, 9, 1), ones(3, 3, 1, 1), "VALID",
+                                  data_format="HWNC"),
+        ValueError, '^data_format must be "NHWC" or "NCHW".$'),
+    "convolution_data_format_ncw_on_2d": (
+        lambda: tf.nn.convolution(ones(1, 1, 9, 9), ones(3, 3, 1, 1), "VALID",
+                                  data_format="NCW"),
+        ValueError, '^data_format must be "NHWC" or "NCHW".$'),
     # was accepted (a bool "sum")
     "bias_add_bool": (
         lambda: tf.nn.bias_add(np.ones((2, 3), bool), np.ones(3, bool)),

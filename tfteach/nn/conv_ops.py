@@ -173,7 +173,9 @@ def convolution(input, filter, padding, strides=None, dilation_rate=None,  # noq
             raise ValueError("dilation_rate must be positive")
         if any(s > 1 for s in strides) and any(r > 1 for r in rate):
             raise ValueError("strides > 1 not supported in conjunction with dilation_rate > 1")
-        fmt = "NCHW" if data_format is not None and data_format.startswith("NC") else "NHWC"
+        if data_format not in (None, "NHWC", "NCHW"):    # was read as NHWC ("HWNC", "NCW")
+            raise ValueError('data_format must be "NHWC" or "NCHW".')     # TF 1.15's text
+        fmt = data_format or "NHWC"
         return conv2d(x, f, strides, padding, data_format=fmt, dilations=rate, name=scope)
 
 
