@@ -167,6 +167,10 @@ BUILD_CASES = {
         lambda: tf.nn.convolution(ones(1, 1, 9, 9), ones(3, 3, 1, 1), "VALID",
                                   data_format="NCW"),
         ValueError, '^data_format must be "NHWC" or "NCHW".$'),
+    # was accepted (TF 1.15's layer builds nn_ops.Convolution, which refuses it)
+    "layers_conv2d_strides_and_dilation": (
+        lambda: tf.layers.conv2d(ones(1, 9, 9, 1), 2, 3, strides=2, dilation_rate=2),
+        ValueError, "^strides > 1 not supported in conjunction with dilation_rate > 1$"),
     # was accepted (a bool "sum")
     "bias_add_bool": (
         lambda: tf.nn.bias_add(np.ones((2, 3), bool), np.ones(3, bool)),

@@ -62,6 +62,9 @@ class Conv2D(base.Layer):
         if input_dim is None:
             raise ValueError("The channel dimension of the inputs should be defined. "
                              "Found `None`.")
+        if any(s > 1 for s in self.strides) and any(d > 1 for d in self.dilation_rate):
+            # TF 1.15's layer builds nn_ops.Convolution here, which refuses this pair
+            raise ValueError("strides > 1 not supported in conjunction with dilation_rate > 1")
         self.kernel = self.add_weight("kernel", shape=self._kernel_shape(input_dim),
                                       initializer=self.kernel_initializer,
                                       regularizer=self.kernel_regularizer,
