@@ -171,6 +171,18 @@ BUILD_CASES = {
     "layers_conv2d_strides_and_dilation": (
         lambda: tf.layers.conv2d(ones(1, 9, 9, 1), 2, 3, strides=2, dilation_rate=2),
         ValueError, "^strides > 1 not supported in conjunction with dilation_rate > 1$"),
+    # were read with int() ("1" -> 1): TF's op_def_library refuses a string
+    "conv2d_string_strides": (
+        lambda: tf.nn.conv2d(ones(1, 5, 5, 1), ones(3, 3, 1, 1), "1", "VALID"),
+        TypeError, "^Expected int for argument 'strides' not '1'.$"),
+    "conv2d_string_dilation": (
+        lambda: tf.nn.conv2d(ones(1, 5, 5, 1), ones(3, 3, 1, 1), 1, "VALID",
+                             dilations=[1, "2", 2, 1]),
+        TypeError, "^Expected int for argument 'dilations' not '2'.$"),
+    "backprop_input_string_stride": (
+        lambda: tf.nn.conv2d_backprop_input([1, 5, 5, 1], ones(3, 3, 1, 2), ones(1, 3, 3, 2),
+                                            [1, "1", 1, 1], "VALID"),
+        TypeError, "^Expected int for argument 'strides' not '1'.$"),
     # was accepted (a bool "sum")
     "bias_add_bool": (
         lambda: tf.nn.bias_add(np.ones((2, 3), bool), np.ones(3, bool)),

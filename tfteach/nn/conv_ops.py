@@ -20,7 +20,8 @@ from tfteach.kernels.cpu import conv_kernels
 from tfteach.ops.op_builder import apply_op, deprecated_argument_lookup
 from tfteach.ops.typed_inputs import convert_fixed_type, convert_same_type
 from tfteach.nn.conv_shapes import (check_data_format, check_padding, conv2d_shape,
-                                    convert_padding, get_sequence, shape_from_tensor)
+                                    convert_padding, get_sequence, make_int,
+                                    shape_from_tensor)
 from tfteach.nn.nn_dtypes import FLOATS, check_dtype
 from tfteach.nn.bias_ops import bias_add, xw_plus_b
 from tfteach.nn.depthwise_ops import (depthwise_conv2d, depthwise_conv2d_native,
@@ -56,9 +57,10 @@ def conv_attrs(op_type, dtype, strides, padding, data_format, dilations, explici
         if not isinstance(value, (list, tuple)):
             raise TypeError("Expected list for '%s' argument to '%s' Op, not %r."
                             % (attr, op_type, value))
-    attrs = {"T": dtype, "strides": [int(s) for s in strides], "padding": padding,
-             "explicit_paddings": [int(p) for p in explicit], "data_format": data_format,
-             "dilations": [int(d) for d in dilations]}
+    attrs = {"T": dtype, "strides": [make_int(s, "strides") for s in strides],
+             "padding": padding, "explicit_paddings": [int(p) for p in explicit],
+             "data_format": data_format,
+             "dilations": [make_int(d, "dilations") for d in dilations]}
     if use_cudnn_on_gpu is not None:
         attrs["use_cudnn_on_gpu"] = bool(use_cudnn_on_gpu)
     return attrs

@@ -14,9 +14,19 @@ from tfteach.framework import tensor_shape
 from tfteach.kernels.cpu.conv_geometry import effective_size, layout_axes
 from tfteach.ops.op_builder import ShapeError, constant_value
 
-__all__ = ["get_sequence", "convert_padding", "check_data_format", "check_padding",
+__all__ = ["make_int", "get_sequence", "convert_padding", "check_data_format", "check_padding",
            "conv_output_dims", "conv2d_shape", "depthwise_shape", "shape_from_tensor",
            "spatial_shape"]
+
+
+def make_int(value, attr):
+    """TF's op_def_library `_MakeInt`: a string or non-number is a TypeError, not int()."""
+    if not isinstance(value, str):
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            pass
+    raise TypeError("Expected int for argument '%s' not %r." % (attr, value))
 
 
 def get_sequence(value, n, channel_index, name):
@@ -25,7 +35,7 @@ def get_sequence(value, n, channel_index, name):
         return [1] * (n + 2)
     if isinstance(value, (int, np.integer)) or not hasattr(value, "__len__"):
         value = [value]
-    value = [int(v) for v in value]
+    value = [make_int(v, name) for v in value]
     if len(value) == n + 2:
         return value
     if len(value) == 1:
@@ -52,7 +62,7 @@ def convert_padding(padding):
                 raise ValueError("When padding is a list, each element of padding must be a "
                                  "list/tuple of size 2. Element with index %d of padding has "
                                  "size %d" % (i, len(pair)))
-            explicit.extend(int(p) for p in pair)
+            explicit.extend(make_int(p, "explicit_paddings") for p in pair)
         if len(padding) != 4:
             raise ValueError("When padding is a list, it must be of size 4. Got padding of "
                              "size: %d" % len(padding))
