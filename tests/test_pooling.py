@@ -206,3 +206,12 @@ def test_raw_ops_with_bad_windows_fail_at_run_time(ksize, text):
     with tf.Session() as sess:
         with pytest.raises(tf.errors.InvalidArgumentError, match=text):
             sess.run(y, {x: np.ones((1, 4, 4, 1), np.float32)})
+
+
+@pytest.mark.parametrize("pool", [tf.nn.max_pool, tf.nn.avg_pool])
+def test_string_window_entries_are_type_errors(pool):
+    # TF's op_def_library: not silently int()'d (the convolutions' helper, shared)
+    with pytest.raises(TypeError, match="Expected int for argument 'strides' not '2'"):
+        pool(tf.placeholder(tf.float32), [1, 2, 2, 1], "2", "SAME")
+    with pytest.raises(TypeError, match="Expected int for argument 'ksize' not '2'"):
+        pool(tf.placeholder(tf.float32), [1, "2", 2, 1], 1, "SAME")

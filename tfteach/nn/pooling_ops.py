@@ -17,6 +17,7 @@ from tfteach.framework import convert, errors, tensor_shape
 from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import register_op
 from tfteach.kernels.cpu import pooling_kernels as kernels
+from tfteach.nn.conv_shapes import get_sequence
 from tfteach.ops.op_builder import ShapeError, apply_op, constant_value
 
 __all__ = ["max_pool", "avg_pool", "max_pool2d", "avg_pool2d"]
@@ -27,28 +28,6 @@ AVG_POOL_TYPES = "float16, bfloat16, float32, float64"
 
 
 # -- attributes and shapes -----------------------------------------------------------------
-def get_sequence(value, n, channel_index, name):
-    """TF's `_get_sequence`: an int or a list of 1, n or n + 2 numbers -> n + 2 numbers."""
-    if value is None:
-        value = [1]
-    elif isinstance(value, (int, np.integer)):
-        value = [int(value)]
-    elif not isinstance(value, (list, tuple, np.ndarray)):
-        value = [value]
-    value = [int(v) for v in value]
-    count = len(value)
-    if count == n + 2:
-        return value
-    if count == 1:
-        value = value * n
-    elif count != n:
-        raise ValueError("%s should be of length 1, %d or %d but was %d"
-                         % (name, n, n + 2, count))
-    if channel_index == 1:
-        return [1, 1] + value
-    return [1] + value + [1]
-
-
 def to_nhwc(values, data_format):
     """A 4-list in `data_format`'s order -> NHWC order (ksize, strides, shapes)."""
     v = list(values)
