@@ -124,10 +124,10 @@ def from_rows(y2, shape, data_format):
 
 
 def _check_vectors(ctx, x, named):
-    channels = x.shape[1 if ctx.attrs["data_format"] == "NCHW" else 3]
     if x.ndim != 4:
         raise errors.InvalidArgumentError(None, ctx.op, "input must be 4-dimensional%s"
-                                          % str(list(x.shape)))
+                                          % str(list(x.shape)).replace(" ", ""))
+    channels = x.shape[1 if ctx.attrs["data_format"] == "NCHW" else 3]
     for what, v in named:
         if v.ndim != 1:
             raise errors.InvalidArgumentError(None, ctx.op, "%s must be 1-dimensional%s"
@@ -227,10 +227,30 @@ def _lrn_args(ctx):
     return a["depth_radius"], a["bias"], a["alpha"], a["beta"]
 
 
-register_op("LRN", _lrn_shape,
-            cpu=lambda ctx, x: kernels.lrn(x, *_lrn_args(ctx)))
+def _check_lrn(ctx, x, what="in"):
+    # TF's kernel checks (TF 1.15's text): a negative radius at kernel construction,
+    # the rank in Compute.
+    r = ctx.attrs["depth_radius"]
+    if not 0 <= r <= 2 ** 31 - 1:
+        raise errors.InvalidArgumentError(None, ctx.op, "depth_radius = %d larger than int max"
+                                          % r)
+    if x.ndim != 4:
+        raise errors.InvalidArgumentError(None, ctx.op, "%s must be 4-dimensional" % what)
+
+
+def _lrn_kernel(ctx, x):
+    _check_lrn(ctx, x)
+    return kernels.lrn(x, *_lrn_args(ctx))
+
+
+def _lrn_grad_kernel(ctx, g, x, y):
+    _check_lrn(ctx, x, "input_grads, input_image, and out_image")
+    return kernels.lrn_grad(g, x, *_lrn_args(ctx))
+
+
+register_op("LRN", _lrn_shape, cpu=_lrn_kernel)
 register_op("LRNGrad", lambda op: [(op._inputs[1].dtype.base_dtype, op._inputs[1].shape)],
-            cpu=lambda ctx, g, x, y: kernels.lrn_grad(g, x, *_lrn_args(ctx)))
+            cpu=_lrn_grad_kernel)
 
 
 def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.5,  # noqa: A002
