@@ -15,18 +15,21 @@
 import collections
 import numbers
 
+import numpy as np
+
 from tfteach.framework import convert, dtypes, errors, tensor_shape
 from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import gradient, not_differentiable, register_op
 from tfteach.kernels.cpu import nn_misc_kernels as kernels
 from tfteach.ops.cast_ops import cast
 from tfteach.ops.clip_norm_ops import clip_by_norm
-from tfteach.ops.constant_op import identity
+from tfteach.ops.constant_op import constant, identity
 from tfteach.ops.gather_ops import gather, one_hot
 from tfteach.ops.op_builder import ShapeError, apply_op, constant_value
 from tfteach.ops.random_ops import random_uniform
 from tfteach.ops.reduction_ops import reduce_sum
 from tfteach.ops.shape_ops import expand_dims, shape as shape_op
+from tfteach.ops.where_ops import where_v2
 
 __all__ = ["dropout", "embedding_lookup", "top_k", "in_top_k"]
 
@@ -90,6 +93,11 @@ def _dropout_v2(x, rate, noise_shape, seed, name):
         scale = 1 / keep_prob
         # u >= rate has probability 1 - rate for u uniform in [0, 1).
         keep_mask = random_tensor >= rate
+        if known is None:
+            # A fed rate may be 1 (keep_prob 0): scale is inf, and TF 1.15's
+            # x * scale * mask gave NaN (inf * 0). Later TF selects instead, giving
+            # zeros; a constant rate is checked above, so keeps TF 1.15's graph.
+            return where_v2(keep_mask, x * scale, constant(0, dtype=x.dtype))
         return x * scale * cast(keep_mask, x.dtype)
 
 
@@ -107,6 +115,8 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
     if isinstance(params, (list, tuple)):
         if not params:
             raise ValueError("Need at least one param")
+        if len(params) > 1 and partition_strategy not in ("mod", "div"):
+            raise ValueError("Unrecognized partition strategy: " + str(partition_strategy))
         if len(params) > 1:
             raise NotImplementedError("tfteach's embedding_lookup takes one params tensor, "
                                       "not %d shards" % len(params))
@@ -128,6 +138,8 @@ def _top_k_shape(op):
     x, k = op._inputs
     if x.shape.ndims is not None and x.shape.ndims < 1:
         raise ShapeError("Shape must be at least rank 1 but is rank %d" % x.shape.ndims)
+    if k.shape.ndims not in (None, 0):
+        raise ShapeError("Input must be scalar but has rank %d" % k.shape.ndims)
     k_value = constant_value(k)
     if k_value is not None:
         k_value = int(k_value)
@@ -145,6 +157,9 @@ def _top_k_shape(op):
 
 
 def _top_k_kernel(ctx, x, k):
+    if np.ndim(k) != 0:
+        raise errors.InvalidArgumentError(None, ctx.op, "k must be scalar, got shape %s"
+                                          % str(list(np.shape(k))).replace(" ", ""))
     k = int(k)
     if k < 0:
         raise errors.InvalidArgumentError(None, ctx.op, "Need k >= 0, got %d" % k)

@@ -1,0 +1,110 @@
+"""Bad input to the non-convolution nn ops: TF's error class and message, never a
+crash (a numpy or Python error leaking out) or a silently wrong answer.
+
+Each message is TF 1.15's where TF 1.15 had the check, later TF's where TF 1.15 crashed
+or returned garbage (checked against TF 2.21's tf.compat.v1). See docs/nn_ops.md.
+"""
+import numpy as np
+import pytest
+
+import tfteach as tf
+
+F = np.float32
+
+
+def run(t, feed=None):
+    with tf.Session() as sess:
+        return sess.run(t, feed)
+
+
+def fed(dtype=tf.float32):
+    return tf.placeholder(dtype)
+
+
+def _top_k_vector_k():
+    return run(tf.nn.top_k(tf.ones([2, 3]), k=tf.constant([1, 2])))
+
+
+def _top_k_fed_vector_k():
+    k = fed(tf.int32)
+    return run(tf.nn.top_k(tf.ones([2, 3]), k=k), {k: [1, 2]})
+
+
+def _lrn_negative_radius():
+    return run(tf.nn.local_response_normalization(tf.ones([1, 2, 2, 3]), depth_radius=-1))
+
+
+def _lrn_fed_rank_3():
+    x = fed()
+    return run(tf.nn.local_response_normalization(x), {x: np.ones((2, 2, 3), F)})
+
+
+def _lrn_grad_negative_radius():
+    x = tf.ones([1, 2, 2, 3])
+    return run(tf.gradients(tf.nn.lrn(x, depth_radius=-2), x))
+
+
+def _fused_batch_norm_fed_rank_3():
+    x = fed()
+    y = tf.nn.fused_batch_norm(x, tf.ones([2]), tf.ones([2]))
+    return run(y, {x: np.ones((2, 3, 2), F)})
+
+
+def _fused_batch_norm_inference_fed_rank_2():
+    x = fed()
+    y = tf.nn.fused_batch_norm(x, tf.ones([2]), tf.ones([2]), mean=tf.zeros([2]),
+                               variance=tf.ones([2]), is_training=False)
+    return run(y, {x: np.ones((2, 2), F)})
+
+
+def _embedding_bad_partition_strategy():
+    return tf.nn.embedding_lookup([tf.ones([3, 2]), tf.ones([2, 2])], [1],
+                                  partition_strategy="foo")
+
+
+CASES = [
+    # (case, error class, message regex)
+    (_top_k_vector_k, ValueError, r"^Input must be scalar but has rank 1 for 'TopKV2'"),
+    (_top_k_fed_vector_k, tf.errors.InvalidArgumentError, r"^k must be scalar, got shape \[2\]"),
+    (_lrn_negative_radius, tf.errors.InvalidArgumentError,
+     r"^depth_radius = -1 larger than int max"),
+    (_lrn_fed_rank_3, tf.errors.InvalidArgumentError, r"^in must be 4-dimensional"),
+    (_lrn_grad_negative_radius, tf.errors.InvalidArgumentError,
+     r"^depth_radius = -2 larger than int max"),
+    (_fused_batch_norm_fed_rank_3, tf.errors.InvalidArgumentError,
+     r"^input must be 4-dimensional\[2,3,2\]"),
+    (_fused_batch_norm_inference_fed_rank_2, tf.errors.InvalidArgumentError,
+     r"^input must be 4-dimensional\[2,2\]"),
+    (_embedding_bad_partition_strategy, ValueError, r"^Unrecognized partition strategy: foo"),
+]
+
+
+@pytest.mark.parametrize("case, error, message", CASES, ids=[c[0].__name__[1:] for c in CASES])
+def test_bad_input_raises_tf_error(case, error, message):
+    with pytest.raises(error, match=message):
+        case()
+
+
+# -- silently wrong answers, fixed ---------------------------------------------------------------
+def test_fed_keep_prob_zero_drops_everything():
+    # TF 1.15 computed x * (1 / 0) * mask: NaN everywhere. Later TF selects: all zeros.
+    keep = fed()
+    y = tf.nn.dropout(tf.ones([50]), keep_prob=keep)
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(y, {keep: 0.0}), np.zeros(50, F))
+        half = sess.run(y, {keep: 0.5})
+        assert set(np.unique(half)) <= {0.0, 2.0}
+        # keep_prob > 1 is not checked when fed (as in TF): every element is kept, scaled
+        np.testing.assert_allclose(sess.run(y, {keep: 1.5}), np.full(50, 1 / 1.5, F))
+
+
+def test_fed_rate_one_drops_everything():
+    rate = fed()
+    y = tf.nn.dropout(tf.ones([3, 4]), rate=rate, noise_shape=[3, 1])
+    np.testing.assert_array_equal(run(y, {rate: 1.0}), np.zeros((3, 4), F))
+
+
+def test_lrn_still_computes_good_input():
+    x = np.arange(24, dtype=F).reshape(1, 2, 3, 4) / 10
+    y = run(tf.nn.lrn(tf.constant(x), depth_radius=0, bias=1, alpha=1, beta=1))
+    np.testing.assert_allclose(y, x / (1 + x * x), rtol=1e-6)
