@@ -62,6 +62,30 @@ def _embedding_bad_partition_strategy():
                                   partition_strategy="foo")
 
 
+def _one_hot_fed_vector_depth():
+    d = fed(tf.int32)
+    return run(tf.one_hot([0, 1], d), {d: [3]})
+
+
+def _one_hot_fed_vector_on_value():
+    on = fed()
+    return run(tf.one_hot([0, 1], 3, on_value=on), {on: [1.0, 2.0]})
+
+
+def _fused_batch_norm_fed_scale_rank_2():
+    s = fed()
+    y = tf.nn.fused_batch_norm(tf.ones([2, 3, 3, 2]), s, tf.ones([2]))
+    return run(y, {s: np.ones((1, 2), F)})
+
+
+def _top_k_float_k():
+    return tf.nn.top_k(tf.ones([2, 3]), k=fed(tf.float32))
+
+
+def _dropout_wrapper_keep_prob_above_one():
+    return tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.GRUCell(4), output_keep_prob=1.5)
+
+
 CASES = [
     # (case, error class, message regex)
     (_top_k_vector_k, ValueError, r"^Input must be scalar but has rank 1 for 'TopKV2'"),
@@ -76,6 +100,17 @@ CASES = [
     (_fused_batch_norm_inference_fed_rank_2, tf.errors.InvalidArgumentError,
      r"^input must be 4-dimensional\[2,2\]"),
     (_embedding_bad_partition_strategy, ValueError, r"^Unrecognized partition strategy: foo"),
+    (_one_hot_fed_vector_depth, tf.errors.InvalidArgumentError,
+     r"^depth must be a scalar, but got: \[1\]"),
+    (_one_hot_fed_vector_on_value, tf.errors.InvalidArgumentError,
+     r"^on_value must be a scalar, but got: \[2\]"),
+    (_fused_batch_norm_fed_scale_rank_2, tf.errors.InvalidArgumentError,
+     r"^scale must be 1-dimensional\[1,2\]"),
+    (_top_k_float_k, TypeError,
+     r"^Value passed to parameter 'k' has DataType float32 not in list of allowed values: int32"),
+    # TF 1.15 formatted the value with %d ("1"); later TF and tfteach show it.
+    (_dropout_wrapper_keep_prob_above_one, ValueError,
+     r"^Parameter output_keep_prob must be between 0 and 1: 1\.5"),
 ]
 
 
@@ -108,3 +143,11 @@ def test_lrn_still_computes_good_input():
     x = np.arange(24, dtype=F).reshape(1, 2, 3, 4) / 10
     y = run(tf.nn.lrn(tf.constant(x), depth_radius=0, bias=1, alpha=1, beta=1))
     np.testing.assert_allclose(y, x / (1 + x * x), rtol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [[2, 0], [0, 0], [3, 1, 0]])
+@pytest.mark.parametrize("fn", [tf.nn.softmax, tf.nn.log_softmax])
+def test_softmax_of_empty_input_is_empty(fn, shape):
+    # Was numpy's "cannot reshape array of size 0" when the softmax axis was empty.
+    got = run(fn(tf.ones(shape)))
+    assert got.shape == tuple(shape) and got.dtype == np.float32

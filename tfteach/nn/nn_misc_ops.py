@@ -221,6 +221,9 @@ def top_k(input, k=1, sorted=True, name=None):  # noqa: A002 - TF's argument nam
     equal values in index order."""
     with name_scope(name, "TopKV2", [input, k]) as scope:
         x = convert.convert_to_tensor(input, name="input")
+        if convert.is_tensor(k) and k.dtype.base_dtype != dtypes.int32:
+            raise TypeError("Value passed to parameter 'k' has DataType %s not in list of "
+                            "allowed values: int32" % k.dtype.base_dtype.name)
         k = convert.convert_to_tensor(k, dtype=dtypes.int32, name="k")
         values, indices = apply_op("TopKV2", [x, k], {"T": x.dtype.base_dtype,
                                                       "sorted": bool(sorted)}, scope)

@@ -131,7 +131,7 @@ def _check_vectors(ctx, x, named):
     for what, v in named:
         if v.ndim != 1:
             raise errors.InvalidArgumentError(None, ctx.op, "%s must be 1-dimensional%s"
-                                              % (what, str(list(v.shape))))
+                                              % (what, str(list(v.shape)).replace(" ", "")))
         if v.shape[0] != channels:
             raise errors.InvalidArgumentError(
                 None, ctx.op, "%s must have the same number of elements as the channels "
