@@ -151,3 +151,57 @@ def test_softmax_of_empty_input_is_empty(fn, shape):
     # Was numpy's "cannot reshape array of size 0" when the softmax axis was empty.
     got = run(fn(tf.ones(shape)))
     assert got.shape == tuple(shape) and got.dtype == np.float32
+
+
+# -- sparse_to_dense (was missing from tfteach) ----------------------------------------------------
+def _s2d(indices, shape, values, feed_indices=False, **kw):
+    if feed_indices:
+        i = fed(tf.int32)
+        return run(tf.sparse_to_dense(i, shape, values, **kw), {i: indices})
+    return run(tf.sparse_to_dense(indices, shape, values, **kw))
+
+
+S2D_ERRORS = [
+    # (args, kwargs, message): TF 1.15's SparseToDense kernel checks
+    (([[0], [5]], [3], [1, 2]), {}, r"^indices\[1\] = \[5\] is out of bounds: need 0 <= index < \[3\]"),
+    (([[0], [5]], [3], [1, 2]), {"feed_indices": True},
+     r"^indices\[1\] = \[5\] is out of bounds: need 0 <= index < \[3\]"),
+    (([[-1], [0]], [3], [1, 2]), {}, r"^indices\[0\] = \[-1\] is out of bounds"),
+    (([[0, 1], [2, 0]], [2, 3], [5, 6]), {},
+     r"^indices\[1\] = \[2,0\] is out of bounds: need 0 <= index < \[2,3\]"),
+    (([[2], [0]], [3], [1, 2]), {}, r"^indices\[1\] = \[0\] is out of order"),
+    (([[1, 0], [0, 2]], [2, 3], [5, 6]), {}, r"^indices\[1\] = \[0,2\] is out of order"),
+    (([[1], [1]], [3], [1, 2]), {}, r"^indices\[1\] = \[1\] is repeated"),
+    (([[0], [5]], [3], [1, 2]), {"validate_indices": False, "feed_indices": True},
+     r"^Indices are not valid \(out of bounds\).  Shape: \[3\]"),
+    (([[0], [1]], [3], [1, 2, 3]), {}, r"^sparse_values has incorrect shape \[3\], should be "
+                                       r"\[\] or \[2\]"),
+    (([[0, 1]], [2, 3, 4], [5]), {}, r"^output_shape has incorrect number of elements: 3 "
+                                     r"should be: 2"),
+    (([[0, 1]], [2, 3], [5]), {"default_value": [1, 2]}, r"^default_value should be a scalar\."),
+    (([[[0]]], [2], [5]), {}, r"^sparse_indices should be a scalar, vector, or matrix, got "
+                              r"shape \[1,1,1\]"),
+]
+
+
+@pytest.mark.parametrize("args, kwargs, message", S2D_ERRORS)
+def test_sparse_to_dense_bad_indices(args, kwargs, message):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+        _s2d(*args, **kwargs)
+
+
+def test_sparse_to_dense_values():
+    # Results checked against TF 2.21's tf.compat.v1.sparse_to_dense.
+    t = tf.sparse_to_dense([[0, 1], [1, 2]], [2, 3], [5., 6.], default_value=-1.)
+    assert t.shape.as_list() == [2, 3] and t.name == "SparseToDense:0"
+    np.testing.assert_array_equal(run(t), [[-1, 5, -1], [-1, -1, 6]])
+    np.testing.assert_array_equal(run(tf.sparse_to_dense(1, [3], 7)), [0, 7, 0])
+    np.testing.assert_array_equal(run(tf.sparse_to_dense([0, 2], [4], 1.5)), [1.5, 0, 1.5, 0])
+    # unordered and repeated indices pass without validation; the last value wins
+    np.testing.assert_array_equal(
+        run(tf.sparse_to_dense([[2], [0]], [3], [1, 2], validate_indices=False)), [2, 0, 1])
+    np.testing.assert_array_equal(
+        run(tf.sparse_to_dense([[0, 1], [0, 1]], [2, 3], [5, 6], validate_indices=False)),
+        [[0, 6, 0], [0, 0, 0]])
+    with pytest.raises(TypeError, match="parameter 'sparse_indices' has DataType float32"):
+        tf.sparse_to_dense([[0.]], [2], [5])
