@@ -86,6 +86,11 @@ def _dropout_wrapper_keep_prob_above_one():
     return tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.GRUCell(4), output_keep_prob=1.5)
 
 
+def _fused_batch_norm_bad_data_format():
+    return tf.nn.fused_batch_norm(tf.ones([2, 3, 3, 2]), tf.ones([2]), tf.ones([2]),
+                                  data_format="NCDHW")
+
+
 CASES = [
     # (case, error class, message regex)
     (_top_k_vector_k, ValueError, r"^Input must be scalar but has rank 1 for 'TopKV2'"),
@@ -108,6 +113,9 @@ CASES = [
      r"^scale must be 1-dimensional\[1,2\]"),
     (_top_k_float_k, TypeError,
      r"^Value passed to parameter 'k' has DataType float32 not in list of allowed values: int32"),
+    (_fused_batch_norm_bad_data_format, ValueError,
+     r"^Value for attr 'data_format' of \"NCDHW\" is not in the list of allowed values: "
+     r"\"NHWC\", \"NCHW\""),
     # TF 1.15 formatted the value with %d ("1"); later TF and tfteach show it.
     (_dropout_wrapper_keep_prob_above_one, ValueError,
      r"^Parameter output_keep_prob must be between 0 and 1: 1\.5"),

@@ -204,7 +204,9 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001,
         raise TypeError("Value passed to parameter 'x' has DataType %s not in list of allowed "
                         "values: %s" % (dtype.name, BATCH_NORM_TYPES))
     if data_format not in ("NHWC", "NCHW"):
-        raise ValueError("data_format must be NHWC or NCHW; got %r" % (data_format,))
+        # TF 1.15's op-definition check (its attr lists NHWC and NCHW only).
+        raise ValueError("Value for attr 'data_format' of \"%s\" is not in the list of "
+                         "allowed values: \"NHWC\", \"NCHW\"" % (data_format,))
     # cuDNN's minimum epsilon, which TF applies on every device.
     epsilon = max(float(epsilon), 1.001e-5)
     u = scale.dtype.base_dtype
