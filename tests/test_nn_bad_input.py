@@ -213,3 +213,37 @@ def test_sparse_to_dense_values():
         [[0, 6, 0], [0, 0, 0]])
     with pytest.raises(TypeError, match="parameter 'sparse_indices' has DataType float32"):
         tf.sparse_to_dense([[0.]], [2], [5])
+
+
+# -- no channels / no classes: TF returns empty results (tfteach leaked numpy's reshape error)
+def _lrn_grad(x):
+    return tf.gradients(tf.nn.lrn(x), x)[0]
+
+
+def _fused_grad(x):
+    y = tf.nn.fused_batch_norm(x, tf.ones([0]), tf.ones([0]))[0]
+    return tf.gradients(y, x)[0]
+
+
+@pytest.mark.parametrize("build, shape", [
+    (tf.nn.lrn, [1, 2, 2, 0]),
+    (_lrn_grad, [1, 2, 2, 0]),
+    (lambda x: tf.nn.fused_batch_norm(x, tf.ones([0]), tf.ones([0]))[0], [1, 2, 2, 0]),
+    (lambda x: tf.nn.fused_batch_norm(x, tf.ones([0]), tf.ones([0]),
+                                      data_format="NCHW")[0], [1, 0, 2, 2]),
+    (lambda x: tf.nn.fused_batch_norm(x, tf.ones([0]), tf.ones([0]), mean=tf.ones([0]),
+                                      variance=tf.ones([0]), is_training=False)[0],
+     [1, 2, 2, 0]),
+    (_fused_grad, [1, 2, 2, 0]),
+], ids=["lrn", "lrn_grad", "fused_batch_norm", "fused_batch_norm_nchw",
+        "fused_batch_norm_inference", "fused_batch_norm_grad"])
+def test_no_channels_gives_an_empty_result(build, shape):
+    got = run(build(tf.ones(shape)))
+    assert got.shape == tuple(shape)
+
+
+def test_in_top_k_without_classes_is_false():
+    # TF: every target is out of range, so False (tfteach raised numpy's IndexError).
+    p = fed()
+    got = run(tf.nn.in_top_k(p, [0, 0], 1), {p: np.ones((2, 0), F)})
+    np.testing.assert_array_equal(got, [False, False])

@@ -114,8 +114,11 @@ def to_rows(x, data_format):
     """x as the [rows, channels] matrix the kernels use (and how to undo it)."""
     if data_format == "NCHW":
         nhwc = np.transpose(x, (0, 2, 3, 1))
-        return np.ascontiguousarray(nhwc).reshape(-1, x.shape[1]), nhwc.shape
-    return x.reshape(-1, x.shape[-1]), x.shape
+    else:
+        nhwc = x
+    # Not reshape(-1, C): numpy cannot infer -1 when there are no channels.
+    rows = int(np.prod(nhwc.shape[:-1], dtype=np.int64))
+    return np.ascontiguousarray(nhwc).reshape(rows, nhwc.shape[-1]), nhwc.shape
 
 
 def from_rows(y2, shape, data_format):
