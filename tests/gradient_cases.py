@@ -272,6 +272,9 @@ CASES = {
     # fixed inputs: drawing from R here would change the cases after it
     "SparseToDense": Case(lambda tf, v, d: tf.sparse_to_dense([[0, 1], [1, 2]], [2, 3], v, d),
                           [np.array([0.3, -0.7]), np.array(0.2)]),
+    "ReverseSequence": Case(lambda tf, x: tf.reverse_sequence(x, [3, 0, 1], seq_axis=1,
+                                                              batch_axis=0),
+                            [np.arange(24.0).reshape(3, 4, 2) / 10 - 1]),
 }
 
 # Op types whose registered "gradient" refuses on purpose, as TensorFlow's does; the

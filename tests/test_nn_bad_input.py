@@ -247,3 +247,38 @@ def test_in_top_k_without_classes_is_false():
     p = fed()
     got = run(tf.nn.in_top_k(p, [0, 0], 1), {p: np.ones((2, 0), F)})
     np.testing.assert_array_equal(got, [False, False])
+
+
+# -- bidirectional_dynamic_rnn: its sequence lengths go through TF's ReverseSequence checks
+def _bidirectional(lengths):
+    x = tf.ones([2, 5, 3])
+    p = fed(tf.int32)
+    (_, out_bw), _ = tf.nn.bidirectional_dynamic_rnn(
+        tf.nn.rnn_cell.GRUCell(4), tf.nn.rnn_cell.GRUCell(4), x, sequence_length=p,
+        dtype=tf.float32)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        return sess.run(out_bw, {p: lengths})
+
+
+@pytest.mark.parametrize("lengths, message", [
+    ([2, 9], r"^seq_lens\(1\) > input.dims\(1\)"),        # was numpy-ish gather_nd text
+    ([2, -1], r"^seq_lens\(1\) < 0"),                     # was silently computed
+    ([2, 3, 4], r"^Length of seq_lengths != input.dims\(0\), \(3 vs. 2\)"),
+])
+def test_bidirectional_rnn_bad_lengths(lengths, message):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+        _bidirectional(lengths)
+
+
+def test_reverse_sequence_values():
+    # checked against TF 2.21's tf.compat.v1.reverse_sequence
+    x = np.arange(24).reshape(2, 3, 4)
+    got = run(tf.reverse_sequence(x, [1, 3], seq_axis=2, batch_axis=0))
+    want = x.copy()
+    want[1, :, :3] = x[1, :, 2::-1]
+    np.testing.assert_array_equal(got, want)
+    got = run(tf.reverse_sequence(x, [2, 0, 1], seq_dim=0, batch_dim=1))
+    want = x.copy()
+    want[:2, 0] = x[1::-1, 0]
+    np.testing.assert_array_equal(got, want)
