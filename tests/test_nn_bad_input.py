@@ -282,3 +282,14 @@ def test_reverse_sequence_values():
     want = x.copy()
     want[:2, 0] = x[1::-1, 0]
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("build", [
+    lambda: tf.zeros([-1, 4]),
+    lambda: tf.ones([2, -3]),
+    lambda: tf.nn.rnn_cell.GRUCell(4).zero_state(-1, tf.float32),
+], ids=["zeros", "ones", "rnn_zero_state"])
+def test_negative_dimension_is_tf_fill_error(build):
+    # Was numpy's "negative dimensions are not allowed" (TF 2.x: Fill's shape check).
+    with pytest.raises(ValueError, match=r"^Fill dimensions must be >= 0 for '[^']*(zeros|ones)'"):
+        build()
