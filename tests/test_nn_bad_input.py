@@ -161,7 +161,7 @@ def test_softmax_of_empty_input_is_empty(fn, shape):
     assert got.shape == tuple(shape) and got.dtype == np.float32
 
 
-# -- sparse_to_dense (was missing from tfteach) ----------------------------------------------------
+# -- sparse_to_dense (was missing from tfteach) -------------------------------------------------
 def _s2d(indices, shape, values, feed_indices=False, **kw):
     if feed_indices:
         i = fed(tf.int32)
@@ -171,7 +171,8 @@ def _s2d(indices, shape, values, feed_indices=False, **kw):
 
 S2D_ERRORS = [
     # (args, kwargs, message): TF 1.15's SparseToDense kernel checks
-    (([[0], [5]], [3], [1, 2]), {}, r"^indices\[1\] = \[5\] is out of bounds: need 0 <= index < \[3\]"),
+    (([[0], [5]], [3], [1, 2]), {},
+     r"^indices\[1\] = \[5\] is out of bounds: need 0 <= index < \[3\]"),
     (([[0], [5]], [3], [1, 2]), {"feed_indices": True},
      r"^indices\[1\] = \[5\] is out of bounds: need 0 <= index < \[3\]"),
     (([[-1], [0]], [3], [1, 2]), {}, r"^indices\[0\] = \[-1\] is out of bounds"),
@@ -291,5 +292,6 @@ def test_reverse_sequence_values():
 ], ids=["zeros", "ones", "rnn_zero_state"])
 def test_negative_dimension_is_tf_fill_error(build):
     # Was numpy's "negative dimensions are not allowed" (TF 2.x: Fill's shape check).
-    with pytest.raises(ValueError, match=r"^Fill dimensions must be >= 0 for '[^']*(zeros|ones)'"):
+    with pytest.raises(ValueError,
+                       match=r"^Fill dimensions must be >= 0 for '[^']*(zeros|ones)'"):
         build()
