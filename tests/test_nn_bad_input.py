@@ -295,3 +295,11 @@ def test_negative_dimension_is_tf_fill_error(build):
     with pytest.raises(ValueError,
                        match=r"^Fill dimensions must be >= 0 for '[^']*(zeros|ones)'"):
         build()
+
+
+def test_moments_with_tensor_axes_is_tf_type_error():
+    # squeeze_dims is an attribute; was "Using a `tf.Tensor` as a Python `bool`..."
+    axes = fed(tf.int32)
+    with pytest.raises(TypeError, match=r"^Expected list for 'axis' argument to 'squeeze' Op, "
+                                        r"not Tensor\(\"Placeholder:0\""):
+        tf.nn.moments(tf.ones([2, 3]), axes=axes)
