@@ -303,3 +303,18 @@ def test_moments_with_tensor_axes_is_tf_type_error():
     with pytest.raises(TypeError, match=r"^Expected list for 'axis' argument to 'squeeze' Op, "
                                         r"not Tensor\(\"Placeholder:0\""):
         tf.nn.moments(tf.ones([2, 3]), axes=axes)
+
+
+def test_leaky_relu_tensor_alpha_is_tf_type_error():
+    # alpha is an attribute; was a NotImplementedError about converting a symbolic Tensor
+    with pytest.raises(TypeError, match=r"^Expected float for argument 'alpha' not "
+                                        r"<tf.Tensor 'Const_1:0' shape=\(\) dtype=float32>\."):
+        tf.nn.leaky_relu(tf.constant([-1.0, 2.0]), alpha=tf.constant(0.3))
+
+
+def test_negative_max_norm_clips_to_zero():
+    # TF 1.15 flipped the sign of the rows (t * c / max(norm, c) with c < 0): garbage.
+    # Later TF clamps a negative clip_norm to 0, so the rows become zeros.
+    got = run(tf.nn.embedding_lookup(tf.ones([5, 2]), [1, 3], max_norm=-1.0))
+    np.testing.assert_array_equal(got, np.zeros((2, 2), F))
+    np.testing.assert_array_equal(run(tf.clip_by_norm(tf.ones([3]), -2.0)), np.zeros(3, F))
