@@ -318,3 +318,66 @@ def test_negative_max_norm_clips_to_zero():
     got = run(tf.nn.embedding_lookup(tf.ones([5, 2]), [1, 3], max_norm=-1.0))
     np.testing.assert_array_equal(got, np.zeros((2, 2), F))
     np.testing.assert_array_equal(run(tf.clip_by_norm(tf.ones([3]), -2.0)), np.zeros(3, F))
+
+
+# -- sharded embedding_lookup (was NotImplementedError); values and errors checked
+# against TF 2.21's tf.compat.v1 (the same DynamicPartition / gather / DynamicStitch graph)
+SHARDS = [np.arange(6, dtype=F).reshape(3, 2), 10 + np.arange(4, dtype=F).reshape(2, 2),
+          20 + np.arange(4, dtype=F).reshape(2, 2)]
+
+
+def _sharded(ids, strategy="mod", **kw):
+    return tf.nn.embedding_lookup([tf.constant(p) for p in SHARDS], ids,
+                                  partition_strategy=strategy, **kw)
+
+
+def test_sharded_embedding_lookup_values():
+    mod = _sharded([[0, 1], [2, 6]])
+    assert mod.shape.as_list() == [2, 2, 2]
+    np.testing.assert_array_equal(run(mod), [[[0, 1], [10, 11]], [[20, 21], [4, 5]]])
+    np.testing.assert_array_equal(run(_sharded([[0, 1], [2, 6]], "div")),
+                                  [[[0, 1], [2, 3]], [[4, 5], [22, 23]]])
+    first = tf.placeholder(tf.float32, [None, 2])          # div with a shard of unknown size
+    div = tf.nn.embedding_lookup([first] + [tf.constant(p) for p in SHARDS[1:]],
+                                 [0, 3, 4, 6], partition_strategy="div")
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(div, {first: SHARDS[0]}),
+                                      [[0, 1], [10, 11], [12, 13], [22, 23]])
+    np.testing.assert_allclose(run(_sharded([0, 5], max_norm=1.0)),
+                               [[0, 1], [0.6912226, 0.7226418]], rtol=1e-6)
+
+
+def test_sharded_embedding_lookup_gradient():
+    shards = [tf.constant(p) for p in SHARDS]
+    loss = tf.reduce_sum(tf.nn.embedding_lookup(shards, [[0, 5], [5, 2]]) * 2)
+    grads = run([tf.convert_to_tensor(g) for g in tf.gradients(loss, shards)])
+    np.testing.assert_array_equal(grads[0], [[2, 2], [0, 0], [0, 0]])
+    np.testing.assert_array_equal(grads[1], np.zeros((2, 2)))
+    np.testing.assert_array_equal(grads[2], [[2, 2], [4, 4]])
+
+
+@pytest.mark.parametrize("ids, strategy, message", [
+    ([1, 7], "mod", r"^indices\[1\] = 2 is not in \[0, 2\)"),     # id 7: shard 1, row 2
+    ([-1], "mod", r"^indices\[0\] = -1 is not in \[0, 2\)"),
+    ([1, 9], "div", r"^partitions\[1\] = 4 is not in \[0, 3\)"),
+    ([1, -1], "div", r"^partitions\[1\] = -1 is not in \[0, 3\)"),
+])
+def test_sharded_embedding_lookup_ids_out_of_range(ids, strategy, message):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+        run(_sharded(ids, strategy))
+
+
+def test_dynamic_partition_and_stitch():
+    parts = tf.dynamic_partition([10, 20, 30, 40], [1, 0, 1, 1], 2)
+    got = run(parts)
+    np.testing.assert_array_equal(got[0], [20])
+    np.testing.assert_array_equal(got[1], [10, 30, 40])
+    one = tf.dynamic_partition([1.0, 2.0], [0, 0], 1)
+    assert isinstance(one, list) and len(one) == 1
+    np.testing.assert_array_equal(run(tf.dynamic_stitch([[0, 2], [1]], [[5, 6], [7]])),
+                                  [5, 7, 6])
+    p = fed(tf.int32)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"^partitions\[2\] = 5 is not in \[0, 2\)"):
+        with tf.Session() as sess:
+            sess.run(tf.dynamic_partition([1, 2, 3], p, 2), {p: [0, 1, 5]})

@@ -30,6 +30,7 @@ from tfteach.ops.random_ops import random_uniform
 from tfteach.ops.reduction_ops import reduce_sum
 from tfteach.ops.shape_ops import expand_dims, shape as shape_op
 from tfteach.ops.where_ops import where_v2
+from tfteach.ops.binary_ops import maximum
 
 __all__ = ["dropout", "embedding_lookup", "top_k", "in_top_k"]
 
@@ -106,31 +107,80 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
                      max_norm=None):
     """The rows params[ids] (shape ids.shape + params.shape[1:]).
 
-    `params`: a tensor or Variable of shape [vocabulary, ...], or a list of one. Rows
-    with an L2 norm above `max_norm` are scaled down to it. Sharded params (a list of
-    several) are not supported by tfteach.
+    `params`: a tensor or Variable of shape [vocabulary, ...], or a list of shards of
+    one, split by `partition_strategy` as TF 1.15 does: "mod" puts id i in shard
+    i % n (row i // n), "div" gives each shard a contiguous range of ids. Rows with an
+    L2 norm above `max_norm` are scaled down to it.
     """
     if params is None:
         raise ValueError("params must be specified")
     if isinstance(params, (list, tuple)):
         if not params:
             raise ValueError("Need at least one param")
-        if len(params) > 1 and partition_strategy not in ("mod", "div"):
-            raise ValueError("Unrecognized partition strategy: " + str(partition_strategy))
         if len(params) > 1:
-            raise NotImplementedError("tfteach's embedding_lookup takes one params tensor, "
-                                      "not %d shards" % len(params))
+            return _sharded_lookup(list(params), ids, partition_strategy, name, max_norm)
         params = params[0]
     with name_scope(name, "embedding_lookup", [params, ids]) as scope:
         params = convert.convert_to_tensor(params, name="params")
         ids = convert.convert_to_tensor(ids, name="ids")
         result = gather(params, ids, name=scope)
-        if max_norm is not None:
-            ids_rank, params_rank = ids.shape.ndims, result.shape.ndims
-            if ids_rank is None or params_rank is None:
-                raise NotImplementedError("max_norm needs ids and params of known rank")
-            result = clip_by_norm(result, max_norm, axes=list(range(ids_rank, params_rank)))
-        return identity(result)
+        return identity(_clip(result, ids, max_norm))
+
+
+def _clip(result, ids, max_norm):
+    if max_norm is None:
+        return result
+    ids_rank, params_rank = ids.shape.ndims, result.shape.ndims
+    if ids_rank is None or params_rank is None:
+        raise NotImplementedError("max_norm needs ids and params of known rank")
+    return clip_by_norm(result, max_norm, axes=list(range(ids_rank, params_rank)))
+
+
+def _sharded_lookup(params, ids, partition_strategy, name, max_norm):
+    """TF 1.15's lookup in n shards: DynamicPartition of the ids by shard, one gather per
+    shard, DynamicStitch of the rows back in order."""
+    from tfteach.ops.fill_ops import range as range_
+    from tfteach.ops.join_ops import concat, stack
+    from tfteach.ops.partition_ops import dynamic_partition, dynamic_stitch
+    from tfteach.ops.reduction_ops import reduce_sum as sum_
+    from tfteach.ops.shape_ops import reshape, size
+    n = len(params)
+    with name_scope(name, "embedding_lookup", params + [ids]) as scope:
+        params = [convert.convert_to_tensor(p, name="params") for p in params]
+        ids = convert.convert_to_tensor(ids, name="ids")
+        flat_ids = reshape(ids, [-1])
+        original_indices = range_(size(flat_ids))
+        if partition_strategy == "mod":
+            p_assignments = flat_ids % n
+            new_ids = flat_ids // n
+        elif partition_strategy == "div":
+            dims = [p.shape[0].value if p.shape.ndims else None for p in params]
+            if all(d is not None for d in dims):
+                num_total_ids = constant(sum(dims), dtype=flat_ids.dtype)
+            else:
+                num_total_ids = sum_(cast(stack([shape_op(p)[0] for p in params]),
+                                          flat_ids.dtype))
+            ids_per_partition = num_total_ids // n
+            extras = num_total_ids % n
+            p_assignments = maximum(flat_ids // (ids_per_partition + 1),
+                                    (flat_ids - extras) // ids_per_partition)
+            new_ids = where_v2(p_assignments < extras, flat_ids % (ids_per_partition + 1),
+                               (flat_ids - extras) % ids_per_partition)
+        else:
+            raise ValueError("Unrecognized partition strategy: " + str(partition_strategy))
+        p_assignments = cast(p_assignments, dtypes.int32)
+        gather_ids = dynamic_partition(new_ids, p_assignments, n)
+        pindices = dynamic_partition(original_indices, p_assignments, n)
+        partitioned = [gather(params[p], gather_ids[p]) for p in range(n)]
+        ret = dynamic_stitch(pindices, partitioned, name=scope)
+        element_shape = params[0].shape[1:]
+        for p in params[1:]:
+            element_shape = element_shape.merge_with(p.shape[1:])
+        element_shape_d = (element_shape.as_list() if element_shape.is_fully_defined()
+                           else shape_op(params[0])[1:])
+        ret = reshape(ret, concat([shape_op(ids), element_shape_d], 0))
+        ret.set_shape(ids.shape.concatenate(element_shape))
+        return _clip(ret, ids, max_norm)
 
 
 # -- top_k and in_top_k ------------------------------------------------------------------------
