@@ -381,3 +381,19 @@ def test_dynamic_partition_and_stitch():
                        match=r"^partitions\[2\] = 5 is not in \[0, 2\)"):
         with tf.Session() as sess:
             sess.run(tf.dynamic_partition([1, 2, 3], p, 2), {p: [0, 1, 5]})
+
+
+@pytest.mark.parametrize("build, error, message", [
+    (lambda: run(tf.dynamic_stitch([[0, -1]], [[1, 2]])), tf.errors.InvalidArgumentError,
+     r"^indices\[1\] is out of range"),
+    (lambda: tf.dynamic_stitch([[0, 1]], [[1, 2, 3]]), ValueError,
+     r"^Dimensions must be equal, but are 3 and 2 for 'DynamicStitch'"),
+    (lambda: tf.dynamic_partition([1, 2], [0, 1, 1], 2), ValueError,
+     r"^Dimensions must be equal, but are 2 and 3 for 'DynamicPartition'"),
+    (lambda: tf.dynamic_stitch([[0], [1]], [[1.0], [2, 3]]), TypeError,
+     r"^Tensors in list passed to 'data' of 'DynamicStitch' Op have types \[float32, int32\] "
+     r"that don't all match\."),
+], ids=["stitch_negative", "stitch_shape", "partition_shape", "stitch_dtypes"])
+def test_dynamic_partition_and_stitch_errors(build, error, message):
+    with pytest.raises(error, match=message):
+        build()

@@ -24,13 +24,19 @@ def _partition_shape(op):
         out = tensor_shape.unknown_shape()
     else:
         p_rank = partitions.shape.ndims
-        try:
-            data.shape[:p_rank].merge_with(partitions.shape)
-        except ValueError:
-            raise ShapeError("Dimensions must be equal: data %s, partitions %s"
-                             % (data.shape, partitions.shape)) from None
+        _merge_prefix(data.shape, partitions.shape)
         out = tensor_shape.TensorShape([None] + data.shape.as_list()[p_rank:])
     return [(data.dtype.base_dtype, out)] * n
+
+
+def _merge_prefix(data_shape, index_shape):
+    """TF's shape check: data's shape starts with the index tensor's."""
+    if data_shape.ndims is not None and data_shape.ndims < index_shape.ndims:
+        raise ShapeError("Shape must be at least rank %d but is rank %d"
+                         % (index_shape.ndims, data_shape.ndims))
+    for d, i in zip(data_shape.as_list(), index_shape.as_list()):
+        if d is not None and i is not None and d != i:
+            raise ShapeError("Dimensions must be equal, but are %d and %d" % (d, i))
 
 
 def _partition_kernel(ctx, data, partitions):
@@ -91,6 +97,9 @@ def _stitch_shape(op):
             size = None
             break
         size = max(size, int(np.max(v)) + 1 if np.size(v) else 0)
+    for i, d in zip(indices, data):
+        if i.shape.ndims is not None and d.shape.ndims is not None:
+            _merge_prefix(d.shape, i.shape)
     d, i = data[0], indices[0]
     if d.shape.ndims is None or i.shape.ndims is None:
         return [(d.dtype.base_dtype, tensor_shape.unknown_shape())]
@@ -117,7 +126,8 @@ def _stitch_kernel(ctx, *inputs):
                                       shape_text(data[0].shape), k, shape_text(d.shape),
                                       shape_text(indices[0].shape), k, shape_text(i.shape)))
         if i.size and i.min() < 0:
-            raise invalid_argument(ctx, "indices[%d] is out of range" % int(i.min()))
+            raise invalid_argument(ctx, "indices[%d] is out of range"
+                                   % int(np.argmax(i.reshape(-1) < 0)))
     out = np.zeros((size,) + row, dtype=ctx.attrs["T"].np)
     for i, d in zip(indices, data):                  # later writes win, as in TF
         out[i.reshape(-1)] = d.reshape((i.size,) + row)
@@ -133,6 +143,10 @@ def dynamic_stitch(indices, data, name=None):
     with name_scope(name, "DynamicStitch", list(indices) + list(data)) as scope:
         indices = [convert_to_tensor(i, name="indices", dtype=dtypes.int32) for i in indices]
         data = [convert_to_tensor(d, name="data") for d in data]
+        kinds = [d.dtype.base_dtype for d in data]
+        if len(set(kinds)) > 1:
+            raise TypeError("Tensors in list passed to 'data' of 'DynamicStitch' Op have "
+                            "types [%s] that don't all match." % ", ".join(k.name for k in kinds))
         if len(indices) != len(data) or not indices:
             raise ValueError("List argument 'data' to 'DynamicStitch' Op with length %d must "
                              "match length %d of argument 'indices'." % (len(data),
