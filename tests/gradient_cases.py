@@ -269,6 +269,17 @@ CASES = {
     # A body's NextIteration is never walked by tf.gradients (the While gradient starts
     # at its input); built by hand, it is the identity TF's gradient treats it as.
     "NextIteration": Case(_hand_built("NextIteration"), [rand(3)], tf_ref=False),
+    # fixed inputs: drawing from R here would change the cases after it
+    "SparseToDense": Case(lambda tf, v, d: tf.sparse_to_dense([[0, 1], [1, 2]], [2, 3], v, d),
+                          [np.array([0.3, -0.7]), np.array(0.2)]),
+    "ReverseSequence": Case(lambda tf, x: tf.reverse_sequence(x, [3, 0, 1], seq_axis=1,
+                                                              batch_axis=0),
+                            [np.arange(24.0).reshape(3, 4, 2) / 10 - 1]),
+    "DynamicPartition": Case(lambda tf, x: tf.dynamic_partition(x, [1, 0, 1], 2)[1] * [[1.0],
+                                                                                     [2.0]],
+                             [np.arange(6.0).reshape(3, 2) / 5 - 0.4]),
+    "DynamicStitch": Case(lambda tf, a, b: tf.dynamic_stitch([[0, 2], [1]], [a, b]),
+                          [np.array([[0.3, -0.2], [0.5, 0.1]]), np.array([[-0.6, 0.7]])]),
 }
 
 # Op types whose registered "gradient" refuses on purpose, as TensorFlow's does; the

@@ -25,6 +25,9 @@ from tfteach.ops.hessians_impl import *  # noqa: F401,F403
 from tfteach.ops.math_ops import *  # noqa: F401,F403
 from tfteach.ops.random_ops import *  # noqa: F401,F403
 from tfteach.ops.reduction_ops import *  # noqa: F401,F403
+from tfteach.ops.partition_ops import *  # noqa: F401,F403
+from tfteach.ops.reverse_sequence_ops import *  # noqa: F401,F403
+from tfteach.ops.sparse_ops import *  # noqa: F401,F403
 from tfteach.ops.state_ops import *  # noqa: F401,F403
 from tfteach.ops.variable_scope import *  # noqa: F401,F403
 from tfteach.ops.variables import *  # noqa: F401,F403

@@ -100,6 +100,9 @@ def leaky_relu(features, alpha=0.2, name=None):
         check_dtype(x.dtype, FLOATS, "features")
         if isinstance(alpha, np.ndarray):
             alpha = alpha.item()
+        if convert.is_tensor(alpha):
+            # alpha is an attribute: it cannot come from a tensor (TF's op-definition check)
+            raise TypeError("Expected float for argument 'alpha' not %r." % (alpha,))
         # (alpha is a 32-bit float attribute in TF: 0.2 is float32(0.2) even for float64)
         return apply_op("LeakyRelu", [x], {"T": x.dtype.base_dtype,
                                            "alpha": float(np.float32(alpha))},

@@ -15,18 +15,22 @@
 import collections
 import numbers
 
+import numpy as np
+
 from tfteach.framework import convert, dtypes, errors, tensor_shape
 from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import gradient, not_differentiable, register_op
 from tfteach.kernels.cpu import nn_misc_kernels as kernels
 from tfteach.ops.cast_ops import cast
 from tfteach.ops.clip_norm_ops import clip_by_norm
-from tfteach.ops.constant_op import identity
+from tfteach.ops.constant_op import constant, identity
 from tfteach.ops.gather_ops import gather, one_hot
 from tfteach.ops.op_builder import ShapeError, apply_op, constant_value
 from tfteach.ops.random_ops import random_uniform
 from tfteach.ops.reduction_ops import reduce_sum
 from tfteach.ops.shape_ops import expand_dims, shape as shape_op
+from tfteach.ops.where_ops import where_v2
+from tfteach.ops.binary_ops import maximum
 
 __all__ = ["dropout", "embedding_lookup", "top_k", "in_top_k"]
 
@@ -90,6 +94,11 @@ def _dropout_v2(x, rate, noise_shape, seed, name):
         scale = 1 / keep_prob
         # u >= rate has probability 1 - rate for u uniform in [0, 1).
         keep_mask = random_tensor >= rate
+        if known is None:
+            # A fed rate may be 1 (keep_prob 0): scale is inf, and TF 1.15's
+            # x * scale * mask gave NaN (inf * 0). Later TF selects instead, giving
+            # zeros; a constant rate is checked above, so keeps TF 1.15's graph.
+            return where_v2(keep_mask, x * scale, constant(0, dtype=x.dtype))
         return x * scale * cast(keep_mask, x.dtype)
 
 
@@ -98,9 +107,10 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
                      max_norm=None):
     """The rows params[ids] (shape ids.shape + params.shape[1:]).
 
-    `params`: a tensor or Variable of shape [vocabulary, ...], or a list of one. Rows
-    with an L2 norm above `max_norm` are scaled down to it. Sharded params (a list of
-    several) are not supported by tfteach.
+    `params`: a tensor or Variable of shape [vocabulary, ...], or a list of shards of
+    one, split by `partition_strategy` as TF 1.15 does: "mod" puts id i in shard
+    i % n (row i // n), "div" gives each shard a contiguous range of ids. Rows with an
+    L2 norm above `max_norm` are scaled down to it.
     """
     if params is None:
         raise ValueError("params must be specified")
@@ -108,19 +118,69 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         if not params:
             raise ValueError("Need at least one param")
         if len(params) > 1:
-            raise NotImplementedError("tfteach's embedding_lookup takes one params tensor, "
-                                      "not %d shards" % len(params))
+            return _sharded_lookup(list(params), ids, partition_strategy, name, max_norm)
         params = params[0]
     with name_scope(name, "embedding_lookup", [params, ids]) as scope:
         params = convert.convert_to_tensor(params, name="params")
         ids = convert.convert_to_tensor(ids, name="ids")
         result = gather(params, ids, name=scope)
-        if max_norm is not None:
-            ids_rank, params_rank = ids.shape.ndims, result.shape.ndims
-            if ids_rank is None or params_rank is None:
-                raise NotImplementedError("max_norm needs ids and params of known rank")
-            result = clip_by_norm(result, max_norm, axes=list(range(ids_rank, params_rank)))
-        return identity(result)
+        return identity(_clip(result, ids, max_norm))
+
+
+def _clip(result, ids, max_norm):
+    if max_norm is None:
+        return result
+    ids_rank, params_rank = ids.shape.ndims, result.shape.ndims
+    if ids_rank is None or params_rank is None:
+        raise NotImplementedError("max_norm needs ids and params of known rank")
+    return clip_by_norm(result, max_norm, axes=list(range(ids_rank, params_rank)))
+
+
+def _sharded_lookup(params, ids, partition_strategy, name, max_norm):
+    """TF 1.15's lookup in n shards: DynamicPartition of the ids by shard, one gather per
+    shard, DynamicStitch of the rows back in order."""
+    from tfteach.ops.fill_ops import range as range_
+    from tfteach.ops.join_ops import concat, stack
+    from tfteach.ops.partition_ops import dynamic_partition, dynamic_stitch
+    from tfteach.ops.reduction_ops import reduce_sum as sum_
+    from tfteach.ops.shape_ops import reshape, size
+    n = len(params)
+    with name_scope(name, "embedding_lookup", params + [ids]) as scope:
+        params = [convert.convert_to_tensor(p, name="params") for p in params]
+        ids = convert.convert_to_tensor(ids, name="ids")
+        flat_ids = reshape(ids, [-1])
+        original_indices = range_(size(flat_ids))
+        if partition_strategy == "mod":
+            p_assignments = flat_ids % n
+            new_ids = flat_ids // n
+        elif partition_strategy == "div":
+            dims = [p.shape[0].value if p.shape.ndims else None for p in params]
+            if all(d is not None for d in dims):
+                num_total_ids = constant(sum(dims), dtype=flat_ids.dtype)
+            else:
+                num_total_ids = sum_(cast(stack([shape_op(p)[0] for p in params]),
+                                          flat_ids.dtype))
+            ids_per_partition = num_total_ids // n
+            extras = num_total_ids % n
+            p_assignments = maximum(flat_ids // (ids_per_partition + 1),
+                                    (flat_ids - extras) // ids_per_partition)
+            new_ids = where_v2(p_assignments < extras, flat_ids % (ids_per_partition + 1),
+                               (flat_ids - extras) % ids_per_partition)
+        else:
+            raise ValueError("Unrecognized partition strategy: " + str(partition_strategy))
+        p_assignments = cast(p_assignments, dtypes.int32)
+        gather_ids = dynamic_partition(new_ids, p_assignments, n)
+        pindices = dynamic_partition(original_indices, p_assignments, n)
+        partitioned = [gather(params[p], gather_ids[p]) for p in range(n)]
+        ret = dynamic_stitch(pindices, partitioned, name=scope)
+        element_shape = params[0].shape[1:]
+        for p in params[1:]:
+            element_shape = element_shape.merge_with(p.shape[1:])
+        element_shape_d = (element_shape.as_list() if element_shape.is_fully_defined()
+                           else shape_op(params[0])[1:])
+        ret = reshape(ret, concat([shape_op(ids), element_shape_d], 0))
+        ret.set_shape(ids.shape.concatenate(element_shape))
+        return _clip(ret, ids, max_norm)
 
 
 # -- top_k and in_top_k ------------------------------------------------------------------------
@@ -128,6 +188,8 @@ def _top_k_shape(op):
     x, k = op._inputs
     if x.shape.ndims is not None and x.shape.ndims < 1:
         raise ShapeError("Shape must be at least rank 1 but is rank %d" % x.shape.ndims)
+    if k.shape.ndims not in (None, 0):
+        raise ShapeError("Input must be scalar but has rank %d" % k.shape.ndims)
     k_value = constant_value(k)
     if k_value is not None:
         k_value = int(k_value)
@@ -145,6 +207,9 @@ def _top_k_shape(op):
 
 
 def _top_k_kernel(ctx, x, k):
+    if np.ndim(k) != 0:
+        raise errors.InvalidArgumentError(None, ctx.op, "k must be scalar, got shape %s"
+                                          % str(list(np.shape(k))).replace(" ", ""))
     k = int(k)
     if k < 0:
         raise errors.InvalidArgumentError(None, ctx.op, "Need k >= 0, got %d" % k)
@@ -206,6 +271,9 @@ def top_k(input, k=1, sorted=True, name=None):  # noqa: A002 - TF's argument nam
     equal values in index order."""
     with name_scope(name, "TopKV2", [input, k]) as scope:
         x = convert.convert_to_tensor(input, name="input")
+        if convert.is_tensor(k) and k.dtype.base_dtype != dtypes.int32:
+            raise TypeError("Value passed to parameter 'k' has DataType %s not in list of "
+                            "allowed values: int32" % k.dtype.base_dtype.name)
         k = convert.convert_to_tensor(k, dtype=dtypes.int32, name="k")
         values, indices = apply_op("TopKV2", [x, k], {"T": x.dtype.base_dtype,
                                                       "sorted": bool(sorted)}, scope)

@@ -114,8 +114,11 @@ def to_rows(x, data_format):
     """x as the [rows, channels] matrix the kernels use (and how to undo it)."""
     if data_format == "NCHW":
         nhwc = np.transpose(x, (0, 2, 3, 1))
-        return np.ascontiguousarray(nhwc).reshape(-1, x.shape[1]), nhwc.shape
-    return x.reshape(-1, x.shape[-1]), x.shape
+    else:
+        nhwc = x
+    # Not reshape(-1, C): numpy cannot infer -1 when there are no channels.
+    rows = int(np.prod(nhwc.shape[:-1], dtype=np.int64))
+    return np.ascontiguousarray(nhwc).reshape(rows, nhwc.shape[-1]), nhwc.shape
 
 
 def from_rows(y2, shape, data_format):
@@ -124,14 +127,14 @@ def from_rows(y2, shape, data_format):
 
 
 def _check_vectors(ctx, x, named):
-    channels = x.shape[1 if ctx.attrs["data_format"] == "NCHW" else 3]
     if x.ndim != 4:
         raise errors.InvalidArgumentError(None, ctx.op, "input must be 4-dimensional%s"
-                                          % str(list(x.shape)))
+                                          % str(list(x.shape)).replace(" ", ""))
+    channels = x.shape[1 if ctx.attrs["data_format"] == "NCHW" else 3]
     for what, v in named:
         if v.ndim != 1:
             raise errors.InvalidArgumentError(None, ctx.op, "%s must be 1-dimensional%s"
-                                              % (what, str(list(v.shape))))
+                                              % (what, str(list(v.shape)).replace(" ", "")))
         if v.shape[0] != channels:
             raise errors.InvalidArgumentError(
                 None, ctx.op, "%s must have the same number of elements as the channels "
@@ -204,7 +207,9 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001,
         raise TypeError("Value passed to parameter 'x' has DataType %s not in list of allowed "
                         "values: %s" % (dtype.name, BATCH_NORM_TYPES))
     if data_format not in ("NHWC", "NCHW"):
-        raise ValueError("data_format must be NHWC or NCHW; got %r" % (data_format,))
+        # TF 1.15's op-definition check (its attr lists NHWC and NCHW only).
+        raise ValueError("Value for attr 'data_format' of \"%s\" is not in the list of "
+                         "allowed values: \"NHWC\", \"NCHW\"" % (data_format,))
     # cuDNN's minimum epsilon, which TF applies on every device.
     epsilon = max(float(epsilon), 1.001e-5)
     u = scale.dtype.base_dtype
@@ -227,10 +232,30 @@ def _lrn_args(ctx):
     return a["depth_radius"], a["bias"], a["alpha"], a["beta"]
 
 
-register_op("LRN", _lrn_shape,
-            cpu=lambda ctx, x: kernels.lrn(x, *_lrn_args(ctx)))
+def _check_lrn(ctx, x, what="in"):
+    # TF's kernel checks (TF 1.15's text): a negative radius at kernel construction,
+    # the rank in Compute.
+    r = ctx.attrs["depth_radius"]
+    if not 0 <= r <= 2 ** 31 - 1:
+        raise errors.InvalidArgumentError(None, ctx.op, "depth_radius = %d larger than int max"
+                                          % r)
+    if x.ndim != 4:
+        raise errors.InvalidArgumentError(None, ctx.op, "%s must be 4-dimensional" % what)
+
+
+def _lrn_kernel(ctx, x):
+    _check_lrn(ctx, x)
+    return kernels.lrn(x, *_lrn_args(ctx))
+
+
+def _lrn_grad_kernel(ctx, g, x, y):
+    _check_lrn(ctx, x, "input_grads, input_image, and out_image")
+    return kernels.lrn_grad(g, x, *_lrn_args(ctx))
+
+
+register_op("LRN", _lrn_shape, cpu=_lrn_kernel)
 register_op("LRNGrad", lambda op: [(op._inputs[1].dtype.base_dtype, op._inputs[1].shape)],
-            cpu=lambda ctx, g, x, y: kernels.lrn_grad(g, x, *_lrn_args(ctx)))
+            cpu=_lrn_grad_kernel)
 
 
 def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.5,  # noqa: A002

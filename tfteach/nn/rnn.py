@@ -18,6 +18,7 @@ from tfteach.framework.graph_functions import control_dependencies, name_scope
 from tfteach.ops import array_ops, control_flow_ops, math_ops, nest, reduction_ops
 from tfteach.ops import variable_scope as vs
 from tfteach.ops.constant_op import constant, identity
+from tfteach.ops.reverse_sequence_ops import reverse_sequence
 from tfteach.nn.rnn_cell_base import _concat, assert_like_rnncell
 
 __all__ = ["dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn",
@@ -288,24 +289,12 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
 
 # -- bidirectional ----------------------------------------------------------------------------------
 def _reverse_sequence(x, lengths, seq_axis, batch_axis):
-    """TF's reverse_sequence: reverses x[b, :lengths[b]] along seq_axis, keeps the rest.
-
-    Built from a gather_nd: position t of sequence b reads position lengths[b] - 1 - t
-    when t < lengths[b], else t itself.
-    """
-    with name_scope("ReverseSequence"):
-        if (seq_axis, batch_axis) == (1, 0):        # batch major: work time major
-            return _transpose_batch_time(_reverse_sequence(_transpose_batch_time(x),
-                                                           lengths, 0, 1))
+    """TF's reverse_sequence: reverses x[b, :lengths[b]] along seq_axis, keeps the rest
+    (and checks the lengths: none below 0 or beyond the time steps, one per sequence)."""
+    lengths = convert_to_tensor(lengths)
+    if lengths.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
         lengths = math_ops.cast(lengths, dtypes.int32)
-        shape = array_ops.shape(x)
-        t = array_ops.expand_dims(array_ops.range(shape[0]), 1)          # [T, 1]
-        reversed_t = array_ops.expand_dims(lengths, 0) - 1 - t          # [T, B]
-        source_t = array_ops.where_v2(t < array_ops.expand_dims(lengths, 0), reversed_t, t)
-        b = array_ops.zeros_like(source_t) + array_ops.range(shape[1])     # [T, B]
-        result = array_ops.gather_nd(x, array_ops.stack([source_t, b], axis=2))
-        result.set_shape(x.shape)
-        return result
+    return reverse_sequence(x, lengths, seq_axis=seq_axis, batch_axis=batch_axis)
 
 
 def _reverse(x, lengths, seq_axis, batch_axis):

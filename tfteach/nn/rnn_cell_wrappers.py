@@ -176,7 +176,8 @@ class DropoutWrapper(_RNNCellWrapper):
                 const = constant_value(tensor)
                 if const is not None:
                     if const < 0 or const > 1:
-                        raise ValueError("Parameter %s must be between 0 and 1: %d"
+                        # TF 1.15 printed the value with %d (1.5 showed as 1).
+                        raise ValueError("Parameter %s must be between 0 and 1: %g"
                                          % (attr, const))
                     setattr(self, "_%s" % attr, float(const))
                 else:

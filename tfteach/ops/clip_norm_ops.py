@@ -5,6 +5,8 @@ Built from ordinary ops with TF 1.15's formulas and names, so the graph shows ho
 clipping is computed, e.g. clip_by_norm(t, c) = t * c / max(||t||, c): unchanged when
 the norm is at most c, scaled down to norm c otherwise.
 """
+import numpy as np
+
 from tfteach.framework import convert, dtypes
 from tfteach.framework.graph_functions import name_scope
 from tfteach.ops import binary_ops, cast_ops, unary_ops, where_ops
@@ -24,6 +26,9 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
     """
     with name_scope(name, "clip_by_norm", [t, clip_norm]) as scope:
         t = convert.convert_to_tensor(t, name="t")
+        if np.isscalar(clip_norm) and clip_norm < 0:
+            # Later TF's: a negative norm clips to 0 (TF 1.15 flipped the sign of t).
+            clip_norm = 0
         l2sum = reduce_sum(t * t, axes, keepdims=True)
         pred = l2sum > 0
         # Two-tap where: sqrt is never evaluated at 0, whose gradient would be inf.

@@ -63,7 +63,10 @@ def _filled(shape, dtype, value, name, default_name):
                 dims = np.asarray(shape, dtype=np.int64) if not _holds_tensor(shape) else None
             except (TypeError, ValueError):
                 dims = None
-            if dims is not None and dims.ndim <= 1 and np.prod(dims) < 1000:
+            # A negative dimension goes to Fill, whose shape function refuses it with
+            # TF's text (not numpy's "negative dimensions are not allowed").
+            if (dims is not None and dims.ndim <= 1 and np.all(dims >= 0)
+                    and np.prod(dims) < 1000):
                 return constant(value, dtype=dtype, shape=dims.reshape(-1).tolist(), name=scope)
             shape = convert_to_tensor(shape, dtype=None if dims is not None and
                                       np.any(np.abs(dims) >= 2 ** 31) else dtypes.int32)

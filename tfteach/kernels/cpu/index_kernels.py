@@ -131,6 +131,10 @@ def _one_hot_blocks(indices, depth, on_value, off_value, out):
 
 def one_hot(ctx, indices, depth, on_value, off_value):
     indices = np.asarray(indices)
+    for what, value in (("depth", depth), ("on_value", on_value), ("off_value", off_value)):
+        if np.ndim(value) != 0:
+            raise invalid_argument(ctx, "%s must be a scalar, but got: %s"
+                                   % (what, str(list(np.shape(value))).replace(" ", "")))
     depth = int(depth)
     axis = ctx.attrs["axis"]
     rank = indices.ndim + 1

@@ -124,7 +124,9 @@ def _compute_dtype(x):
 def _as_rows(x):
     """`x` as a C-contiguous 2-D array of its last axis (a view when possible)."""
     x = np.asarray(x)
-    return np.ascontiguousarray(x.reshape(-1, x.shape[-1]), dtype=_compute_dtype(x))
+    # No -1: numpy cannot infer it when the last axis is 0 (an empty softmax is empty).
+    rows = int(np.prod(x.shape[:-1], dtype=np.int64))
+    return np.ascontiguousarray(x.reshape(rows, x.shape[-1]), dtype=_compute_dtype(x))
 
 
 # -- softmax -------------------------------------------------------------------------------------

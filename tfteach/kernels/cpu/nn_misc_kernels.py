@@ -30,8 +30,8 @@ def in_top_k(predictions, targets, k):
     prediction in the row gives False, as in TensorFlow."""
     batch, classes = predictions.shape
     out = np.zeros(batch, np.bool_)
-    if batch == 0:
-        return out
+    if batch == 0 or classes == 0:
+        return out                  # no classes: every target is out of range
     t = targets.astype(np.int64)
     valid = (t >= 0) & (t < classes)
     safe = np.where(valid, t, 0)
