@@ -129,22 +129,24 @@ def test_bad_input_raises_tf_error(case, error, message):
 
 
 # -- silently wrong answers, fixed ---------------------------------------------------------------
-def test_fed_keep_prob_zero_drops_everything():
-    # TF 1.15 computed x * (1 / 0) * mask: NaN everywhere. Later TF selects: all zeros.
+def test_fed_keep_prob_keeps_tf_1_15s_graph_and_numbers():
+    # The notes' keep_prob placeholder: TF 1.15's graph (dropout/mul_1), so a keep_prob
+    # fed as 0 is x * (1 / 0) * mask = NaN everywhere, as in TF 1.15 (later TFs select 0).
     keep = fed()
     y = tf.nn.dropout(tf.ones([50]), keep_prob=keep)
+    assert y.op.name == "dropout/mul_1"
     with tf.Session() as sess:
-        np.testing.assert_array_equal(sess.run(y, {keep: 0.0}), np.zeros(50, F))
+        assert np.all(np.isnan(sess.run(y, {keep: 0.0})))
         half = sess.run(y, {keep: 0.5})
         assert set(np.unique(half)) <= {0.0, 2.0}
         # keep_prob > 1 is not checked when fed (as in TF): every element is kept, scaled
         np.testing.assert_allclose(sess.run(y, {keep: 1.5}), np.full(50, 1 / 1.5, F))
 
 
-def test_fed_rate_one_drops_everything():
+def test_fed_rate_one_is_tf_1_15s_nan():
     rate = fed()
     y = tf.nn.dropout(tf.ones([3, 4]), rate=rate, noise_shape=[3, 1])
-    np.testing.assert_array_equal(run(y, {rate: 1.0}), np.zeros((3, 4), F))
+    assert np.all(np.isnan(run(y, {rate: 1.0})))
 
 
 def test_lrn_still_computes_good_input():

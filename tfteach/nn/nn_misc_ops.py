@@ -94,11 +94,8 @@ def _dropout_v2(x, rate, noise_shape, seed, name):
         scale = 1 / keep_prob
         # u >= rate has probability 1 - rate for u uniform in [0, 1).
         keep_mask = random_tensor >= rate
-        if known is None:
-            # A fed rate may be 1 (keep_prob 0): scale is inf, and TF 1.15's
-            # x * scale * mask gave NaN (inf * 0). Later TF selects instead, giving
-            # zeros; a constant rate is checked above, so keeps TF 1.15's graph.
-            return where_v2(keep_mask, x * scale, constant(0, dtype=x.dtype))
+        # TF 1.15's graph, also for a fed rate (the notes' keep_prob placeholder, drawn by
+        # %%tfgraph): a keep_prob fed as 0 gives NaN (inf * 0), exactly as TF 1.15 does.
         return x * scale * cast(keep_mask, x.dtype)
 
 
