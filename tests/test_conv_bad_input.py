@@ -238,3 +238,17 @@ def test_bias_add_nchw_other_ranks_adds_along_axis_1(shape):
         np.testing.assert_array_equal(sess.run(yp, {p: x}), expected)
     with pytest.raises(ValueError, match="Dimensions must be equal, but are 4 and 3"):
         tf.nn.bias_add(ones(*shape[:1] + (4,) + shape[2:]), bias, data_format="NCHW")
+
+
+@pytest.mark.parametrize("build", [
+    lambda: tf.nn.conv2d(tf.ones([1, 4, 4, 1]), None, 1, "SAME"),
+    lambda: tf.add(tf.ones([2]), None),
+    lambda: tf.matmul(None, tf.ones([2, 2])),
+    lambda: tf.constant(None),
+    lambda: tf.nn.relu(None),
+    lambda: tf.convert_to_tensor(None)])
+def test_none_for_a_tensor_is_tfs_value_error(build):
+    # A forgotten return value passed on (a frequent student slip): TF's ValueError text,
+    # not a "failed to convert NoneType" TypeError.
+    with pytest.raises(ValueError, match="None values not supported"):
+        build()

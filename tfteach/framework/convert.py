@@ -30,6 +30,8 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_
     if dtype is not None:
         dtype = dtypes_lib.as_dtype(dtype)
     preferred_dtype = preferred_dtype or dtype_hint
+    if value is None:       # TF's make_tensor_proto: a ValueError with this text
+        raise ValueError("None values not supported.")
     if isinstance(value, Tensor):
         if dtype is not None and not dtype.is_compatible_with(value.dtype):
             raise ValueError("Tensor conversion requested dtype %s for Tensor with dtype %s: %r"

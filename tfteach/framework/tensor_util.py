@@ -44,6 +44,8 @@ def _nested_shape(values):
 
 def infer_dtype(values):
     """The dtype TF1 gives a Python scalar or nested list."""
+    if values is None:      # TF's make_tensor_proto (tf.constant(None))
+        raise ValueError("None values not supported.")
     kinds = set()
     big = False
     for v in _flatten(values):

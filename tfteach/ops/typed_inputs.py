@@ -60,6 +60,9 @@ def _observed_dtype_name(value, input_name):
 
 def _convert_to(op_type, input_name, value, dtype, mismatch):
     """`value` converted to `dtype`, or TF's TypeError naming the op and the input."""
+    if value is None:       # TF's op_def_library wraps make_tensor_proto's ValueError
+        raise ValueError("Tried to convert '%s' to a tensor and failed. Error: None values "
+                         "not supported." % input_name)
     try:
         return convert.convert_to_tensor(value, dtype=dtype, name=input_name)
     except TypeError as err:
