@@ -15,6 +15,7 @@ from tfteach.notebook.graph_view import GraphView, mime_bundle
 from tfteach.notebook.run_recorder import RunRecorder, planned_run
 
 from device_helpers import virtual_gpus  # noqa: F401 - fixture
+from notes_graphs import notes_example
 
 needs_dot = pytest.mark.skipif(not graph_dot.has_dot(), reason="Graphviz's dot is not installed")
 SVG = "{http://www.w3.org/2000/svg}"
@@ -33,15 +34,6 @@ def needed_ops(fetch_ops, fed_tensor_names=()):
         stack += [t.op for t in op.inputs if t.name not in fed]
         stack += list(op.control_inputs)
     return seen
-
-
-def notes_example():
-    """The notes' example (seed 000, L135-164): sess.run(output) never runs add2."""
-    a, b, c, d = (tf.constant(v, name=n) for v, n in ((1, "a"), (2, "b"), (3, "c"), (4, "d")))
-    add1 = tf.add(a, b, name="add1")
-    mul1 = tf.multiply(b, c, name="mul1")
-    add2 = tf.add(c, d, name="add2")
-    return tf.add(add1, mul1, name="output"), add2
 
 
 def record(fn):

@@ -5,6 +5,8 @@ import pytest
 import tfteach as tf
 from tfteach.runtime import run_observers
 
+from notes_graphs import notes_example
+
 
 class Recorder:
     def __init__(self, dry_run=False, capture_values=True):
@@ -16,16 +18,8 @@ class Recorder:
         self.records.append(record)
 
 
-def notes_graph():
-    a, b, c, d = (tf.constant(v, name=n) for v, n in ((1, "a"), (2, "b"), (3, "c"), (4, "d")))
-    add1 = tf.add(a, b, name="add1")
-    mul1 = tf.multiply(b, c, name="mul1")
-    add2 = tf.add(c, d, name="add2")
-    return tf.add(add1, mul1, name="output"), add2
-
-
 def test_observer_sees_each_run_with_order_values_and_placement():
-    output, _ = notes_graph()
+    output, _ = notes_example()
     rec = Recorder()
     with tf.Session() as sess:
         with run_observers.observing(rec):
@@ -61,7 +55,7 @@ def test_feeds_are_cut_points_and_values_are_snapshots():
 
 
 def test_dry_run_plans_without_executing():
-    output, _ = notes_graph()
+    output, _ = notes_example()
     rec = Recorder(dry_run=True)
     with tf.Session() as sess:
         with run_observers.observing(rec):
@@ -82,7 +76,7 @@ def test_failing_run_is_reported_then_raised():
 
 
 def test_would_run_is_the_executor_pruning():
-    output, add2 = notes_graph()
+    output, add2 = notes_example()
     g = tf.get_default_graph()
     assert run_observers.would_run(g, "output") == ["a", "b", "c", "add1", "mul1", "output"]
     assert run_observers.would_run(g, output, feeds=["add1:0"]) == ["b", "c", "mul1", "output"]
@@ -90,7 +84,7 @@ def test_would_run_is_the_executor_pruning():
 
 
 def test_user_run_metadata_still_filled():
-    output, _ = notes_graph()
+    output, _ = notes_example()
     rec, meta = Recorder(capture_values=False), tf.RunMetadata()
     with tf.Session() as sess, run_observers.observing(rec):
         sess.run(output, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
