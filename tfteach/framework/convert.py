@@ -9,7 +9,7 @@ from tfteach.framework.operation import Operation
 from tfteach.framework.tensor import Tensor
 
 __all__ = ["convert_to_tensor", "register_tensor_conversion_function", "convert_n_to_tensor",
-           "as_op", "is_tensor"]
+           "as_op", "is_tensor", "holds_tensor"]
 
 _CONVERSION_FUNCTIONS = []   # (base_type, function, priority), lowest priority first
 
@@ -22,6 +22,13 @@ def register_tensor_conversion_function(base_type, conversion_func, priority=100
 def is_tensor(x):
     return isinstance(x, Tensor) or hasattr(x, "_as_graph_element") and not isinstance(
         x, Operation)
+
+
+def holds_tensor(value):
+    """True if `value`, or anything in a (nested) list or tuple of it, is a tensor."""
+    if isinstance(value, (list, tuple)):
+        return any(holds_tensor(v) for v in value)
+    return is_tensor(value)
 
 
 def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_hint=None,

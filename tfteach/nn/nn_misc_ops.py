@@ -21,6 +21,7 @@ from tfteach.framework import convert, dtypes, errors, tensor_shape
 from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import gradient, not_differentiable, register_op
 from tfteach.kernels.cpu import nn_misc_kernels as kernels
+from tfteach.kernels.cpu.shape_kernels import shape_text
 from tfteach.ops.cast_ops import cast
 from tfteach.ops.clip_norm_ops import clip_by_norm
 from tfteach.ops.constant_op import constant, identity
@@ -206,7 +207,7 @@ def _top_k_shape(op):
 def _top_k_kernel(ctx, x, k):
     if np.ndim(k) != 0:
         raise errors.InvalidArgumentError(None, ctx.op, "k must be scalar, got shape %s"
-                                          % str(list(np.shape(k))).replace(" ", ""))
+                                          % shape_text(np.shape(k)))
     k = int(k)
     if k < 0:
         raise errors.InvalidArgumentError(None, ctx.op, "Need k >= 0, got %d" % k)

@@ -17,6 +17,7 @@ from tfteach.framework import convert, dtypes, errors, tensor_shape
 from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import register_op
 from tfteach.kernels.cpu import normalization_kernels as kernels
+from tfteach.kernels.cpu.shape_kernels import shape_text
 from tfteach.ops.cast_ops import cast
 from tfteach.ops.binary_ops import maximum, multiply, squared_difference
 from tfteach.ops.constant_op import constant
@@ -117,8 +118,8 @@ def to_rows(x, data_format):
     else:
         nhwc = x
     # Not reshape(-1, C): numpy cannot infer -1 when there are no channels.
-    rows = int(np.prod(nhwc.shape[:-1], dtype=np.int64))
-    return np.ascontiguousarray(nhwc).reshape(rows, nhwc.shape[-1]), nhwc.shape
+    return (np.ascontiguousarray(nhwc).reshape(kernels.rows_of(nhwc.shape), nhwc.shape[-1]),
+            nhwc.shape)
 
 
 def from_rows(y2, shape, data_format):
@@ -129,12 +130,12 @@ def from_rows(y2, shape, data_format):
 def _check_vectors(ctx, x, named):
     if x.ndim != 4:
         raise errors.InvalidArgumentError(None, ctx.op, "input must be 4-dimensional%s"
-                                          % str(list(x.shape)).replace(" ", ""))
+                                          % shape_text(x.shape))
     channels = x.shape[1 if ctx.attrs["data_format"] == "NCHW" else 3]
     for what, v in named:
         if v.ndim != 1:
             raise errors.InvalidArgumentError(None, ctx.op, "%s must be 1-dimensional%s"
-                                              % (what, str(list(v.shape)).replace(" ", "")))
+                                              % (what, shape_text(v.shape)))
         if v.shape[0] != channels:
             raise errors.InvalidArgumentError(
                 None, ctx.op, "%s must have the same number of elements as the channels "

@@ -101,7 +101,8 @@ def _check_output_size(ctx, x_nhwc, ksize, strides, padding):
     if padding != "VALID":
         return
     for i in (1, 2):
-        size = (x_nhwc.shape[i] - ksize[i] + strides[i]) // strides[i]
+        size = kernels.output_size_and_padding(x_nhwc.shape[i], ksize[i], strides[i],
+                                               "VALID")[0]
         if size < 0:
             raise errors.InvalidArgumentError(
                 None, ctx.op, "Computed output size would be negative: %d [input_size: %d, "

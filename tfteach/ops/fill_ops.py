@@ -6,7 +6,7 @@ a shape given as a tensor (or a list holding tensors) becomes a Fill op.
 import numpy as np
 
 from tfteach.framework import dtypes, tensor_shape
-from tfteach.framework.convert import convert_to_tensor
+from tfteach.framework.convert import convert_to_tensor, holds_tensor
 from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import register_op
 from tfteach.framework.tensor import Tensor
@@ -60,7 +60,7 @@ def _filled(shape, dtype, value, name, default_name):
             if isinstance(shape, tensor_shape.TensorShape):
                 shape = shape.as_list()
             try:
-                dims = np.asarray(shape, dtype=np.int64) if not _holds_tensor(shape) else None
+                dims = np.asarray(shape, dtype=np.int64) if not holds_tensor(shape) else None
             except (TypeError, ValueError):
                 dims = None
             # A negative dimension goes to Fill, whose shape function refuses it with
@@ -74,12 +74,6 @@ def _filled(shape, dtype, value, name, default_name):
             from tfteach.ops.shape_ops import reshape
             shape = reshape(shape, [-1])
         return fill(shape, constant(value, dtype=dtype), name=scope)
-
-
-def _holds_tensor(value):
-    if isinstance(value, (list, tuple)):
-        return any(_holds_tensor(v) for v in value)
-    return isinstance(value, Tensor) or hasattr(value, "_as_graph_element")
 
 
 def zeros(shape, dtype=dtypes.float32, name=None):

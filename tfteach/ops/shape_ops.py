@@ -7,7 +7,7 @@ become constants, and a reshape to a shape known at build time gets a static sha
 import numpy as np
 
 from tfteach.framework import dtypes, tensor_shape
-from tfteach.framework.convert import convert_to_tensor
+from tfteach.framework.convert import convert_to_tensor, holds_tensor
 from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import register_op
 from tfteach.kernels.cpu import shape_kernels
@@ -224,19 +224,12 @@ def _squeeze_shape(op):
 register_op("Squeeze", _squeeze_shape, cpu=shape_kernels.squeeze)
 
 
-def _holds_graph_value(value):
-    if isinstance(value, (list, tuple)):
-        return any(_holds_graph_value(v) for v in value)
-    return hasattr(value, "_as_graph_element") or type(value).__name__ in ("Tensor",
-                                                                           "Variable")
-
-
 def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
     """Removes dimensions of size 1 (all of them, or those in `axis`)."""
     axis = deprecated_argument_lookup("axis", axis, "squeeze_dims", squeeze_dims)
     if np.isscalar(axis):
         axis = [axis]
-    if _holds_graph_value(axis):
+    if holds_tensor(axis):
         # squeeze_dims is an attribute: it cannot come from a tensor (tf.nn.moments with
         # fed axes gets here). TF's op-definition check.
         raise TypeError("Expected list for 'axis' argument to 'squeeze' Op, not %s." % (axis,))

@@ -24,7 +24,8 @@ from tfteach.kernels.cpu.conv_patches import col2im, im2col, im2col_transposed
 from tfteach.kernels.cpu.cwise import shape_string
 
 __all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "conv_params",
-           "to_nhwc", "from_nhwc", "compute_dtype", "scratch", "geometry"]
+           "to_nhwc", "from_nhwc", "compute_dtype", "scratch", "geometry",
+           "check_filter_not_empty"]
 
 
 def _error(ctx, message, cls=InvalidArgumentError):
@@ -74,6 +75,14 @@ def scratch(ctx, key, shape, dtype):
     return buf
 
 
+def check_filter_not_empty(ctx, f):
+    """TF 1.15 divided by zero (a crash) or computed garbage for a zero-element filter fed
+    at run time; later TFs refuse it with this text."""
+    if f.size == 0:
+        raise _error(ctx, "filter must not have zero elements (i.e. all dimensions must "
+                     "be non-zero)")
+
+
 def _is_pointwise(kh, kw, p, rows, cols, h, w):
     """A 1x1 filter, stride 1, no padding: every pixel is its own window."""
     return kh == kw == 1 and p.strides == (1, 1) and (rows[0], cols[0]) == (h, w)
@@ -119,9 +128,7 @@ def conv2d(ctx, x, f):
     nhwc = to_nhwc(x, p.data_format)
     n, h, w, c = nhwc.shape
     kh, kw, fc, oc = f.shape
-    if f.size == 0:     # TF 1.15 divided by zero here (a crash); later TFs say this
-        raise _error(ctx, "filter must not have zero elements (i.e. all dimensions must "
-                     "be non-zero)")
+    check_filter_not_empty(ctx, f)
     if c % fc != 0:
         raise _error(ctx, "input depth must be evenly divisible by filter depth: %d vs %d"
                      % (c, fc))

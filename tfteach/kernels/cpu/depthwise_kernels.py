@@ -16,8 +16,8 @@ import numpy as np
 from numba import njit
 
 from tfteach.framework.errors import InvalidArgumentError
-from tfteach.kernels.cpu.conv_kernels import (compute_dtype, conv_params, from_nhwc,
-                                              geometry, to_nhwc)
+from tfteach.kernels.cpu.conv_kernels import (check_filter_not_empty, compute_dtype,
+                                              conv_params, from_nhwc, geometry, to_nhwc)
 
 __all__ = ["depthwise_conv2d", "depthwise_backprop_input", "depthwise_backprop_filter"]
 
@@ -131,9 +131,7 @@ def _check(ctx, label, input_shape, filter_shape, dy_shape, p):
 def depthwise_conv2d(ctx, x, f):
     p = conv_params(ctx)
     geo = _check(ctx, None, x.shape, f.shape, None, p)
-    if f.size == 0:     # TF 1.15 returned garbage here; later TFs say this
-        raise _error(ctx, "filter must not have zero elements (i.e. all dimensions must "
-                     "be non-zero)")
+    check_filter_not_empty(ctx, f)
     dtype = compute_dtype(x.dtype)
     xs = to_nhwc(x, p.data_format).astype(dtype, copy=False)
     out = np.zeros((xs.shape[0], geo[0][0], geo[1][0], f.shape[2] * f.shape[3]), dtype)

@@ -134,7 +134,7 @@ def one_hot(ctx, indices, depth, on_value, off_value):
     for what, value in (("depth", depth), ("on_value", on_value), ("off_value", off_value)):
         if np.ndim(value) != 0:
             raise invalid_argument(ctx, "%s must be a scalar, but got: %s"
-                                   % (what, str(list(np.shape(value))).replace(" ", "")))
+                                   % (what, shape_text(np.shape(value))))
     depth = int(depth)
     axis = ctx.attrs["axis"]
     rank = indices.ndim + 1

@@ -23,7 +23,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["batch_norm_training", "batch_norm_inference", "batch_norm_grad", "lrn",
+__all__ = ["batch_norm_training", "batch_norm_inference", "batch_norm_grad", "lrn", "rows_of",
            "lrn_grad"]
 
 
@@ -166,7 +166,7 @@ def _lrn_grad(g, x, r, bias, alpha, beta, dx):
                 dx[i, k] += common * x[i, k]
 
 
-def _rows(shape):
+def rows_of(shape):
     """The rows of a [..., C] array as a matrix; not -1, which numpy cannot infer when
     C is 0 (TF returns an empty result there)."""
     return int(np.prod(shape[:-1], dtype=np.int64))
@@ -174,7 +174,7 @@ def _rows(shape):
 
 def lrn(x, depth_radius, bias, alpha, beta):
     cdt = np.float64 if x.dtype == np.float64 else np.float32
-    x2 = np.ascontiguousarray(x, dtype=cdt).reshape(_rows(x.shape), x.shape[-1])
+    x2 = np.ascontiguousarray(x, dtype=cdt).reshape(rows_of(x.shape), x.shape[-1])
     y = np.empty(x2.shape, cdt)
     _lrn(x2, depth_radius, bias, alpha, beta, y)
     return y.reshape(x.shape).astype(x.dtype, copy=False)
@@ -182,8 +182,8 @@ def lrn(x, depth_radius, bias, alpha, beta):
 
 def lrn_grad(grads, x, depth_radius, bias, alpha, beta):
     cdt = np.float64 if x.dtype == np.float64 else np.float32
-    x2 = np.ascontiguousarray(x, dtype=cdt).reshape(_rows(x.shape), x.shape[-1])
-    g2 = np.ascontiguousarray(grads, dtype=cdt).reshape(_rows(x.shape), x.shape[-1])
+    x2 = np.ascontiguousarray(x, dtype=cdt).reshape(rows_of(x.shape), x.shape[-1])
+    g2 = np.ascontiguousarray(grads, dtype=cdt).reshape(rows_of(x.shape), x.shape[-1])
     dx = np.empty(x2.shape, cdt)
     _lrn_grad(g2, x2, depth_radius, bias, alpha, beta, dx)
     return dx.reshape(x.shape).astype(x.dtype, copy=False)
