@@ -30,6 +30,7 @@ from tfteach.ops.op_builder import ShapeError, apply_op, constant_value
 from tfteach.ops.random_ops import random_uniform
 from tfteach.ops.reduction_ops import reduce_sum
 from tfteach.ops.shape_ops import expand_dims, shape as shape_op
+from tfteach.ops.typed_inputs import check_allowed
 from tfteach.ops.where_ops import where_v2
 from tfteach.ops.binary_ops import maximum
 
@@ -269,9 +270,8 @@ def top_k(input, k=1, sorted=True, name=None):  # noqa: A002 - TF's argument nam
     equal values in index order."""
     with name_scope(name, "TopKV2", [input, k]) as scope:
         x = convert.convert_to_tensor(input, name="input")
-        if convert.is_tensor(k) and k.dtype.base_dtype != dtypes.int32:
-            raise TypeError("Value passed to parameter 'k' has DataType %s not in list of "
-                            "allowed values: int32" % k.dtype.base_dtype.name)
+        if convert.is_tensor(k):
+            check_allowed(k.dtype.base_dtype, "int32", "k")
         k = convert.convert_to_tensor(k, dtype=dtypes.int32, name="k")
         values, indices = apply_op("TopKV2", [x, k], {"T": x.dtype.base_dtype,
                                                       "sorted": bool(sorted)}, scope)

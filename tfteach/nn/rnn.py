@@ -14,7 +14,7 @@
 """
 from tfteach.framework import dtypes, tensor_shape
 from tfteach.framework.convert import convert_to_tensor
-from tfteach.framework.graph_functions import control_dependencies, name_scope
+from tfteach.framework.graph_functions import control_dependencies
 from tfteach.ops import array_ops, control_flow_ops, math_ops, nest, reduction_ops
 from tfteach.ops import variable_scope as vs
 from tfteach.ops.constant_op import constant, identity

@@ -6,12 +6,12 @@ axis, the wrong number of lengths); the gradient is the same reversal of the gra
 """
 import numpy as np
 
-from tfteach.framework import dtypes
 from tfteach.framework.convert import convert_to_tensor
 from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import gradient, register_op
 from tfteach.kernels.cpu.shape_kernels import invalid_argument
 from tfteach.ops.op_builder import ShapeError, apply_op
+from tfteach.ops.typed_inputs import check_allowed
 from tfteach.runtime.placement import register_cpu_only
 
 __all__ = ["reverse_sequence"]
@@ -85,10 +85,7 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None,  # noqa
     with name_scope(name, "ReverseSequence", [input, seq_lengths]) as scope:
         x = convert_to_tensor(input, name="input")
         lengths = convert_to_tensor(seq_lengths, name="seq_lengths")
-        if lengths.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
-            raise TypeError("Value passed to parameter 'seq_lengths' has DataType %s not in "
-                            "list of allowed values: int32, int64"
-                            % lengths.dtype.base_dtype.name)
+        check_allowed(lengths.dtype.base_dtype, "index", "seq_lengths")
         return apply_op("ReverseSequence", [x, lengths],
                         {"T": x.dtype.base_dtype, "Tlen": lengths.dtype.base_dtype,
                          "seq_dim": int(seq_axis), "batch_dim": int(batch_axis or 0)}, scope)

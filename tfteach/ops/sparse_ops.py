@@ -8,7 +8,6 @@ the last value wins. The gradient is TF's (values: the gradient at their indices
 """
 import numpy as np
 
-from tfteach.framework import dtypes
 from tfteach.framework.convert import convert_to_tensor
 from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import gradient, register_op
@@ -18,6 +17,7 @@ from tfteach.ops.gather_ops import gather_nd
 from tfteach.ops.op_builder import ShapeError, apply_op
 from tfteach.ops.reduction_ops import reduce_sum
 from tfteach.ops.shape_utils import partial_shape_from_tensor
+from tfteach.ops.typed_inputs import check_allowed
 from tfteach.runtime.placement import register_cpu_only
 
 __all__ = ["sparse_to_dense"]
@@ -30,10 +30,6 @@ def _sparse_to_dense_shape(op):
         raise ShapeError("Shape must be at most rank 1 but is rank %d"
                          % output_shape.shape.ndims)
     return [(op._attrs["T"], partial_shape_from_tensor(output_shape))]
-
-
-def _index_text(row):
-    return "[%s]" % ",".join(str(int(i)) for i in row)
 
 
 def _sparse_to_dense_kernel(ctx, indices, output_shape, values, default_value):
@@ -70,7 +66,7 @@ def _sparse_to_dense_kernel(ctx, indices, output_shape, values, default_value):
         bad[1:] |= step <= 0
         if bad.any():
             n = int(np.argmax(bad))
-            index = "indices[%d] = %s" % (n, _index_text(ix[n]))
+            index = "indices[%d] = %s" % (n, shape_text(ix[n]))
             if not in_bounds[n]:
                 raise invalid_argument(ctx, "%s is out of bounds: need 0 <= index < [%s]"
                                        % (index, ",".join(str(d) for d in shape)))
@@ -108,10 +104,7 @@ def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0
     with name_scope(name, "SparseToDense",
                     [sparse_indices, output_shape, sparse_values, default_value]) as scope:
         indices = convert_to_tensor(sparse_indices, name="sparse_indices")
-        if indices.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
-            raise TypeError("Value passed to parameter 'sparse_indices' has DataType %s not in "
-                            "list of allowed values: int32, int64"
-                            % indices.dtype.base_dtype.name)
+        check_allowed(indices.dtype.base_dtype, "index", "sparse_indices")
         shape = convert_to_tensor(output_shape, name="output_shape",
                                   dtype=indices.dtype.base_dtype)
         values = convert_to_tensor(sparse_values, name="sparse_values")

@@ -42,6 +42,9 @@ ALLOWED = {
     "number": "float32, float64, int32, uint8, int16, int8, complex64, int64, qint8, quint8, "
               "qint32, bfloat16, qint16, quint16, uint16, complex128, float16, uint32, uint64",
     "matmul": "bfloat16, float16, float32, float64, int32, int64, " + _COMPLEX,
+    # index inputs: TopKV2's k; ReverseSequence's / SparseToDense's Tlen, Tindices
+    "int32": "int32",
+    "index": "int32, int64",
 }
 _ALLOWED_SETS = {key: frozenset(names.split(", ")) for key, names in ALLOWED.items()}
 
