@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from tfteach.framework.errors import InvalidArgumentError
-from tfteach.kernels.cpu.two_workers import split_rows
+from tfteach.kernels.cpu.two_workers import split_rows, worth_splitting
 
 __all__ = ["reduction_axes", "reduction_kernel", "logical_kernel", "mean_kernel", "max_kernel",
            "min_kernel", "logsumexp_kernel", "count_nonzero_kernel", "argmax_kernel",
@@ -46,7 +46,8 @@ def reduction_kernel(numpy_reduction):
         keep = ctx.attrs["keep_dims"]
         if not axes:        # nothing to reduce (most broadcast gradients): TF forwards x
             return x
-        if numpy_reduction is np.sum and axes[:1] == (0,) and x.dtype.kind == "f":
+        if (numpy_reduction is np.sum and axes[:1] == (0,) and x.dtype.kind == "f"
+                and worth_splitting(x.size)):
             return _sum_over_batch(x, axes, keep)
         # dtype=x.dtype: NumPy would sum int32 into int64; TF stays in the input type.
         return numpy_reduction(x, axis=axes, keepdims=keep, dtype=x.dtype)
