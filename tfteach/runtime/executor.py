@@ -27,7 +27,7 @@ import numpy as np
 from tfteach.framework import errors
 from tfteach.framework.dead import DEAD
 from tfteach.kernels.cpu import two_workers
-from tfteach.runtime import device_run, errors_text
+from tfteach.runtime import device_run, errors_text, fusion
 from tfteach.runtime.run_metadata import (AllocationDescription, NodeExecStats, NodeOutput,
                                           TensorDescription)
 
@@ -180,6 +180,10 @@ class Plan:
                         session._hold_on_device(step.alloc, value, step.name)
                     except Exception as e:  # noqa: BLE001 - OOM for a huge constant
                         raise errors_text.op_error_from(e, step.op) from _cause(e)
+        if not self.accounted and not self.has_control_flow:
+            # Weight gradients computed inside their updates (fusion.py); CPU only.
+            self.fast_steps = fusion.defer_products_into_updates(self.fast_steps,
+                                                                 self.fetch_slots)
         # A step with a convolution runs with BLAS one-threaded throughout: its big kernels
         # split themselves over two workers, and a multi-threaded product in between would
         # leave OpenBLAS's workers spinning against them (kernels/cpu/two_workers.py).

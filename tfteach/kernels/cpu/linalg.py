@@ -9,23 +9,55 @@ import numpy as np
 
 from tfteach.framework.errors import InvalidArgumentError
 from tfteach.kernels.cpu.cwise import shape_string
+from tfteach.kernels.cpu.gemm_update import blas_operand, can_add_product
 from tfteach.kernels.cpu.two_workers import split_matmul
 
-__all__ = ["matmul_kernel", "batch_matmul_kernel"]
+__all__ = ["matmul_kernel", "batch_matmul_kernel", "DeferredProduct", "deferred_matmul_kernel"]
 
 
 def _error(ctx, message):
     return InvalidArgumentError(None, ctx.op, message)
 
 
-def matmul_kernel(ctx, a, b):
-    """a @ b of two matrices, either one transposed first (TF's `MatMul`)."""
+def _operands(ctx, a, b):
+    """The two matrices `MatMul` multiplies (transposes applied), checked as TF does."""
     attrs = ctx.attrs
     left = a.T if attrs["transpose_a"] else a
     right = b.T if attrs["transpose_b"] else b
     if left.shape[1] != right.shape[0]:
         raise _error(ctx, "Matrix size-incompatible: In[0]: %s, In[1]: %s"
                      % (shape_string(a), shape_string(b)))
+    return left, right
+
+
+def matmul_kernel(ctx, a, b):
+    """a @ b of two matrices, either one transposed first (TF's `MatMul`)."""
+    return split_matmul(*_operands(ctx, a, b))
+
+
+class DeferredProduct:
+    """left @ right, not computed yet: what a `MatMul` hands to the one update that
+    consumes it when the plan fused the two (runtime/fusion.py). That update writes the
+    product straight into the variable; anything else calls `compute()`."""
+
+    __slots__ = ("left", "right", "shape", "dtype")
+
+    def __init__(self, left, right):
+        self.left, self.right = blas_operand(left), blas_operand(right)
+        self.shape = (left.shape[0], right.shape[1])
+        self.dtype = left.dtype
+
+    def compute(self):
+        return split_matmul(self.left, self.right)
+
+
+def deferred_matmul_kernel(ctx, a, b):
+    """`MatMul` in a fused plan: the same checks, then a DeferredProduct where BLAS can
+    write it into the update later (float32/64 operands of one dtype), else the product."""
+    left, right = _operands(ctx, a, b)
+    if (left.ndim == right.ndim == 2 and left.dtype == right.dtype
+            and can_add_product(left.dtype)):
+        return DeferredProduct(left, right)
     return split_matmul(left, right)
 
 

@@ -18,8 +18,10 @@ import numpy as np
 from numba import njit
 
 from tfteach.framework.errors import InvalidArgumentError
+from tfteach.kernels.cpu.gemm_update import add_product
+from tfteach.kernels.cpu.linalg import DeferredProduct
 from tfteach.kernels.cpu.state_kernels import variable_ref_of
-from tfteach.kernels.cpu.two_workers import split_rows
+from tfteach.kernels.cpu.two_workers import split_output, split_rows
 
 __all__ = ["apply_gradient_descent_kernel", "apply_momentum_kernel", "apply_adagrad_kernel",
            "apply_rms_prop_kernel", "apply_centered_rms_prop_kernel", "apply_adam_kernel",
@@ -220,6 +222,11 @@ def _update(refs, arrays, in_place, loop, step, *args):
 def apply_gradient_descent_kernel(ctx, var, alpha, delta):
     refs, (value,), (own,) = _refs(ctx, [var], ["var"])
     (alpha,) = _scalars(ctx, value.dtype, [("alpha", alpha)])
+    if isinstance(delta, DeferredProduct):      # a fused plan (runtime/fusion.py)
+        if delta.shape == value.shape and delta.dtype == value.dtype:
+            refs[0].store_value(_descend_by_product(value, own, alpha, delta), owned=True)
+            return refs[0]
+        delta = delta.compute()                 # fails below with TF's shape error
     delta = _grad(ctx, value, delta, "delta")
     if value.dtype in _NUMBA_DTYPES:
         if own is not None:
@@ -234,6 +241,20 @@ def apply_gradient_descent_kernel(ctx, var, alpha, delta):
         new = _gradient_descent_step(value, delta, alpha)
     refs[0].store_value(new, owned=True)
     return refs[0]
+
+
+def _descend_by_product(value, own, alpha, product):
+    """var - alpha * (left @ right), the product accumulated by GEMM straight into the
+    variable's array (or a copy when others hold it): no gradient array at all. In a step
+    with convolutions a big layer's update runs in two halves of its rows or columns."""
+    new = own if own is not None else value.copy()
+    left, right = product.left, product.right
+    step = -alpha
+
+    def part(rows, cols):
+        add_product(new[rows, cols], left[rows], right[:, cols], step)
+    split_output(new.shape[0], new.shape[1], left.shape[1], part)
+    return new
 
 
 def apply_momentum_kernel(ctx, var, accum, lr, grad, momentum):

@@ -34,16 +34,16 @@ products. Where NumPy's BLAS is not OpenBLAS, the count is left alone (still cor
 """
 import contextlib
 import ctypes
-import glob
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from tfteach.kernels.cpu import openblas
 from tfteach.kernels.cpu.cpu_quota import usable_cpus
 
-__all__ = ["over_batch", "split_matmul", "split_rows", "split_ufunc", "worth_splitting",
+__all__ = ["over_batch", "split_output", "split_matmul", "split_rows", "split_ufunc", "worth_splitting",
            "blas_window",
            "in_blas_window", "blas_threads", "worker_count", "SPLITTING_OPS"]
 
@@ -59,10 +59,6 @@ _POOL = None           # created on first use: nothing starts at import time
 _WORKERS = None        # worker_count(), once known
 _BLAS = None           # (get_num_threads, set_num_threads) of NumPy's OpenBLAS, if found
 _SEARCHED = False
-# OpenBLAS's exported names: plain, or with the prefix/suffix of the scipy-openblas builds.
-_NAMES = [("openblas_get_num_threads", "openblas_set_num_threads"),
-          ("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
-          ("scipy_openblas_get_num_threads", "scipy_openblas_set_num_threads")]
 
 _WINDOW_LOCK = threading.Lock()
 _window_users = 0      # callers now inside the one-thread window
@@ -74,20 +70,12 @@ def _find_blas():
     global _BLAS, _SEARCHED
     if not _SEARCHED:
         _SEARCHED = True
-        libs = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
-        for path in sorted(glob.glob(os.path.join(libs, "*openblas*.so*"))):
-            try:
-                lib = ctypes.CDLL(path)
-            except OSError:
-                continue
-            for get_name, set_name in _NAMES:
-                getter, setter = getattr(lib, get_name, None), getattr(lib, set_name, None)
-                if getter is None or setter is None:
-                    continue
-                getter.argtypes, getter.restype = [], ctypes.c_int
-                setter.argtypes, setter.restype = [ctypes.c_int], None
-                _BLAS = (getter, setter)
-                return _BLAS
+        getter = openblas.function("openblas_get_num_threads")
+        setter = openblas.function("openblas_set_num_threads")
+        if getter is not None and setter is not None:
+            getter.argtypes, getter.restype = [], ctypes.c_int
+            setter.argtypes, setter.restype = [ctypes.c_int], None
+            _BLAS = (getter, setter)
     return _BLAS
 
 
@@ -179,26 +167,33 @@ def over_batch(fn, batch, work):
     return _two_halves(fn, batch)
 
 
+def split_output(m, n, k, product):
+    """Runs product(rows, cols) over the m x n output of an m x k by k x n product: once
+    (BLAS as configured), or inside a BLAS window and when large, in two halves cut along
+    the longer output side (each worker then reads only its half of a big matrix)."""
+    if not in_blas_window() or m * n * k < MIN_PARALLEL_WORK or worker_count() < 2:
+        product(slice(None), slice(None))
+    elif m >= n:
+        _two_halves(lambda lo, hi: product(slice(lo, hi), slice(None)), m)
+    else:
+        _two_halves(lambda lo, hi: product(slice(None), slice(lo, hi)), n)
+
+
 def split_matmul(left, right):
     """left @ right (2-D), split over two workers when inside a BLAS window and large.
 
     Outside a window BLAS has its own threads; inside one it has a single thread, so a
-    large product is cut along its longer output side: rows of `left`, or columns of
-    `right` (each worker then reads only its half of a big weight matrix).
+    large product runs in two halves of its output (`split_output`).
     """
     m, k = left.shape
     n = right.shape[1]
     if not in_blas_window() or m * n * k < MIN_PARALLEL_WORK or worker_count() < 2:
         return np.matmul(left, right)
     out = np.empty((m, n), np.result_type(left, right))
-    if m >= n:
-        def half(lo, hi):
-            np.matmul(left[lo:hi], right, out=out[lo:hi])
-        _two_halves(half, m)
-    else:
-        def half(lo, hi):
-            np.matmul(left, right[:, lo:hi], out=out[:, lo:hi])
-        _two_halves(half, n)
+
+    def product(rows, cols):
+        np.matmul(left[rows], right[:, cols], out=out[rows, cols])
+    split_output(m, n, k, product)
     return out
 
 

@@ -1,0 +1,260 @@
+"""The fused weight update: a MatMul's product written by GEMM straight into the variable.
+
+Checked against NumPy in float64 (the GEMM itself, every operand layout), against the
+unfused loop of the same Session (a traced run executes the ops one by one), and against
+hand-written gradient descent. The plan may fuse only where nobody can tell: a product
+that is fetched or read twice is computed as before, a value the student holds is not
+changed, and errors are TF's, from the op that TF names.
+"""
+import numpy as np
+import pytest
+
+import tfteach as tf
+from tfteach.kernels.cpu import gemm_update, two_workers
+from tfteach.kernels.cpu.linalg import deferred_matmul_kernel
+
+pytestmark = pytest.mark.skipif(not gemm_update.can_add_product(np.float32),
+                                reason="NumPy's BLAS is not OpenBLAS: nothing is fused")
+
+
+# -- the GEMM --------------------------------------------------------------------------
+def _layouts(rng, x):
+    """x itself, as a Fortran-ordered array, as a transposed view, as a strided view."""
+    wide = np.repeat(x, 2, axis=1)
+    return [x, np.asfortranarray(x), np.ascontiguousarray(x.T).T, wide[:, ::2]]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("m, k, n", [(5, 7, 3), (1, 4, 6), (6, 1, 2), (3, 5, 1), (1, 1, 1),
+                                     (64, 33, 17)])
+def test_add_product_matches_numpy_for_every_layout(dtype, m, k, n):
+    rng = np.random.RandomState(m * 100 + k * 10 + n)
+    a0, b0 = rng.randn(m, k).astype(dtype), rng.randn(k, n).astype(dtype)
+    c0 = rng.randn(m, n).astype(dtype)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    for a in _layouts(rng, a0):
+        for b in _layouts(rng, b0):
+            for c in (c0.copy(), np.array(c0, order="F")):
+                gemm_update.add_product(c, a, b, -0.25)
+                want = c0.astype(np.float64) - 0.25 * (a0.astype(np.float64) @ b0)
+                np.testing.assert_allclose(c, want, rtol=tol, atol=tol)
+                assert c.dtype == dtype
+
+
+def test_add_product_into_row_and_column_blocks_leaves_the_rest_alone():
+    rng = np.random.RandomState(1)
+    a, b = rng.randn(6, 4).astype(np.float32), rng.randn(4, 8).astype(np.float32)
+    c = np.zeros((6, 8), np.float32)
+    gemm_update.add_product(c[2:5], a[2:5], b, 1.0)
+    gemm_update.add_product(c[:, 6:], a, b[:, 6:], 1.0)
+    want = np.zeros((6, 8))
+    want[2:5] += a[2:5].astype(np.float64) @ b
+    want[:, 6:] += a.astype(np.float64) @ b[:, 6:]
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-6)
+
+
+def test_add_product_with_an_empty_inner_dimension_changes_nothing():
+    c = np.ones((2, 3), np.float32)
+    gemm_update.add_product(c, np.ones((2, 0), np.float32), np.ones((0, 3), np.float32), 1.0)
+    np.testing.assert_array_equal(c, np.ones((2, 3)))
+
+
+def test_add_product_refuses_what_it_cannot_write_safely():
+    a, b = np.ones((2, 2), np.float32), np.ones((2, 2), np.float32)
+    frozen = np.zeros((2, 2), np.float32)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="in place"):
+        gemm_update.add_product(frozen, a, b, 1.0)
+    with pytest.raises(ValueError, match="overlaps"):
+        gemm_update.add_product(a, a, b, 1.0)
+    with pytest.raises(ValueError, match="shapes"):
+        gemm_update.add_product(np.zeros((3, 2), np.float32), a, b, 1.0)
+    np.testing.assert_array_equal(frozen, 0)
+    assert not gemm_update.can_add_product(np.float16)
+    assert not gemm_update.can_add_product(np.int32)
+
+
+# -- the plan --------------------------------------------------------------------------
+def _mlp(batch=16, hidden=24):
+    """784-free small MLP: x -> relu(x W1 + b1) -> W2 -> softmax loss; GD 0.5."""
+    rng = np.random.RandomState(0)
+    x_val = rng.rand(batch, 12).astype(np.float32)
+    y_val = np.eye(3, dtype=np.float32)[rng.randint(0, 3, size=batch)]
+    w1_val = rng.randn(12, hidden).astype(np.float32) * 0.3
+    w2_val = rng.randn(hidden, 3).astype(np.float32) * 0.3
+    x = tf.placeholder(tf.float32, [None, 12])
+    y = tf.placeholder(tf.float32, [None, 3])
+    w1, b1 = tf.Variable(w1_val, name="w1"), tf.Variable(tf.zeros([hidden]), name="b1")
+    w2 = tf.Variable(w2_val, name="w2")
+    hidden_out = tf.nn.relu(tf.matmul(x, w1) + b1)
+    logits = tf.matmul(hidden_out, w2)
+    loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=logits))
+    return dict(x=x, y=y, w1=w1, b1=b1, w2=w2, loss=loss, x_val=x_val, y_val=y_val,
+                w1_val=w1_val, w2_val=w2_val, optimizer=tf.train.GradientDescentOptimizer(0.5))
+
+
+def _numpy_steps(net, steps):
+    """The same training by hand, in float64."""
+    x, y = net["x_val"].astype(np.float64), net["y_val"]
+    w1, w2 = net["w1_val"].astype(np.float64), net["w2_val"].astype(np.float64)
+    b1 = np.zeros(w1.shape[1])
+    for _ in range(steps):
+        pre = x @ w1 + b1
+        h = np.maximum(pre, 0)
+        logits = h @ w2
+        p = np.exp(logits - logits.max(1, keepdims=True))
+        p /= p.sum(1, keepdims=True)
+        d_logits = (p - y) / len(x)
+        d_pre = (d_logits @ w2.T) * (pre > 0)
+        w2 = w2 - 0.5 * (h.T @ d_logits)
+        w1, b1 = w1 - 0.5 * (x.T @ d_pre), b1 - 0.5 * d_pre.sum(0)
+    return w1, w2
+
+
+def _deferred_ops(sess):
+    """Names of the MatMuls that the fast loops of the session's plans defer."""
+    return sorted({s.op.name for plan in sess._plans.values() for s in plan.fast_steps
+                   if s.kernel is deferred_matmul_kernel})
+
+
+def test_training_defers_both_weight_gradients_and_matches_numpy():
+    with tf.Graph().as_default():
+        net = _mlp()
+        train = net["optimizer"].minimize(net["loss"])
+        feed = {net["x"]: net["x_val"], net["y"]: net["y_val"]}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(5):
+                sess.run(train, feed)
+            # w1's gradient goes straight to its update; w2's through gradients' tuple Identity
+            assert _deferred_ops(sess) == [
+                "gradients/MatMul_1_grad/MatMul_1", "gradients/MatMul_grad/MatMul_1"]
+            w1, w2 = sess.run([net["w1"], net["w2"]])
+    want_w1, want_w2 = _numpy_steps(net, 5)
+    np.testing.assert_allclose(w1, want_w1, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(w2, want_w2, rtol=1e-4, atol=1e-5)
+
+
+def test_fused_and_traced_runs_agree():
+    """A traced run executes the unfused ops; both sessions must train alike."""
+    results = []
+    for options in (None, tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)):
+        with tf.Graph().as_default():
+            net = _mlp()
+            train = net["optimizer"].minimize(net["loss"])
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                for _ in range(4):
+                    sess.run(train, {net["x"]: net["x_val"], net["y"]: net["y_val"]},
+                             options=options, run_metadata=tf.RunMetadata() if options else None)
+                results.append(sess.run([net["w1"], net["w2"]]))
+    for fused, traced in zip(*results):
+        np.testing.assert_allclose(fused, traced, rtol=1e-5, atol=1e-6)
+
+
+def test_a_fetched_or_shared_gradient_is_computed_as_before():
+    with tf.Graph().as_default():
+        net = _mlp()
+        grads_and_vars = net["optimizer"].compute_gradients(net["loss"])
+        train = net["optimizer"].apply_gradients(grads_and_vars)
+        grad_w1 = grads_and_vars[0][0]
+        norm_w2 = tf.reduce_sum(tf.square(grads_and_vars[2][0]))   # a second reader of it
+        feed = {net["x"]: net["x_val"], net["y"]: net["y_val"]}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            w1_before = sess.run(net["w1"])
+            got_grad, got_norm, _ = sess.run([grad_w1, norm_w2, train], feed)
+            assert _deferred_ops(sess) == []
+            w1_after = sess.run(net["w1"])
+    assert isinstance(got_grad, np.ndarray) and got_grad.shape == (12, 24)
+    np.testing.assert_allclose(w1_after, w1_before - 0.5 * got_grad, rtol=1e-5, atol=1e-6)
+    assert np.isfinite(got_norm) and got_norm > 0
+
+
+def test_a_value_the_student_holds_is_not_changed_by_the_update():
+    with tf.Graph().as_default():
+        net = _mlp()
+        train = net["optimizer"].minimize(net["loss"])
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            held = sess.run(net["w1"])
+            copy = held.copy()
+            sess.run(train, {net["x"]: net["x_val"], net["y"]: net["y_val"]})
+            np.testing.assert_array_equal(held, copy)
+            assert not np.array_equal(sess.run(net["w1"]), copy)
+
+
+def test_shape_errors_come_from_the_op_tf_names():
+    with tf.Graph().as_default():
+        w = tf.Variable(np.zeros((3, 3), np.float32), name="w")
+        a = tf.placeholder(tf.float32, [None, None], name="a")
+        b = tf.placeholder(tf.float32, [None, None], name="b")
+        lr = tf.placeholder(tf.float32, name="lr")
+        update = tf.train.GradientDescentOptimizer(lr).apply_gradients(
+            [(tf.matmul(a, b, name="grad"), w)])
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            ones = np.ones
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"Matrix size-incompatible: In\[0\]: \[3,2\], In\[1\]: "
+                                     r"\[3,3\]") as info:
+                sess.run(update, {a: ones((3, 2)), b: ones((3, 3)), lr: 0.1})
+            assert info.value.op.name == "grad"
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"var and delta do not have the same shape\[3,3\] \[2,3\]"):
+                sess.run(update, {a: ones((2, 3)), b: ones((3, 3)), lr: 0.1})
+            with pytest.raises(tf.errors.InvalidArgumentError, match=r"alpha is not a scalar"):
+                sess.run(update, {a: ones((3, 3)), b: ones((3, 3)), lr: [0.1, 0.2]})
+            np.testing.assert_array_equal(sess.run(w), np.zeros((3, 3)))
+            sess.run(update, {a: ones((3, 3)), b: ones((3, 3)), lr: 0.5})
+            np.testing.assert_allclose(sess.run(w), np.full((3, 3), -1.5))
+
+
+def test_float16_weights_are_updated_without_fusion():
+    class Context:
+        attrs = {"transpose_a": False, "transpose_b": True}
+    half = np.ones((2, 2), np.float16)
+    product = deferred_matmul_kernel(Context(), half, half)
+    assert isinstance(product, np.ndarray) and product.dtype == np.float16    # not deferred
+
+    with tf.Graph().as_default():
+        w = tf.Variable(np.ones((4, 2), np.float16))
+        a = tf.constant(np.full((4, 3), 0.5, np.float16))
+        b = tf.placeholder(tf.float16, [3, 2])
+        update = tf.train.GradientDescentOptimizer(0.25).apply_gradients(
+            [(tf.matmul(a, b), w)])
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(update, {b: np.ones((3, 2), np.float16)})
+            got = sess.run(w)
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got, np.full((4, 2), 1 - 0.25 * 1.5))
+
+
+def test_a_large_update_in_a_convolution_step_splits_and_stays_exact(monkeypatch):
+    """Inside a BLAS window (a plan with a convolution) the GEMM runs in two halves."""
+    monkeypatch.setattr(two_workers, "worker_count", lambda: 2)
+    rng = np.random.RandomState(3)
+    x_val = rng.rand(8, 6, 6, 1).astype(np.float32)
+    f_val = rng.randn(3, 3, 1, 16).astype(np.float32) * 0.2
+    w_val = rng.randn(576, 600).astype(np.float32) * 0.05     # 8x576x600: worth splitting
+    calls = []
+    real_split = two_workers._two_halves
+    monkeypatch.setattr(two_workers, "_two_halves",
+                        lambda fn, size: calls.append(size) or real_split(fn, size))
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 6, 6, 1])
+        f, w = tf.Variable(f_val), tf.Variable(w_val)
+        flat = tf.reshape(tf.nn.relu(tf.nn.conv2d(x, f, [1, 1, 1, 1], "SAME")), [-1, 576])
+        loss = tf.reduce_sum(tf.matmul(flat, w))
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            flat_val = sess.run(flat, {x: x_val})
+            sess.run(train, {x: x_val})
+            assert "gradients/MatMul_grad/MatMul_1" in _deferred_ops(sess)
+            got = sess.run(w)
+    assert 600 in calls           # the update's two halves (576 rows < 600 columns)
+    # d loss / d w = flat^T @ ones
+    want = w_val - 0.1 * (flat_val.astype(np.float64).T @ np.ones((8, 600)))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
