@@ -1,0 +1,184 @@
+"""The per-channel bias add (`x + b`, b of x's last axis) and the bias gradient (Sum over
+all axes but the last) as row loops (kernels/cpu/channel_loops.py).
+
+Checked against NumPy computing the same thing independently: an elementwise add is
+correctly rounded, so its bits must match NumPy's; a float32 sum must match a float64
+sum to float32 accuracy. Both on one thread and in two halves inside a BLAS window.
+"""
+import numpy as np
+import pytest
+
+import tfteach as tf
+from tfteach.framework.registry import get_op_def
+from tfteach.kernels.cpu import channel_loops, two_workers
+from tfteach.kernels.cpu.cwise import quiet_add_kernel
+
+
+class Ctx:
+    op = None
+    attrs = {"keep_dims": False}
+
+
+@pytest.fixture
+def split_always(monkeypatch):
+    """Two workers even on a one-core machine, and every fast-path call counted."""
+    monkeypatch.setattr(two_workers, "worker_count", lambda: 2)
+    halves = []
+    real = two_workers._two_halves
+    monkeypatch.setattr(two_workers, "_two_halves",
+                        lambda fn, size: halves.append(size) or real(fn, size))
+    return halves
+
+
+def _conv_like(rng, shape, dtype):
+    """Random values with NaN, +-inf and -0.0 in them, read-only as Session values are."""
+    x = (rng.randn(*shape) * 3).astype(dtype)
+    x.reshape(-1, shape[-1])[0, :4] = [np.nan, np.inf, -np.inf, -0.0]
+    x.flags.writeable = False
+    return x
+
+
+def _bias(rng, channels, dtype):
+    b = rng.randn(channels).astype(dtype)
+    b[3] = -0.0                      # -0.0 + -0.0 must stay -0.0
+    b.flags.writeable = False
+    return b
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(7, 9, 9, 32), (3, 25, 64), (129, 40), (51, 28, 28, 16)])
+def test_bias_add_both_orders_gives_numpys_bits(dtype, shape):
+    rng = np.random.RandomState(0)
+    x, b = _conv_like(rng, shape, dtype), _bias(rng, shape[-1], dtype)
+    x_before, b_before = x.copy(), b.copy()
+    assert channel_loops.is_channel_bias(x, b)
+    kernel = quiet_add_kernel()
+    expected = np.add(x, b)
+    for got in (kernel(Ctx, x, b), kernel(Ctx, b, x)):
+        assert got.dtype == dtype and got.shape == shape and got.flags.writeable
+        np.testing.assert_array_equal(got, expected)       # NaN where NaN, inf stays inf
+        assert np.signbit(got.reshape(-1, shape[-1])[0, 3])   # -0.0 + -0.0
+    np.testing.assert_array_equal(x, x_before)               # inputs untouched
+    np.testing.assert_array_equal(b, b_before)
+
+
+def test_bias_add_in_two_halves_inside_a_blas_window(split_always):
+    rng = np.random.RandomState(1)
+    for batch in (33, 50):                                   # odd and even batches
+        x, b = _conv_like(rng, (batch, 28, 28, 32), np.float32), _bias(rng, 32, np.float32)
+        with two_workers.blas_window():
+            got = quiet_add_kernel()(Ctx, b, x)
+        np.testing.assert_array_equal(got, x + b)
+    assert split_always == [33 * 28 * 28, 50 * 28 * 28]    # both split, by rows
+
+
+def test_other_adds_keep_numpys_path():
+    rng = np.random.RandomState(2)
+    x = rng.randn(20, 10, 10, 16).astype(np.float32)
+    b = rng.randn(16).astype(np.float32)
+    kernel = quiet_add_kernel()
+    cases = [(x[:, ::2], b),                       # strided view of x
+             (np.asfortranarray(x), b),            # not C-contiguous
+             (x, 2.5),                             # weak Python scalar: stays float32
+             (x, np.float32(2)),                   # NumPy scalar
+             (x, b.reshape(1, 16)),                # 2-D bias: a plain broadcast
+             (x, x),                               # same shapes
+             (x[..., :4], b[:4]),                  # too few channels for the row loop
+             (x[:2, :2, :2], b),                   # too small
+             (x, b[::-1]),                         # strided bias: fast path, copied
+             (x.astype(np.float16), b.astype(np.float16))]
+    for left, right in cases:
+        got = kernel(Ctx, left, right)
+        want = np.add(left, right)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+
+
+def test_bias_of_the_wrong_length_is_tfs_incompatible_shapes():
+    x = tf.placeholder(tf.float32, [None, 8, 8, None])
+    b = tf.placeholder(tf.float32, [None])
+    with tf.Session() as sess:
+        feed = {x: np.ones((64, 8, 8, 16), np.float32), b: np.ones(17, np.float32)}
+        for out in (x + b, b + x):
+            with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                sess.run(out, feed)
+            first = str(info.value).splitlines()[0]
+            assert first in ("Incompatible shapes: [64,8,8,16] vs. [17]",
+                             "Incompatible shapes: [17] vs. [64,8,8,16]")
+
+
+def test_graph_bias_add_and_its_gradient_float64():
+    rng = np.random.RandomState(3)
+    x_val = rng.randn(17, 6, 6, 24)
+    b_val = rng.randn(24)
+    x = tf.placeholder(tf.float64, [None, 6, 6, 24])
+    b = tf.constant(b_val)
+    y = x + b
+    grad_b = tf.gradients(tf.reduce_sum(y * y), b)[0]
+    with tf.Session() as sess:
+        got_y, got_g = sess.run([y, grad_b], {x: x_val})
+    np.testing.assert_array_equal(got_y, x_val + b_val)
+    np.testing.assert_allclose(got_g, (2 * (x_val + b_val)).sum(axis=(0, 1, 2)), rtol=1e-12)
+
+
+def _sum(x, axes, keep_dims=False):
+    Ctx.attrs = {"keep_dims": keep_dims}
+    try:
+        return get_op_def("Sum").kernels["CPU"](Ctx, x, np.array(axes))
+    finally:
+        Ctx.attrs = {"keep_dims": False}
+
+
+@pytest.mark.parametrize("dtype,rtol", [(np.float32, 2e-5), (np.float64, 1e-12)])
+@pytest.mark.parametrize("shape", [(7, 9, 9, 32), (129, 40), (3, 25, 64)])
+def test_sum_over_all_but_the_last_axis(dtype, rtol, shape):
+    rng = np.random.RandomState(4)
+    x = rng.rand(*shape).astype(dtype)     # positive: a relative tolerance is meaningful
+    x.flags.writeable = False
+    before = x.copy()
+    axes = list(range(len(shape) - 1))
+    assert channel_loops.sums_all_but_last(x, tuple(axes))
+    want = x.astype(np.float64).sum(axis=tuple(axes))
+    got = _sum(x, axes)
+    assert got.dtype == dtype and got.shape == (shape[-1],)
+    np.testing.assert_allclose(got, want, rtol=rtol)
+    kept = _sum(x, axes[::-1], keep_dims=True)                 # any order of the axes
+    assert kept.shape == (1,) * len(axes) + (shape[-1],)
+    np.testing.assert_array_equal(kept.reshape(-1), got)
+    np.testing.assert_array_equal(_sum(x, [a - len(shape) for a in axes]), got)  # negative
+    np.testing.assert_array_equal(x, before)
+
+
+def test_sum_propagates_nan_and_inf():
+    x = np.ones((10, 8, 8, 16), np.float32)
+    x[3, 2, 1, 0] = np.nan
+    x[4, 0, 0, 1] = np.inf
+    x[5, 0, 0, 2], x[6, 0, 0, 2] = np.inf, -np.inf
+    got = _sum(x, [0, 1, 2])
+    assert np.isnan(got[0]) and got[1] == np.inf and np.isnan(got[2])
+    assert np.all(got[3:] == 640)
+
+
+def test_sum_in_two_halves_inside_a_blas_window(split_always):
+    rng = np.random.RandomState(5)
+    x = rng.rand(33, 28, 28, 32).astype(np.float32)
+    with two_workers.blas_window():
+        got = _sum(x, [0, 1, 2])
+        kept = _sum(x, [0, 1, 2], keep_dims=True)
+    assert split_always == [33 * 28 * 28] * 2
+    np.testing.assert_allclose(got, x.astype(np.float64).sum(axis=(0, 1, 2)), rtol=2e-5)
+    assert got.dtype == np.float32 and kept.shape == (1, 1, 1, 32)
+
+
+def test_other_sums_keep_numpys_path():
+    rng = np.random.RandomState(6)
+    x = rng.rand(20, 10, 10, 16).astype(np.float32)
+    cases = [(x, [0, 1]), (x, [1, 2, 3]), (x, [0, 1, 2, 3]), (x[:, ::2], [0, 1, 2]),
+             (np.asfortranarray(x), [0, 1, 2]), (x[..., :4], [0, 1, 2]),
+             (x.astype(np.float16), [0, 1, 2]), ((x * 100).astype(np.int32), [0, 1, 2])]
+    for value, axes in cases:
+        assert not channel_loops.sums_all_but_last(value, tuple(axes)) or value is x
+        got = _sum(value, axes)
+        want = np.sum(value, axis=tuple(axes), dtype=value.dtype)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-3 if value.dtype == np.float16 else 1e-6)
