@@ -14,9 +14,13 @@ A/B in one process; docs/conv.md):
 
 The sum adds the rows in order into a [C] accumulator of the array's dtype: the same
 order, and so the same bits, as NumPy's reduction over these axes (and TF's float32
-sums accumulate in float32 too). Inside a BLAS window (a step with convolutions) a large
-job runs as two halves of the rows on the two workers (two_workers.split_rows); the
-loops are `nogil` so the halves really run at once.
+sums accumulate in float32 too).
+
+One thread, even inside a BLAS window (a step with convolutions), where NumPy's add and
+sum ran in two halves: waking the idle worker costs ~0.1-0.2 ms on this VM, about what a
+whole loop takes (conv2's bias gradient: 0.09 ms). Measured in a window, whole vs halves:
+add 0.36 vs 0.34-0.41 ms, sum 0.18 vs 0.24-0.35 ms (conv1's shape; conv2's: halves
+always slower).
 
 Only the plain case takes these loops: float32/float64 arrays of one dtype, `x`
 C-contiguous, last axis at least MIN_CHANNELS wide, at least MIN_ELEMENTS elements.
@@ -25,8 +29,6 @@ calling a Numba function costs more than it saves) keeps the NumPy call.
 """
 import numpy as np
 from numba import njit
-
-from tfteach.kernels.cpu.two_workers import split_rows
 
 __all__ = ["is_channel_bias", "add_channel_bias", "sums_all_but_last", "sum_all_but_last"]
 
@@ -38,6 +40,7 @@ MIN_ELEMENTS = 1 << 12
 MIN_CHANNELS = 8
 
 
+# nogil: a step running in another Python thread (a notebook's) is not held up.
 @njit(cache=True, nogil=True)
 def _add_rows(x, b, out):
     for r in range(x.shape[0]):
@@ -67,12 +70,8 @@ def is_channel_bias(x, b):
 
 def add_channel_bias(x, b):
     """x + b for is_channel_bias(x, b); a new array (the inputs are never written)."""
-    channels = b.shape[0]
-    rows = x.reshape(-1, channels)
-    b = np.ascontiguousarray(b)
     out = np.empty_like(x)
-    flat_out = out.reshape(-1, channels)
-    split_rows(lambda lo, hi: _add_rows(rows[lo:hi], b, flat_out[lo:hi]), len(rows), x.size)
+    _add_rows(x.reshape(-1, b.shape[0]), np.ascontiguousarray(b), out.reshape(-1, b.shape[0]))
     return out
 
 
@@ -83,12 +82,6 @@ def sums_all_but_last(x, axes):
 
 def sum_all_but_last(x, keep_dims):
     """np.sum(x, axis=all but the last, dtype=x.dtype) for sums_all_but_last(x, axes)."""
-    rows = x.reshape(-1, x.shape[-1])
-
-    def part(lo, hi):
-        acc = np.zeros(rows.shape[1], x.dtype)
-        _sum_rows(rows[lo:hi], acc)
-        return acc
-    parts = split_rows(part, len(rows), x.size)
-    total = parts[0] if len(parts) == 1 else parts[0] + parts[1]
+    total = np.zeros(x.shape[-1], x.dtype)
+    _sum_rows(x.reshape(-1, x.shape[-1]), total)
     return total.reshape((1,) * (x.ndim - 1) + total.shape) if keep_dims else total
