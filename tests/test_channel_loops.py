@@ -176,3 +176,34 @@ def test_other_sums_keep_numpys_path():
         want = np.sum(value, axis=tuple(axes), dtype=value.dtype)
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_allclose(got, want, rtol=1e-3 if value.dtype == np.float16 else 1e-6)
+
+
+@pytest.mark.parametrize("data_format", ["NHWC", "NCHW"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_nn_bias_add_and_bias_add_grad(data_format, dtype):
+    """tf.nn.bias_add takes the same row loops with channels last (NHWC, or any rank-2
+    input); NCHW keeps NumPy's broadcast over axis 1. Its bias gradient is BiasAddGrad."""
+    rng = np.random.RandomState(7)
+    shape = (9, 16, 10, 10) if data_format == "NCHW" else (9, 10, 10, 16)
+    x_val = rng.randn(*shape).astype(dtype)
+    b_val = rng.randn(16).astype(dtype)
+    bias_view = b_val.reshape(16, 1, 1) if data_format == "NCHW" else b_val
+    axes = (0, 2, 3) if data_format == "NCHW" else (0, 1, 2)
+    x = tf.placeholder(tf.as_dtype(dtype), shape)
+    b = tf.constant(b_val)
+    y = tf.nn.bias_add(x, b, data_format=data_format)
+    grad_b = tf.gradients(y, b, grad_ys=tf.constant(x_val))[0]     # BiasAddGrad(x_val)
+    flat = tf.nn.bias_add(tf.reshape(x, [9, -1]), tf.ones([1600], tf.as_dtype(dtype)))
+    with tf.Session() as sess:
+        got_y, got_g, got_flat = sess.run([y, grad_b, flat], {x: x_val})
+    np.testing.assert_array_equal(got_y, x_val + bias_view)
+    rtol = 2e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got_g, x_val.astype(np.float64).sum(axis=axes), rtol=rtol,
+                               atol=1e-4 if dtype == np.float32 else 1e-10)
+    assert got_y.dtype == got_g.dtype == dtype
+    np.testing.assert_array_equal(got_flat, x_val.reshape(9, -1) + 1)
+    short = tf.placeholder(tf.as_dtype(dtype), [None])
+    with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
+                                             match="Must provide as many biases"):
+        sess.run(tf.nn.bias_add(x, short, data_format=data_format),
+                 {x: x_val, short: np.ones(15, dtype)})
