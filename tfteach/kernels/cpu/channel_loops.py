@@ -30,7 +30,7 @@ calling a Numba function costs more than it saves) keeps the NumPy call.
 import numpy as np
 from numba import njit
 
-__all__ = ["is_channel_bias", "add_channel_bias", "sums_all_but_last", "sum_all_but_last"]
+__all__ = ["is_channel_bias", "bias_operands", "add_channel_bias", "sums_all_but_last", "sum_all_but_last"]
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 # Below ~4K elements np.add's call (~1-2 us) is as fast as the Numba dispatch; with
@@ -56,16 +56,28 @@ def _sum_rows(x, acc):
 
 
 def _rows_ok(x):
-    return (type(x) is np.ndarray and x.ndim >= 2 and x.dtype in _FLOATS
-            and x.shape[-1] >= MIN_CHANNELS and x.size >= MIN_ELEMENTS
+    # The cheap tests first: every float add of the graph comes through here.
+    return (type(x) is np.ndarray and x.ndim >= 2 and x.size >= MIN_ELEMENTS
+            and x.shape[-1] >= MIN_CHANNELS and x.dtype in _FLOATS
             and x.flags.c_contiguous)
 
 
 def is_channel_bias(x, b):
     """True when x + b is a per-channel bias add the row loop computes: b is 1-D, of x's
     dtype, as long as x's last axis (then NumPy's result has x's shape and dtype)."""
-    return (type(b) is np.ndarray and b.ndim == 1 and _rows_ok(x) and b.dtype == x.dtype
-            and b.shape[0] == x.shape[-1])
+    return (type(b) is np.ndarray and b.ndim == 1 and _rows_ok(x)
+            and b.shape[0] == x.shape[-1] and b.dtype == x.dtype)
+
+
+def bias_operands(x, y):
+    """(x, b) when x + y is such a bias add, in either order (b + x too), else None.
+    Scalars and equal ranks, most of a graph's adds, are turned away by the first tests."""
+    if type(x) is np.ndarray and type(y) is np.ndarray and x.ndim != y.ndim:
+        if y.ndim == 1 and is_channel_bias(x, y):
+            return x, y
+        if x.ndim == 1 and is_channel_bias(y, x):
+            return y, x
+    return None
 
 
 def add_channel_bias(x, b):

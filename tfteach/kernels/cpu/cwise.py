@@ -14,7 +14,7 @@ one ufunc call.
 import numpy as np
 
 from tfteach.framework.errors import InvalidArgumentError
-from tfteach.kernels.cpu.channel_loops import add_channel_bias, is_channel_bias
+from tfteach.kernels.cpu.channel_loops import add_channel_bias, bias_operands
 from tfteach.kernels.cpu.two_workers import split_ufunc
 
 __all__ = ["shape_string", "incompatible_shapes", "ufunc_kernel", "quiet_ufunc_kernel",
@@ -64,10 +64,9 @@ def quiet_add_kernel():
     plain = quiet_ufunc_kernel(np.add)
 
     def kernel(ctx, x, y):
-        if is_channel_bias(x, y):
-            return add_channel_bias(x, y)
-        if is_channel_bias(y, x):
-            return add_channel_bias(y, x)
+        operands = bias_operands(x, y)
+        if operands is not None:
+            return add_channel_bias(*operands)
         return plain(ctx, x, y)
     kernel.__name__ = "quiet_add_kernel"
     return kernel
