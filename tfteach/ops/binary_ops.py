@@ -15,7 +15,8 @@ from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import register_op
 from tfteach.kernels.cpu import elementwise
 from tfteach.kernels.cpu.cwise import (dispatch_by_dtype, integer_division_kernel,
-                                       quiet_ufunc_kernel, run_impl, ufunc_kernel)
+                                       quiet_add_kernel, quiet_ufunc_kernel, run_impl,
+                                       ufunc_kernel)
 from tfteach.kernels.cpu.power import integer_power_kernel
 from tfteach.ops.op_builder import apply_op, broadcast_static_shape
 from tfteach.ops.typed_inputs import convert_same_type
@@ -47,8 +48,9 @@ def _numpy_kernels(ufunc, strings=False):
     return {"f": quiet_ufunc_kernel(ufunc), "iub" + ("O" if strings else ""): ufunc_kernel(ufunc)}
 
 
-_register("Add", _numpy_kernels(np.add, strings=True))
-_register("AddV2", _numpy_kernels(np.add))
+# Float adds take the per-channel bias fast path (`conv + b`; cwise.quiet_add_kernel).
+_register("Add", dict(_numpy_kernels(np.add, strings=True), f=quiet_add_kernel()))
+_register("AddV2", dict(_numpy_kernels(np.add), f=quiet_add_kernel()))
 _register("Sub", _numpy_kernels(np.subtract))
 _register("Mul", _numpy_kernels(np.multiply))
 _register("Maximum", _numpy_kernels(np.maximum))

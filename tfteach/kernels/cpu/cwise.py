@@ -14,9 +14,11 @@ one ufunc call.
 import numpy as np
 
 from tfteach.framework.errors import InvalidArgumentError
+from tfteach.kernels.cpu.channel_loops import add_channel_bias, bias_operands
 from tfteach.kernels.cpu.two_workers import split_ufunc
 
 __all__ = ["shape_string", "incompatible_shapes", "ufunc_kernel", "quiet_ufunc_kernel",
+           "quiet_add_kernel",
            "integer_division_kernel", "missing_kernel", "dispatch_by_dtype", "run_impl"]
 
 
@@ -52,6 +54,21 @@ def quiet_ufunc_kernel(ufunc):
         except ValueError:          # the only ValueError a ufunc raises: broadcasting
             raise incompatible_shapes(ctx, *inputs) from None
     kernel.__name__ = "quiet_%s_kernel" % getattr(ufunc, "__name__", "ufunc")
+    return kernel
+
+
+def quiet_add_kernel():
+    """Float Add/AddV2: the quiet np.add kernel, except for `x + b` (or `b + x`) with b a
+    per-channel bias vector of x's last axis, which a row loop adds ~2x faster
+    (channel_loops.py). Same values either way."""
+    plain = quiet_ufunc_kernel(np.add)
+
+    def kernel(ctx, x, y):
+        operands = bias_operands(x, y)
+        if operands is not None:
+            return add_channel_bias(*operands)
+        return plain(ctx, x, y)
+    kernel.__name__ = "quiet_add_kernel"
     return kernel
 
 

@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit
 
 from tfteach.framework.errors import InvalidArgumentError
+from tfteach.kernels.cpu.channel_loops import sum_all_but_last, sums_all_but_last
 from tfteach.kernels.cpu.two_workers import split_rows, worth_splitting
 
 __all__ = ["reduction_axes", "reduction_kernel", "logical_kernel", "mean_kernel", "max_kernel",
@@ -46,6 +47,8 @@ def reduction_kernel(numpy_reduction):
         keep = ctx.attrs["keep_dims"]
         if not axes:        # nothing to reduce (most broadcast gradients): TF forwards x
             return x
+        if numpy_reduction is np.sum and sums_all_but_last(x, axes):
+            return sum_all_but_last(x, keep)    # a bias gradient: a row loop, ~4x faster
         if (numpy_reduction is np.sum and axes[:1] == (0,) and x.dtype.kind == "f"
                 and worth_splitting(x.size)):
             return _sum_over_batch(x, axes, keep)

@@ -14,8 +14,10 @@ products split their output (`split_matmul`). Halves share nothing but disjoint 
 rows or columns; the Numba loops are compiled with `nogil=True` so both run at once.
 
 Inside a window (a step with convolutions) the memory-bound kernels around them split
-too: NumPy's float ufuncs (`split_ufunc`: the bias adds), sums over the batch (bias
-gradients), max pooling and its gradient, the gradient-descent update (`split_rows`).
+too: NumPy's float ufuncs (`split_ufunc`), sums over the batch, max pooling and its
+gradient, the gradient-descent update (`split_rows`). (Not the per-channel bias add and
+its gradient: as row loops, channel_loops.py, they take about what waking the worker
+costs, so they run whole.)
 In such a step they are a fifth of the time, and one core would sit idle for it.
 Numba's `vectorize` ufuncs hold the GIL (two threads on them were slower than one), so
 Relu and ReluGrad split with nogil loops of the same formulas (nn_kernels.py).
