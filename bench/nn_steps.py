@@ -206,6 +206,9 @@ def _flops(x_shape, f_shape):
     return 2.0 * n * h * w * np.prod(f_shape)
 
 
+# Issue 4's targets: a LeNet step no slower than TensorFlow's, an MLP step <= 0.8x.
+TARGETS = {"lenet": 1.0, "mlp": 0.8}
+
 WORKLOADS = [("mlp", mlp_graph, numpy_mlp, 50), ("lenet", lenet_graph, numpy_lenet, 10),
              ("lstm", lstm_graph, None, 5)]
 
@@ -268,6 +271,7 @@ def main():
     print(header)
     print("-" * len(header))
     fmt = lambda v, spec="%.2f": "-" if v is None else spec % v  # noqa: E731
+    ratios = {}
     for name, build, numpy_build, _ in WORKLOADS:
         number = numbers[name]
         try:
@@ -281,6 +285,14 @@ def main():
         print("%-8s %9.2f %9s %9s %9s %11s %9s %14s" % (
             name, ours, fmt(np_ms), fmt(tf_ms), fmt(eigen_ms), fmt(np_ms and ours / np_ms),
             fmt(tf_ms and ours / tf_ms), fmt(eigen_ms and ours / eigen_ms)))
+        ratios[name] = (tf_ms and ours / tf_ms, eigen_ms and ours / eigen_ms)
+    print("\nissue 4's targets: tfteach/tf <= %s" % ", ".join(
+        "%.1f (%s)" % (limit, name) for name, limit in TARGETS.items()))
+    for name, limit in TARGETS.items():
+        for column, ratio in zip(("tf", "tf-eigen"), ratios.get(name, (None, None))):
+            if ratio:
+                print("  %-6s vs %-9s %.2f  %s" % (name, column, ratio,
+                                                  "met" if ratio <= limit else "not met"))
 
     print("\nconv2d forward (SAME, stride 1), GFLOP/s")
     print("%-32s %9s %9s %11s" % ("case", "tfteach", "numpy", "tensorflow"))

@@ -30,7 +30,8 @@ calling a Numba function costs more than it saves) keeps the NumPy call.
 import numpy as np
 from numba import njit
 
-__all__ = ["is_channel_bias", "bias_operands", "add_channel_bias", "sums_all_but_last", "sum_all_but_last"]
+__all__ = ["is_channel_bias", "bias_operands", "add_channel_bias", "sums_all_but_last",
+           "sum_all_but_last"]
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 # Below ~4K elements np.add's call (~1-2 us) is as fast as the Numba dispatch; with
@@ -83,7 +84,8 @@ def bias_operands(x, y):
 def add_channel_bias(x, b):
     """x + b for is_channel_bias(x, b); a new array (the inputs are never written)."""
     out = np.empty_like(x)
-    _add_rows(x.reshape(-1, b.shape[0]), np.ascontiguousarray(b), out.reshape(-1, b.shape[0]))
+    channels = b.shape[0]
+    _add_rows(x.reshape(-1, channels), np.ascontiguousarray(b), out.reshape(-1, channels))
     return out
 
 

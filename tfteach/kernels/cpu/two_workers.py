@@ -45,9 +45,8 @@ import numpy as np
 from tfteach.kernels.cpu import openblas
 from tfteach.kernels.cpu.cpu_quota import usable_cpus
 
-__all__ = ["over_batch", "split_output", "split_matmul", "split_rows", "split_ufunc", "worth_splitting",
-           "blas_window",
-           "in_blas_window", "blas_threads", "worker_count", "SPLITTING_OPS"]
+__all__ = ["over_batch", "split_output", "split_matmul", "split_rows", "split_ufunc",
+           "worth_splitting", "blas_window", "in_blas_window", "blas_threads", "worker_count", "SPLITTING_OPS"]
 
 # The op types whose CPU kernels split themselves (a plan with one runs in a window).
 SPLITTING_OPS = frozenset({"Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"})
