@@ -181,9 +181,8 @@ class Plan:
                     except Exception as e:  # noqa: BLE001 - OOM for a huge constant
                         raise errors_text.op_error_from(e, step.op) from _cause(e)
         if not self.accounted and not self.has_control_flow:
-            # Weight gradients computed inside their updates (fusion.py); CPU only.
-            self.fast_steps = fusion.defer_products_into_updates(self.fast_steps,
-                                                                 self.fetch_slots)
+            # Work a training step would do twice, done once (fusion.py); CPU only.
+            self.fast_steps = fusion.fuse(self.fast_steps, self.fetch_slots)
         # A step with a convolution runs with BLAS one-threaded throughout: its big kernels
         # split themselves over two workers, and a multi-threaded product in between would
         # leave OpenBLAS's workers spinning against them (kernels/cpu/two_workers.py).

@@ -1,4 +1,5 @@
-"""The fused weight update: a MatMul's product written by GEMM straight into the variable.
+"""The plan's fusions: a weight gradient written by GEMM into its update, and a
+convolution's patch matrix shared with its filter gradient.
 
 Checked against NumPy in float64 (the GEMM itself, every operand layout), against the
 unfused loop of the same Session (a traced run executes the ops one by one), and against
@@ -258,3 +259,131 @@ def test_a_large_update_in_a_convolution_step_splits_and_stays_exact(monkeypatch
     # d loss / d w = flat^T @ ones
     want = w_val - 0.1 * (flat_val.astype(np.float64).T @ np.ones((8, 600)))
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+# -- the shared patch matrix of a convolution and its filter gradient ------------------
+def _np_patches(x, k, stride, pad):
+    """[N*OH*OW, k*k*C] windows (rows a, e, c), by NumPy: the independent reference."""
+    xp = np.pad(x, ((0, 0), pad, pad, (0, 0)))
+    win = np.lib.stride_tricks.sliding_window_view(xp, (k, k), axis=(1, 2))
+    win = win[:, ::stride, ::stride]
+    n, oh, ow, c = win.shape[:4]
+    return win.transpose(0, 1, 2, 4, 5, 3).reshape(n * oh * ow, k * k * c), (oh, ow)
+
+
+def _shared_pairs(sess):
+    """(forward, filter gradient) op names the fast loops pair."""
+    pairs = {}
+    for plan in sess._plans.values():
+        for s in plan.fast_steps:
+            shared = getattr(s.kernel, "keywords", {}).get("shared")
+            if shared is not None:
+                pairs.setdefault(id(shared), []).append(s.op.type)
+    return sorted(tuple(v) for v in pairs.values())
+
+
+@pytest.mark.parametrize("channels, stride, batch", [(1, 1, 6), (3, 2, 7), (4, 1, 9)])
+def test_filter_gradient_from_the_forward_patches_matches_numpy(channels, stride, batch,
+                                                                monkeypatch):
+    monkeypatch.setattr(two_workers, "worker_count", lambda: 2)
+    monkeypatch.setattr(two_workers, "MIN_PARALLEL_WORK", 1)      # halves even when tiny
+    rng = np.random.RandomState(channels)
+    f_val = rng.randn(3, 3, channels, 5).astype(np.float32)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 8, 8, channels])
+        r = tf.placeholder(tf.float32, [None, None, None, 5])
+        f = tf.Variable(f_val)
+        out = tf.nn.conv2d(x, f, [1, stride, stride, 1], "SAME")
+        loss = tf.reduce_sum(out * r)
+        grad_f, = tf.gradients(loss, [f])
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for step in range(3):               # new inputs each step: no stale patches
+                x_val = rng.rand(batch, 8, 8, channels).astype(np.float32)
+                oh = -(-8 // stride)
+                r_val = rng.randn(batch, oh, oh, 5).astype(np.float32)
+                got_out, got = sess.run([out, grad_f], {x: x_val, r: r_val})
+                pad = (0, 2) if stride == 2 else (1, 1)   # TF's SAME split: more at the end
+                cols, _ = _np_patches(x_val.astype(np.float64), 3, stride, pad)
+                want = (cols.T @ r_val.reshape(-1, 5)).reshape(3, 3, channels, 5)
+                np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+                np.testing.assert_allclose(
+                    got_out.reshape(-1, 5), cols @ f_val.reshape(-1, 5), rtol=1e-4, atol=1e-4)
+            assert ("Conv2D", "Conv2DBackpropFilter") in _shared_pairs(sess)
+
+
+def test_convolution_training_shares_patches_and_agrees_with_a_traced_run():
+    rng = np.random.RandomState(7)
+    x_val = rng.rand(5, 12, 12, 1).astype(np.float32)
+    y_val = np.eye(3, dtype=np.float32)[rng.randint(0, 3, size=5)]
+    params = [rng.randn(5, 5, 1, 4).astype(np.float32) * 0.2,
+              rng.randn(3, 3, 4, 6).astype(np.float32) * 0.2,
+              rng.randn(6 * 6 * 6, 3).astype(np.float32) * 0.1]
+    results, pairs = [], []
+    for options in (None, tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)):
+        with tf.Graph().as_default():
+            x = tf.placeholder(tf.float32, [None, 12, 12, 1])
+            y = tf.placeholder(tf.float32, [None, 3])
+            w1, w2, w3 = [tf.Variable(p) for p in params]
+            h = tf.nn.relu(tf.nn.conv2d(x, w1, [1, 1, 1, 1], "SAME"))
+            h = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+            h = tf.nn.relu(tf.nn.conv2d(h, w2, [1, 1, 1, 1], "SAME"))
+            logits = tf.matmul(tf.reshape(h, [-1, 6 * 6 * 6]), w3)
+            loss = tf.reduce_mean(
+                tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=logits))
+            train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                for _ in range(3):
+                    sess.run(train, {x: x_val, y: y_val}, options=options,
+                             run_metadata=tf.RunMetadata() if options else None)
+                results.append(sess.run([w1, w2, w3]))
+                pairs.append(_shared_pairs(sess))
+                # A fused filter gradient never builds a patch matrix of its own.
+                own = [op.name for op in tf.get_default_graph().get_operations()
+                       if op.type == "Conv2DBackpropFilter"
+                       and "cols" in sess._kernel_context(op).state]
+                assert own == ([] if options is None else
+                               ["gradients/Conv2D_1_grad/Conv2DBackpropFilter",
+                                "gradients/Conv2D_grad/Conv2DBackpropFilter"])
+    # the first layer's input is fed (no input gradient); both filter gradients pair up
+    assert pairs[0] == [("Conv2D", "Conv2DBackpropFilter")] * 2
+    for fused, traced in zip(*results):
+        np.testing.assert_allclose(fused, traced, rtol=1e-5, atol=1e-6)
+    assert not np.allclose(results[0][0], params[0])          # it did train
+
+
+def test_a_fed_convolution_output_leaves_the_filter_gradient_its_own_patches():
+    rng = np.random.RandomState(2)
+    x_val = rng.rand(2, 5, 5, 2).astype(np.float32)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 5, 5, 2])
+        f = tf.Variable(rng.randn(3, 3, 2, 4).astype(np.float32))
+        out = tf.nn.conv2d(x, f, [1, 1, 1, 1], "VALID")
+        grad_f, = tf.gradients(tf.reduce_sum(out * out), [f])
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            fed_out = rng.randn(2, 3, 3, 4).astype(np.float32)
+            got = sess.run(grad_f, {x: x_val, out: fed_out})   # Conv2D itself does not run
+            assert _shared_pairs(sess) == []
+    cols, _ = _np_patches(x_val.astype(np.float64), 3, 1, (0, 0))
+    want = (cols.T @ (2 * fed_out.reshape(-1, 4))).reshape(3, 3, 2, 4)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_shared_patches_are_used_only_for_the_same_key_and_only_once():
+    from tfteach.kernels.cpu.conv_kernels import SharedPatches
+    shared = SharedPatches()
+    recorded = shared.record("key", lambda lo, hi: ("forward", lo, hi))
+    assert recorded(0, 2) == ("forward", 0, 2)
+    made = []
+
+    def make():
+        made.append(1)
+        return lambda lo, hi: ("own", lo, hi)
+    patches = shared.reuse("key", make)
+    assert patches(0, 2) == ("forward", 0, 2) and made == []
+    assert patches(2, 4) == ("own", 2, 4) and made == [1]     # a half it did not record
+    assert shared.reuse("key", make)(0, 2) == ("own", 0, 2)   # released after one use
+    shared.record("key", lambda lo, hi: ("forward", lo, hi))(0, 2)
+    assert shared.reuse("other", make)(0, 2) == ("own", 0, 2)  # other geometry
