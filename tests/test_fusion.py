@@ -387,3 +387,23 @@ def test_shared_patches_are_used_only_for_the_same_key_and_only_once():
     assert shared.reuse("key", make)(0, 2) == ("own", 0, 2)   # released after one use
     shared.record("key", lambda lo, hi: ("forward", lo, hi))(0, 2)
     assert shared.reuse("other", make)(0, 2) == ("own", 0, 2)  # other geometry
+
+
+def test_nchw_filter_gradient_from_shared_patches_matches_nhwc():
+    rng = np.random.RandomState(11)
+    x_val = rng.rand(3, 2, 6, 6).astype(np.float32)             # NCHW
+    f_val = rng.randn(3, 3, 2, 4).astype(np.float32)
+    r_val = rng.randn(3, 4, 6, 6).astype(np.float32)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 2, 6, 6])
+        r = tf.placeholder(tf.float32, [None, 4, 6, 6])
+        f = tf.Variable(f_val)
+        out = tf.nn.conv2d(x, f, [1, 1, 1, 1], "SAME", data_format="NCHW")
+        grad_f, = tf.gradients(tf.reduce_sum(out * r), [f])
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got = sess.run(grad_f, {x: x_val, r: r_val})
+            assert _shared_pairs(sess) == [("Conv2D", "Conv2DBackpropFilter")]
+    cols, _ = _np_patches(x_val.transpose(0, 2, 3, 1).astype(np.float64), 3, 1, (1, 1))
+    want = (cols.T @ r_val.transpose(0, 2, 3, 1).reshape(-1, 4)).reshape(3, 3, 2, 4)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
