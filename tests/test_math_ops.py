@@ -572,3 +572,19 @@ def test_tensordot():
     with pytest.raises(ValueError, match="Different number of contraction axes 'a' and 'b', "
                                          "2 != 1."):
         tf.tensordot(a, b, [[1, 2], [1]])
+
+
+def test_numba_activations_are_plain_numpy_ufuncs_with_the_scalar_formula():
+    """LazyUfunc hands back the NumPy ufunc Numba built (no DUFunc dispatch per call):
+    same values as the scalar formula, the input's float type kept."""
+    import math
+    from tfteach.kernels.cpu.elementwise import sigmoid
+    for dtype in (np.float32, np.float64):
+        x = np.array([-800.0, -3.5, -0.0, 0.25, 40.0, np.nan], dtype)
+        got = sigmoid(x)
+        assert isinstance(sigmoid._by_dtype[np.dtype(dtype)], np.ufunc)
+        assert got.dtype == dtype
+        want = [1 / (1 + math.exp(-v)) if v >= 0 else math.exp(v) / (1 + math.exp(v))
+                for v in x[:-1].astype(np.float64)]
+        np.testing.assert_allclose(got[:-1], want, rtol=1e-6)
+        assert np.isnan(got[-1])

@@ -40,7 +40,12 @@ class LazyUfunc:
                 *[np.asarray(a, np.float32) for a in args]).astype(np.float16)
         numba_type = numba.from_dtype(dtype)
         signature = numba_type(*[numba_type] * self._nargs)
-        return numba.vectorize([signature], cache=True)(self._scalar_fn)
+        compiled = numba.vectorize([signature], cache=True)(self._scalar_fn)
+        # Numba wraps the ufunc it built in a DUFunc, whose Python-level dispatch costs
+        # ~10 us a call (a 32x128 sigmoid: 32 us instead of 22; an LSTM step makes
+        # hundreds). The NumPy ufunc inside runs the same compiled loop, and releases
+        # the GIL while it does. Its one loop takes this dtype; other dtypes cast to it.
+        return getattr(compiled, "ufunc", compiled)
 
     def __repr__(self):
         return "<LazyUfunc %s, compiled for %s>" % (self.__name__, sorted(

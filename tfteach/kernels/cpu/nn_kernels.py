@@ -330,7 +330,7 @@ def relu_grad(g, x):
 
 
 # In a step with convolutions big activations run in two halves (two_workers.py). A
-# Numba ufunc holds the GIL, so the halves use these nogil loops (same formulas).
+# LazyUfunc runs whole (two_workers.split_ufunc), so the halves use these nogil loops.
 _relu_scalar = njit(cache=True, inline="always")(_relu)
 _relu_grad_scalar = njit(cache=True, inline="always")(_relu_grad)
 

@@ -19,8 +19,9 @@ gradient, the gradient-descent update (`split_rows`). (Not the per-channel bias 
 its gradient: as row loops, channel_loops.py, they take about what waking the worker
 costs, so they run whole.)
 In such a step they are a fifth of the time, and one core would sit idle for it.
-Numba's `vectorize` ufuncs hold the GIL (two threads on them were slower than one), so
-Relu and ReluGrad split with nogil loops of the same formulas (nn_kernels.py).
+tfteach's Numba activations (elementwise.LazyUfunc) run whole: called through Numba's
+DUFunc, two threads on them were slower than one. Relu and ReluGrad split with nogil
+loops of the same formulas (nn_kernels.py).
 
 The BLAS window. OpenBLAS's thread count is one number for the whole process (even the
 `openblas_set_num_threads_local` of the OpenBLAS NumPy's wheels ship sets the global
@@ -217,7 +218,7 @@ def split_ufunc(ufunc, inputs):
     Same values as one call (an elementwise result does not depend on how it is cut).
     Shapes that do not broadcast raise ValueError, as the ufunc itself does.
     """
-    # Numba's DUFuncs are not np.ufunc and hold the GIL: they always run whole.
+    # tfteach's LazyUfuncs (Numba activations) are not np.ufunc: they run whole.
     if _window_users == 0 or not isinstance(ufunc, np.ufunc) or ufunc.nout != 1:
         return ufunc(*inputs)
     shape = np.broadcast_shapes(*[np.shape(a) for a in inputs])
