@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import tfteach as tf
-from tfteach.kernels.cpu import gemm_update, two_workers
+from tfteach.kernels.cpu import gemm_update, linalg, two_workers
 from tfteach.kernels.cpu.linalg import deferred_matmul_kernel
 
 pytestmark = pytest.mark.skipif(not gemm_update.can_add_product(np.float32),
@@ -76,6 +76,27 @@ def test_add_product_refuses_what_it_cannot_write_safely():
 
 
 # -- the plan --------------------------------------------------------------------------
+@pytest.fixture(autouse=True)
+def defer_every_product(monkeypatch, request):
+    """The small test graphs take the GEMM path too (in real steps only big ones do)."""
+    if "keep_threshold" not in request.keywords:
+        monkeypatch.setattr(linalg, "MIN_DEFERRED_WORK", 0)
+
+
+@pytest.mark.keep_threshold
+def test_a_small_product_is_computed_at_once_even_in_a_fused_plan():
+    class Context:
+        attrs = {"transpose_a": True, "transpose_b": False}
+    x, dy = np.ones((100, 500), np.float32), np.ones((100, 10), np.float32)
+    small = deferred_matmul_kernel(Context(), x, dy)            # 500x10x100 = 0.5M
+    assert isinstance(small, np.ndarray) and small.shape == (500, 10)
+    np.testing.assert_array_equal(small, np.full((500, 10), 100))
+    big = deferred_matmul_kernel(Context(), np.ones((100, 784), np.float32),
+                                 np.ones((100, 500), np.float32))   # 39M
+    assert isinstance(big, linalg.DeferredProduct) and big.shape == (784, 500)
+    np.testing.assert_array_equal(big.compute(), np.full((784, 500), 100))
+
+
 def _mlp(batch=16, hidden=24):
     """784-free small MLP: x -> relu(x W1 + b1) -> W2 -> softmax loss; GD 0.5."""
     rng = np.random.RandomState(0)
