@@ -128,6 +128,10 @@ class SharedPatches:
     __slots__ = ("key", "views")
 
     def __init__(self):
+        self.clear()
+
+    def clear(self):
+        """Nothing recorded (a forward starting its step, or a gradient done with them)."""
         self.key, self.views = None, {}
 
     def record(self, key, patches):
@@ -143,7 +147,7 @@ class SharedPatches:
         """patches(lo, hi) from the recorded views where they match, else from
         make_patches() (called once, when first needed); the views are released."""
         views = self.views if key == self.key else {}
-        self.key, self.views = None, {}
+        self.clear()
         own = []
 
         def patches(lo, hi):
@@ -171,7 +175,7 @@ def _check_4d(ctx, value, what, label=None):
 # -- Conv2D ------------------------------------------------------------------------------------
 def conv2d(ctx, x, f, shared=None):
     if shared is not None:          # nothing recorded yet in this step
-        shared.key, shared.views = None, {}
+        shared.clear()
     p = conv_params(ctx)
     _check_4d(ctx, x, "input")
     _check_4d(ctx, f, "filter")

@@ -47,7 +47,8 @@ from tfteach.kernels.cpu import openblas
 from tfteach.kernels.cpu.cpu_quota import usable_cpus
 
 __all__ = ["over_batch", "split_output", "split_matmul", "split_rows", "split_ufunc",
-           "worth_splitting", "blas_window", "in_blas_window", "blas_threads", "worker_count", "SPLITTING_OPS"]
+           "worth_splitting", "blas_window", "in_blas_window", "blas_threads",
+           "worker_count", "SPLITTING_OPS"]
 
 # The op types whose CPU kernels split themselves (a plan with one runs in a window).
 SPLITTING_OPS = frozenset({"Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"})
@@ -169,11 +170,17 @@ def over_batch(fn, batch, work):
     return _two_halves(fn, batch)
 
 
+def _splits_product(m, n, k):
+    """True when an m x k by k x n product runs in two halves: inside a BLAS window (else
+    BLAS has its own threads), large enough, and with a second worker."""
+    return in_blas_window() and m * n * k >= MIN_PARALLEL_WORK and worker_count() >= 2
+
+
 def split_output(m, n, k, product):
     """Runs product(rows, cols) over the m x n output of an m x k by k x n product: once
     (BLAS as configured), or inside a BLAS window and when large, in two halves cut along
     the longer output side (each worker then reads only its half of a big matrix)."""
-    if not in_blas_window() or m * n * k < MIN_PARALLEL_WORK or worker_count() < 2:
+    if not _splits_product(m, n, k):
         product(slice(None), slice(None))
     elif m >= n:
         _two_halves(lambda lo, hi: product(slice(lo, hi), slice(None)), m)
@@ -189,7 +196,7 @@ def split_matmul(left, right):
     """
     m, k = left.shape
     n = right.shape[1]
-    if not in_blas_window() or m * n * k < MIN_PARALLEL_WORK or worker_count() < 2:
+    if not _splits_product(m, n, k):
         return np.matmul(left, right)
     out = np.empty((m, n), np.result_type(left, right))
 
