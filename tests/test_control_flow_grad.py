@@ -292,3 +292,33 @@ def test_while_gradient_built_after_the_loop_already_ran():
         assert sess.run(y, {x: 2.0}) == 16.0
         g, = tf.gradients(y, x)           # the loop now records its iterations
         assert sess.run(g, {x: 2.0}) == 32.0
+
+
+def test_captured_gradient_sums_are_fresh_arrays_each_run():
+    """The sum over iterations of a captured tensor's gradient is added up in place in
+    the WhileGrad kernel's own array: a result fetched earlier is never changed by a
+    later run, and a float32 sum stays float32."""
+    w_value = np.array([[0.5, -1.0], [2.0, 0.25]], np.float32)
+    w = tf.constant(w_value)
+    x = tf.placeholder(tf.float32, [2, 2])
+    y = tf.while_loop(lambda i, y: i < 4, lambda i, y: (i + 1, tf.matmul(y, w) * 0.5),
+                      [0, x])[1]
+    gw, = tf.gradients(tf.reduce_sum(y), w)
+    with tf.Session() as sess:
+        first = sess.run(gw, {x: np.eye(2, dtype=np.float32)})
+        kept = first.copy()
+        second = sess.run(gw, {x: 2 * np.eye(2, dtype=np.float32)})
+    assert first.dtype == np.float32
+    np.testing.assert_array_equal(first, kept)
+    np.testing.assert_allclose(second, 2 * first, rtol=1e-6)
+    # Independently: d/dw sum((x (w/2)^4)) by central differences in float64.
+    def f(wv):
+        m = np.linalg.matrix_power(wv * 0.5, 4)
+        return m.sum()
+    w64, eps = w_value.astype(np.float64), 1e-6
+    numeric = np.zeros((2, 2))
+    for idx in np.ndindex(2, 2):
+        d = np.zeros((2, 2))
+        d[idx] = eps
+        numeric[idx] = (f(w64 + d) - f(w64 - d)) / (2 * eps)
+    np.testing.assert_allclose(first, numeric, rtol=1e-4)

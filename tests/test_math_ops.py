@@ -578,13 +578,45 @@ def test_numba_activations_are_plain_numpy_ufuncs_with_the_scalar_formula():
     """LazyUfunc hands back the NumPy ufunc Numba built (no DUFunc dispatch per call):
     same values as the scalar formula, the input's float type kept."""
     import math
-    from tfteach.kernels.cpu.elementwise import sigmoid
+    from tfteach.kernels.cpu.nn_kernels import softplus
     for dtype in (np.float32, np.float64):
         x = np.array([-800.0, -3.5, -0.0, 0.25, 40.0, np.nan], dtype)
-        got = sigmoid(x)
-        assert isinstance(sigmoid._by_dtype[np.dtype(dtype)], np.ufunc)
+        got = softplus(x)
+        assert isinstance(softplus._by_dtype[np.dtype(dtype)], np.ufunc)
         assert got.dtype == dtype
-        want = [1 / (1 + math.exp(-v)) if v >= 0 else math.exp(v) / (1 + math.exp(v))
+        want = [v + math.log1p(math.exp(-v)) if v > 0 else math.log1p(math.exp(v))
                 for v in x[:-1].astype(np.float64)]
         np.testing.assert_allclose(got[:-1], want, rtol=1e-6)
         assert np.isnan(got[-1])
+
+
+def test_sigmoid_kernel_is_tensorflows_formula_and_leaves_its_input_alone():
+    """The Sigmoid kernel computes 1 / (1 + e^-x) in NumPy passes: values against float64
+    math, TF's rounding at both ends (TF 2.21 prints 0 and 1.0 for these float32 inputs),
+    NaN kept, 0-d and float16 inputs, and the input array never written."""
+    import math
+    from tfteach.kernels.cpu.elementwise import sigmoid
+    x = np.array([-30.0, -3.5, -0.0, 0.25, 5.0, 15.0], np.float32)
+    for dtype in (np.float32, np.float64):
+        value = x.astype(dtype)
+        before = value.copy()
+        got = sigmoid(value)
+        assert got.dtype == dtype and got.shape == value.shape
+        want = [1 / (1 + math.exp(-v)) for v in before.astype(np.float64)]
+        np.testing.assert_allclose(got, want, rtol=1e-6 if dtype == np.float32 else 1e-15)
+        np.testing.assert_array_equal(value, before)
+    ends = np.array([-120.0, -100.0, -90.0, 17.0, 20.0, 100.0], np.float32)
+    with np.errstate(over="ignore"):      # e^120 is inf (a session runs with warnings off)
+        np.testing.assert_array_equal(sigmoid(ends), [0.0, 0.0, 0.0, 1.0, 1.0, 1.0])
+    assert np.isnan(sigmoid(np.array([np.nan, 1.0]))[0])
+    scalar = sigmoid(np.array(2.0, np.float32))
+    assert scalar.shape == () and scalar.dtype == np.float32
+    assert abs(float(scalar) - 1 / (1 + math.exp(-2.0))) < 1e-7
+    half = sigmoid(np.array([0.5, -3.0], np.float16))
+    assert half.dtype == np.float16
+    np.testing.assert_allclose(half, [0.6225, 0.04743], rtol=1e-3)
+    strided = np.arange(12, dtype=np.float32).reshape(3, 4)[:, ::2] - 5
+    np.testing.assert_allclose(sigmoid(strided), 1 / (1 + np.exp(-strided.astype(np.float64))),
+                               rtol=1e-6)
+
+

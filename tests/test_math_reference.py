@@ -58,6 +58,9 @@ PROGRAMS = {
                               tf.tanh(UNIT)],
     "sigmoid": lambda tf: [tf.sigmoid(MIXED), tf.sigmoid(MIXED.astype(np.float32)),
                            tf.sigmoid(tf.constant([0.5, -3.0], tf.float16))],
+    # Both ends in float32: 0 far left (TF flushes the tiny results to 0), 1.0 from 17 on.
+    "sigmoid_float32_ends": lambda tf: tf.sigmoid(tf.constant(
+        [-120.0, -100.0, -90.0, -88.0, -80.0, -17.0, 16.0, 17.0, 20.0, 100.0], tf.float32)),
     "rounding": lambda tf: [tf.round(MIXED), tf.floor(MIXED), tf.ceil(MIXED),
                             tf.round(tf.constant([1, 2]))],
     "is_checks": lambda tf: [f(tf.constant([1.0, np.nan, np.inf, -np.inf]))

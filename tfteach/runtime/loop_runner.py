@@ -147,6 +147,20 @@ def _value_or_zeros(value, like):
     return value
 
 
+def _accumulate(total, grad):
+    """total + grad, the sum of a captured tensor's gradient over the iterations.
+
+    `total` is this kernel's own array (zeros to start), so a gradient of its shape and
+    dtype is added in place: a fresh 256x512 float32 sum each iteration cost 56 us
+    against 16 (new pages every time), for each weight matrix of an LSTM."""
+    if grad is None or grad is DEAD:
+        return total
+    if (isinstance(grad, np.ndarray) and grad.shape == total.shape and
+            grad.dtype == total.dtype and total.flags.writeable):
+        return np.add(total, grad, out=total)
+    return total + grad
+
+
 def run_while_grad(ctx, *inputs):
     grad_loop = ctx.attrs["_grad_loop"]
     loop = grad_loop.loop
@@ -167,7 +181,7 @@ def run_while_grad(ctx, *inputs):
         grads = [_value_or_zeros(None if g is None else next(outputs), values[i])
                  for g, i in zip(grad_loop.var_grads, grad_loop.var_ids)]
         for j, _ in enumerate(grad_loop.cap_grads):
-            totals[j] = totals[j] + _value_or_zeros(next(outputs), totals[j])
+            totals[j] = _accumulate(totals[j], next(outputs))
     results = grads + [np.asarray(t, dtype=np.asarray(captured[j]).dtype)
                        for t, j in zip(totals, grad_loop.cap_ids)]
     return results[0] if len(results) == 1 else tuple(results)
