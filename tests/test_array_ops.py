@@ -288,6 +288,18 @@ def test_split():
     assert run(unknown, {sizes: [1, 3]})[1].shape == (3, 3)
 
 
+def test_split_fed_values_along_a_negative_axis_with_empty_pieces():
+    cube = np.arange(2 * 3 * 5, dtype=np.float32).reshape(2, 3, 5)
+    p, sizes = tf.placeholder(tf.float32, [None, None, None]), tf.placeholder(tf.int32, [3])
+    got = run(tf.split(p, sizes, axis=-1), {p: cube, sizes: [2, 0, -1]})
+    for g, want in zip(got, [cube[..., :2], cube[..., 2:2], cube[..., 2:]]):
+        assert g.shape == want.shape
+        np.testing.assert_array_equal(g, want)
+    thirds = run(tf.split(p, 3, axis=-2), {p: cube})
+    for i, g in enumerate(thirds):
+        np.testing.assert_array_equal(g, cube[:, i:i + 1, :])
+
+
 def test_split_errors():
     raises_at_build("Dimension size must be evenly divisible by 4 but is 3\n\tNumber of ways to "
                     "split should evenly divide the split dimension for 'split'",

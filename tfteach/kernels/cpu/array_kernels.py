@@ -72,7 +72,7 @@ def split(ctx, axis, x):
         raise invalid_argument(ctx, "Number of ways to split should evenly divide the split "
                                     "dimension, but got split_dim %d (size = %d) and num_split "
                                     "%d" % (axis, x.shape[axis], num))
-    return tuple(np.split(x, num, axis=axis))
+    return _pieces(x, axis, [x.shape[axis] // num] * num)
 
 
 def split_v(ctx, x, size_splits, axis):
@@ -94,7 +94,21 @@ def split_v(ctx, x, size_splits, axis):
                                     "size of the input along split_dim if not fully specified."
                                     "  Got: %d" % known)
     sizes = [whole - known if s == -1 else s for s in sizes]
-    return tuple(np.split(x, np.cumsum(sizes)[:-1], axis=axis))
+    return _pieces(x, axis, sizes)
+
+
+def _pieces(x, axis, sizes):
+    """Views of x cut along `axis` into pieces of these sizes (they add up to its length).
+
+    Plain slicing: np.split does the same through array_split's general machinery, 14 us
+    against 3 for an LSTM's four gates (a 32x512 array cut in four, twice a time step)."""
+    index = [slice(None)] * x.ndim
+    pieces, start = [], 0
+    for size in sizes:
+        index[axis] = slice(start, start + size)
+        pieces.append(x[tuple(index)])
+        start += size
+    return tuple(pieces)
 
 
 def transpose(ctx, x, perm):
