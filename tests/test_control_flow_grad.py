@@ -322,3 +322,107 @@ def test_captured_gradient_sums_are_fresh_arrays_each_run():
         d[idx] = eps
         numeric[idx] = (f(w64 + d) - f(w64 - d)) / (2 * eps)
     np.testing.assert_allclose(first, numeric, rtol=1e-4)
+
+
+# -- a captured weight's gradient: all iterations' products as one GEMM ------------------------
+def _recurrence(tf, h0, w_x, w_h, xs):
+    """h_{t+1} = tanh(x_t @ W_x + h_t @ W_h) over the rows of xs: both weights captured."""
+    def body(t, h):
+        return t + 1, tf.tanh(tf.matmul(tf.gather(xs, t), w_x) + tf.matmul(h, w_h))
+    return tf.while_loop(lambda t, h: t < tf.shape(xs)[0], body, [0, h0])[1]
+
+
+def _recurrence_inputs():
+    return [_rand(3, 4) * 0.5, _rand(2, 4, seed=1) * 0.5, _rand(4, 4, seed=2) * 0.5,
+            _rand(6, 3, 2, seed=3)]
+
+
+def _grad_plan_kernels(sess):
+    from tfteach.kernels.cpu import linalg
+    (grad_op,) = [op for op in sess.graph.get_operations() if op.type == "WhileGrad"]
+    plan = sess._kernel_context(grad_op).state["plan"]
+    return [s.kernel for s in plan.fast_steps], linalg.summed_matmul_kernel
+
+
+def test_captured_weight_gradients_are_deferred_products_summed_as_one():
+    """Both weight gradients of the loop body (x_t^T @ dy, h_t^T @ dy) come out of the
+    gradient sub-plan as DeferredProducts; WhileGrad multiplies all iterations' operands
+    together. Values: NumPy's own backpropagation through time, in float64."""
+    h0, w_x, w_h, xs = _recurrence_inputs()
+    graph = tf.Graph()
+    with graph.as_default():
+        feeds = [tf.placeholder(tf.float64, v.shape) for v in (h0, w_x, w_h, xs)]
+        h = _recurrence(tf, *feeds)
+        grads = tf.gradients(tf.reduce_sum(h), feeds[1:3])
+        with tf.Session() as sess:
+            got = sess.run(grads, dict(zip(feeds, (h0, w_x, w_h, xs))))
+            kernels, summed = _grad_plan_kernels(sess)
+    assert kernels.count(summed) == 2
+    hs = [h0]
+    for x in xs:
+        hs.append(np.tanh(x @ w_x + hs[-1] @ w_h))
+    dh, g_x, g_h = np.ones_like(h0), np.zeros_like(w_x), np.zeros_like(w_h)
+    for t in reversed(range(len(xs))):
+        dz = dh * (1 - hs[t + 1] ** 2)
+        g_x += xs[t].T @ dz
+        g_h += hs[t].T @ dz
+        dh = dz @ w_h.T
+    np.testing.assert_allclose(got[0], g_x, rtol=1e-12)
+    np.testing.assert_allclose(got[1], g_h, rtol=1e-12)
+
+
+@pytest.mark.parametrize("max_inner", [1, 5, 2048])
+def test_weight_gradients_summed_in_batches_match_finite_differences(monkeypatch, max_inner):
+    """However many iterations wait before their products are multiplied (1: each alone,
+    5: batches of two iterations of batch 3, 2048: all at the end), the sum is the same."""
+    from tfteach.runtime import loop_runner
+    monkeypatch.setattr(loop_runner._Products, "MAX_INNER", max_inner)
+    check_gradients(_recurrence, _recurrence_inputs(), shapes=[[None, 4], None, None, None])
+
+
+def test_weight_gradient_of_a_loop_whose_batch_grows():
+    """Each iteration doubles the rows multiplied by the captured weight, so every
+    iteration's product has another inner size; they are still summed as one."""
+    def grow(tf, y0, w):
+        def body(i, y):
+            return i + 1, tf.concat([y, tf.sin(tf.matmul(y, w))], 0)
+        return tf.while_loop(lambda i, y: i < 3, body, [0, y0],
+                             shape_invariants=[tf.TensorShape([]), tf.TensorShape([None, 2])])[1]
+    check_gradients(grow, [_rand(1, 2) * 0.5, _rand(2, 2, seed=1)])
+    check_gradients_match_tensorflow(grow, [_rand(1, 2) * 0.5, _rand(2, 2, seed=1)])
+
+
+def test_float16_weight_gradients_are_summed_as_arrays():
+    """The sub-plan defers float32/64 products only; float16 ones come back as arrays."""
+    x = tf.placeholder(tf.float16, [2, 2])
+    w_value = np.array([[0.5, -0.25], [1.0, 0.75]])
+    w = tf.constant(w_value.astype(np.float16))
+    y = tf.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, tf.matmul(y, w)), [0, x])[1]
+    gw, = tf.gradients(tf.reduce_sum(y), w)
+    with tf.Session() as sess:
+        got = sess.run(gw, {x: np.eye(2, dtype=np.float16)})
+    assert got.dtype == np.float16
+    # y = w^3 (x = I): d sum(w^3) / dw = sum over t of (w^t)^T 1 (w^(2-t))^T
+    ones = np.ones((2, 2))
+    want = sum(np.linalg.matrix_power(w_value, t).T @ ones @
+               np.linalg.matrix_power(w_value, 2 - t).T for t in range(3))
+    np.testing.assert_allclose(got.astype(np.float64), want, rtol=3e-3)
+
+
+def test_a_plan_defers_a_summed_product_only_when_nothing_else_reads_it():
+    from tfteach.kernels.cpu.linalg import DeferredProduct
+    from tfteach.runtime.executor import Plan
+    a = tf.constant(_rand(3, 2).astype(np.float32))
+    b = tf.constant(_rand(2, 4, seed=1).astype(np.float32))
+    p = tf.placeholder(tf.float32, [3, 2])
+    y = tf.matmul(p, b)
+    twice = y * 2.0
+    with tf.Session() as sess:
+        value = sess.run(a)
+        alone = Plan(sess, (y,), (p,), (), summed=(y,)).run([value])[0]
+        assert isinstance(alone, DeferredProduct)
+        np.testing.assert_allclose(alone.compute(), value @ sess.run(b), rtol=1e-6)
+        shared = Plan(sess, (y, twice), (p,), (), summed=(y,)).run([value])
+        assert isinstance(shared[0], np.ndarray)
+        np.testing.assert_allclose(shared[1], 2 * shared[0])
+        assert isinstance(Plan(sess, (y,), (p,), ()).run([value])[0], np.ndarray)

@@ -80,7 +80,9 @@ def prune(fetch_tensors, feed_tensors, target_ops):
 class Plan:
     """The cached schedule of one fetch/feed/target signature in one Session."""
 
-    def __init__(self, session, fetch_tensors, feed_tensors, target_ops):
+    def __init__(self, session, fetch_tensors, feed_tensors, target_ops, summed=()):
+        """`summed`: fetched tensors the caller only adds up (fusion.defer_summed_products);
+        their fetched values may be DeferredProducts (kernels/cpu/linalg.py)."""
         ops = prune(fetch_tensors, feed_tensors, target_ops)
         self.ops = ops
         placer = session._placer
@@ -183,6 +185,9 @@ class Plan:
         if not self.accounted and not self.has_control_flow:
             # Work a training step would do twice, done once (fusion.py); CPU only.
             self.fast_steps = fusion.fuse(self.fast_steps, self.fetch_slots)
+            if summed:
+                self.fast_steps = fusion.defer_summed_products(
+                    self.fast_steps, self.fetch_slots, [slot_of[t] for t in summed])
         # A step with a convolution runs with BLAS one-threaded throughout: its big kernels
         # split themselves over two workers, and a multi-threaded product in between would
         # leave OpenBLAS's workers spinning against them (kernels/cpu/two_workers.py).

@@ -19,7 +19,14 @@ error), and the traced run — RunOptions(trace_level=FULL_TRACE), the notebook'
 which runs the unfused steps one op at a time. Not fused: a product that is fetched, read
 by any other op, or on a GPU (plans that account device memory keep their steps).
 
-2. A convolution's patch matrix shared with its filter gradient. `Conv2D` and the
+2. Products that are only summed. A sub-plan of a loop's gradient fetches the gradient
+of each weight the loop body captured; WhileGrad adds the iterations' values up. When
+such a value is a MatMul's output read by nothing else, the MatMul hands on a
+DeferredProduct and WhileGrad multiplies all iterations' operands in one GEMM
+(runtime/loop_runner.py): for an LSTM, 20 products of K = 32 (the batch) become one of
+K = 640, and the 20 additions disappear.
+
+3. A convolution's patch matrix shared with its filter gradient. `Conv2D` and the
 `Conv2DBackpropFilter` of its gradient both build the im2col patch matrix of the same
 input (same slot, same step). Paired, the forward records the patches it built and the
 filter gradient multiplies those (kernels/cpu/conv_kernels.SharedPatches), when its
@@ -31,10 +38,12 @@ import functools
 from collections import Counter
 
 from tfteach.kernels.cpu import conv_kernels
-from tfteach.kernels.cpu.linalg import deferred_matmul_kernel, matmul_kernel
+from tfteach.kernels.cpu.linalg import (deferred_matmul_kernel, matmul_kernel,
+                                        summed_matmul_kernel)
 from tfteach.kernels.cpu.training_kernels import apply_gradient_descent_kernel
 
-__all__ = ["fuse", "defer_products_into_updates", "share_conv_patches"]
+__all__ = ["fuse", "defer_products_into_updates", "defer_summed_products",
+           "share_conv_patches"]
 
 
 def fuse(steps, fetch_slots):
@@ -45,10 +54,7 @@ def fuse(steps, fetch_slots):
 def defer_products_into_updates(steps, fetch_slots):
     """`steps` (the fast loop's) with each MatMul that only feeds a gradient-descent
     update replaced by a copy that defers its product; the other steps are unchanged."""
-    readers = Counter(s for step in steps for s in step.in_slots)
-    readers.update(fetch_slots)                 # a fetched value is read by the client
-    producer = {step.single_out: step for step in steps
-                if step.single_out is not None and step.source is None}
+    readers, producer = _readers_and_producers(steps, fetch_slots)
     deferred = {}
     for step in steps:
         if step.kernel is not apply_gradient_descent_kernel or step.alloc is not None:
@@ -59,6 +65,31 @@ def defer_products_into_updates(steps, fetch_slots):
             fused.kernel = deferred_matmul_kernel
             deferred[source] = fused
     return [deferred.get(step, step) for step in steps]
+
+
+def defer_summed_products(steps, fetch_slots, summed_slots):
+    """`steps` with each MatMul whose output reaches one of `summed_slots` (fetch slots
+    the caller only adds up) and nothing else replaced by a copy that defers its product
+    (linalg.summed_matmul_kernel)."""
+    readers, producer = _readers_and_producers(steps, fetch_slots)
+    deferred = {}
+    for slot in summed_slots:
+        source = _product_feeding(slot, readers, producer)
+        if source is not None:
+            fused = copy.copy(source)            # the traced loop keeps the original
+            fused.kernel = summed_matmul_kernel
+            deferred[source] = fused
+    return [deferred.get(step, step) for step in steps]
+
+
+def _readers_and_producers(steps, fetch_slots):
+    """How many times each slot is read (a fetch counts: the client reads it), and the
+    plain step that computes each single-output slot."""
+    readers = Counter(s for step in steps for s in step.in_slots)
+    readers.update(fetch_slots)
+    producer = {step.single_out: step for step in steps
+                if step.single_out is not None and step.source is None}
+    return readers, producer
 
 
 def _product_feeding(slot, readers, producer):

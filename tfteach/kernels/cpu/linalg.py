@@ -12,7 +12,8 @@ from tfteach.kernels.cpu.cwise import shape_string
 from tfteach.kernels.cpu.gemm_update import blas_operand, can_add_product
 from tfteach.kernels.cpu.two_workers import split_matmul
 
-__all__ = ["matmul_kernel", "batch_matmul_kernel", "DeferredProduct", "deferred_matmul_kernel"]
+__all__ = ["matmul_kernel", "batch_matmul_kernel", "DeferredProduct", "deferred_matmul_kernel",
+           "summed_matmul_kernel"]
 
 
 # Below this many multiply-adds a GEMM into the weights is slower than a product plus
@@ -64,6 +65,17 @@ def deferred_matmul_kernel(ctx, a, b):
     if (left.ndim == right.ndim == 2 and left.dtype == right.dtype
             and left.size * right.shape[1] >= MIN_DEFERRED_WORK
             and can_add_product(left.dtype)):
+        return DeferredProduct(left, right)
+    return split_matmul(left, right)
+
+
+def summed_matmul_kernel(ctx, a, b):
+    """`MatMul` whose product its consumer only adds up with others (a loop's gradient of
+    a captured weight, summed over the iterations: runtime/loop_runner.py): the same
+    checks, then a DeferredProduct for float32/64 matrices, which the consumer multiplies
+    together with the other iterations' in one GEMM."""
+    left, right = _operands(ctx, a, b)
+    if left.dtype == right.dtype and left.dtype in (np.float32, np.float64):
         return DeferredProduct(left, right)
     return split_matmul(left, right)
 
