@@ -426,3 +426,31 @@ def test_a_plan_defers_a_summed_product_only_when_nothing_else_reads_it():
         assert isinstance(shared[0], np.ndarray)
         np.testing.assert_allclose(shared[1], 2 * shared[0])
         assert isinstance(Plan(sess, (y,), (p,), ()).run([value])[0], np.ndarray)
+
+
+def test_weight_gradient_of_a_loop_that_runs_zero_times_is_zeros():
+    w = tf.constant(_rand(3, 3).astype(np.float32))
+    x = tf.placeholder(tf.float32, [2, 3])
+    n = tf.placeholder(tf.int32, [])
+    y = tf.while_loop(lambda i, y: i < n, lambda i, y: (i + 1, tf.matmul(y, w)), [0, x])[1]
+    gw, = tf.gradients(tf.reduce_sum(y), w)
+    with tf.Session() as sess:
+        feed = {x: _rand(2, 3, seed=4).astype(np.float32)}
+        none = sess.run(gw, {n: 0, **feed})
+        some = sess.run(gw, {n: 2, **feed})
+    assert none.dtype == np.float32 and none.shape == (3, 3)
+    np.testing.assert_array_equal(none, np.zeros((3, 3)))
+    xv, wv = feed[x].astype(np.float64), _rand(3, 3)
+    ones = np.ones((2, 3))
+    want = xv.T @ ones @ wv.T + (xv @ wv).T @ ones      # d/dw sum(x w w)
+    np.testing.assert_allclose(some, want, rtol=1e-5)
+
+
+def test_weight_used_twice_in_the_body_gets_both_gradients():
+    """Two products with the same captured weight: the body's gradient for it is their
+    AddN (not one product), summed over the iterations as an array."""
+    def twice(tf, h0, w):
+        def body(t, h):
+            return t + 1, tf.tanh(tf.matmul(h, w)) + tf.matmul(tf.sin(h), w)
+        return tf.while_loop(lambda t, h: t < 3, body, [0, h0])[1]
+    check_gradients(twice, [_rand(2, 3) * 0.5, _rand(3, 3, seed=1) * 0.5])
