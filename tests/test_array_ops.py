@@ -1,6 +1,7 @@
 """The array/shape ops against NumPy: values, dtypes, static shapes and TF 1.15's errors."""
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import tfteach as tf
 from tfteach.errors import InvalidArgumentError
@@ -286,6 +287,39 @@ def test_split():
     unknown = tf.split(M, sizes, 1)
     assert unknown[0].shape.as_list() == [3, None]
     assert run(unknown, {sizes: [1, 3]})[1].shape == (3, 3)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_split_pieces_match_numpy_slices(data):
+    """Random shapes, axes and size lists (zeros and one -1 allowed), fed at run time."""
+    shape = data.draw(st.lists(st.integers(0, 5), min_size=1, max_size=4))
+    axis = data.draw(st.integers(-len(shape), len(shape) - 1))
+    length = shape[axis]
+    cuts = sorted(data.draw(st.lists(st.integers(0, length), max_size=3)))
+    sizes = np.diff([0] + cuts + [length]).tolist()
+    wildcard = data.draw(st.sampled_from([None] + list(range(len(sizes)))))
+    given_sizes = [(-1 if i == wildcard else n) for i, n in enumerate(sizes)]
+    x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    p = tf.placeholder(tf.float32, [None] * len(shape))
+    got = run(tf.split(p, given_sizes, axis=axis), {p: x})
+    starts = np.cumsum([0] + sizes)
+    for g, lo, hi in zip(got, starts[:-1], starts[1:]):
+        want = np.take(x, np.arange(lo, hi), axis=axis)
+        assert g.shape == want.shape
+        np.testing.assert_array_equal(g, want)
+
+
+def test_ops_with_a_list_of_one_output_give_the_array_itself():
+    """Unpack / Split / SplitV / ShapeN / DynamicPartition making one output: sess.run
+    hands back [array], as TF does (it once handed back [(array,)])."""
+    p = tf.placeholder(tf.float32, [1, None])
+    row = np.array([[1.0, 2.0, 3.0]], np.float32)
+    got = run(tf.unstack(p) + tf.split(p, 1, 1) + tf.split(p, [-1], 0) + tf.shape_n([p]) +
+              tf.dynamic_partition(p, [0], 1), {p: row})
+    for value, want in zip(got, [row[0], row, row, [1, 3], row]):
+        assert isinstance(value, np.ndarray)
+        np.testing.assert_array_equal(value, want)
 
 
 def test_split_fed_values_along_a_negative_axis_with_empty_pieces():

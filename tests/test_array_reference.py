@@ -52,6 +52,10 @@ PROGRAMS = {
     "unstack": lambda tf: (tf.unstack(M) + tf.unstack(M, axis=-1), None),
     "split": lambda tf: (tf.split(M, 2, axis=1) + tf.split(M, [1, -1, 1], 1) +
                          tf.split(M, [1, 2]), None),
+    # Ops with a list of outputs, fed so they run, each making a list of one.
+    "lists_of_one": lambda tf: (lambda p, f: (
+        tf.unstack(p) + tf.split(p, 1, 1) + tf.split(p, [-1], 0) + tf.shape_n([p]) +
+        tf.dynamic_partition(p, [0], 1), f))(*_ph(tf, M[:1], [1, None])),
     "tile": lambda tf: ([tf.tile(M, [2, 1]), tf.tile(I, [0, 3])], None),
     "pad": lambda tf: ([tf.pad(M, [[1, 0], [0, 2]]), tf.pad(M, [[1, 1], [2, 2]], "REFLECT"),
                         tf.pad(M, [[2, 1], [0, 3]], "symmetric"),

@@ -9,7 +9,7 @@ from tfteach.framework import dtypes, tensor_shape
 from tfteach.framework.convert import convert_to_tensor
 from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import gradient, register_op
-from tfteach.kernels.cpu.shape_kernels import invalid_argument, shape_text
+from tfteach.kernels.cpu.shape_kernels import invalid_argument, list_outputs, shape_text
 from tfteach.ops.op_builder import ShapeError, apply_op, constant_value
 from tfteach.runtime.placement import register_cpu_only
 
@@ -54,7 +54,7 @@ def _partition_kernel(ctx, data, partitions):
         raise invalid_argument(ctx, "partitions%s = %d is not in [0, %d)"
                                % (shape_text(where), flat_p[i], n))
     rows = data.reshape((flat_p.size,) + data.shape[partitions.ndim:])
-    return tuple(np.ascontiguousarray(rows[flat_p == k]) for k in range(n))
+    return list_outputs(np.ascontiguousarray(rows[flat_p == k]) for k in range(n))
 
 
 register_op("DynamicPartition", _partition_shape, cpu=_partition_kernel)

@@ -6,7 +6,7 @@ MatrixDiagPart, with TensorFlow's checks. Each returns a new array.
 """
 import numpy as np
 
-from tfteach.kernels.cpu.shape_kernels import invalid_argument, shape_text
+from tfteach.kernels.cpu.shape_kernels import invalid_argument, list_outputs, shape_text
 from tfteach.kernels.cpu.slice_spec import (SliceError, as_int_list, dense_index,
                                             resolve_strided_slice)
 
@@ -30,7 +30,7 @@ def concat_offset(ctx, concat_dim, *shapes):
         offset[axis] = start
         start += int(s[axis])
         offsets.append(offset)
-    return offsets[0] if len(offsets) == 1 else tuple(offsets)
+    return list_outputs(offsets)
 
 
 def invert_permutation(ctx, x):

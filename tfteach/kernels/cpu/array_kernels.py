@@ -6,7 +6,7 @@ catch what only the fed values reveal).
 """
 import numpy as np
 
-from tfteach.kernels.cpu.shape_kernels import invalid_argument, shape_text
+from tfteach.kernels.cpu.shape_kernels import invalid_argument, list_outputs, shape_text
 
 __all__ = ["concat", "pack", "unpack", "split", "split_v", "transpose", "reverse", "tile",
            "pad", "mirror_pad"]
@@ -53,7 +53,7 @@ def unpack(ctx, x):
     if x.shape[axis] != num:
         raise invalid_argument(ctx, "Input shape axis %d must equal %d, got shape %s"
                                % (axis, num, shape_text(x.shape)))
-    return tuple(np.take(x, i, axis=axis) for i in range(num))
+    return list_outputs(np.take(x, i, axis=axis) for i in range(num))
 
 
 def _split_axis(ctx, x, axis):
@@ -108,7 +108,7 @@ def _pieces(x, axis, sizes):
         index[axis] = slice(start, start + size)
         pieces.append(x[tuple(index)])
         start += size
-    return tuple(pieces)
+    return list_outputs(pieces)
 
 
 def transpose(ctx, x, perm):

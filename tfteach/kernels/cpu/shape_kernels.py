@@ -8,8 +8,8 @@ import numpy as np
 
 from tfteach.framework import errors
 
-__all__ = ["invalid_argument", "shape_text", "shape", "shape_n", "size", "rank", "reshape",
-           "expand_dims", "squeeze"]
+__all__ = ["invalid_argument", "shape_text", "list_outputs", "shape", "shape_n", "size", "rank",
+           "reshape", "expand_dims", "squeeze"]
 
 
 def invalid_argument(ctx, message):
@@ -22,13 +22,22 @@ def shape_text(dims):
     return "[%s]" % ",".join(str(int(d)) for d in dims)
 
 
+def list_outputs(values):
+    """What the kernel of an op with a list of outputs (Split, Unpack, ShapeN, ...) returns:
+    a tuple, one value per output, except for a list of one, where the op has a single
+    output and the executor stores the kernel's value itself (a 1-tuple would reach the
+    student as `(array(...),)`)."""
+    values = tuple(values)
+    return values[0] if len(values) == 1 else values
+
+
 def shape(ctx, x):
     return np.array(np.shape(x), dtype=ctx.attrs["out_type"].np)
 
 
 def shape_n(ctx, *xs):
     out_type = ctx.attrs["out_type"].np
-    return tuple(np.array(np.shape(x), dtype=out_type) for x in xs)
+    return list_outputs(np.array(np.shape(x), dtype=out_type) for x in xs)
 
 
 def size(ctx, x):
