@@ -148,6 +148,10 @@ ERRORS = {
     "pad_rank": lambda tf: ([tf.pad(M, [[1, 1]])], None),
     "pad_negative": lambda tf: ([tf.pad(M, [[1, 1], [-1, 0]])], None),
     "pad_reflect": lambda tf: ([tf.pad(M, [[3, 0], [0, 0]], "REFLECT")], None),
+    # Only the gradient fetched: MirrorPadGrad's own checks (the forward op never runs).
+    "mirror_pad_grad_reflect": lambda tf: _mirror_pad_gradient(tf, [[0, 1]], "REFLECT", 1),
+    "mirror_pad_grad_symmetric": lambda tf: _mirror_pad_gradient(tf, [[2, 1]], "SYMMETRIC",
+                                                                 1),
     "pad_symmetric": lambda tf: ([tf.pad(M, [[4, 0], [0, 0]], "SYMMETRIC")], None),
     "gather_range": lambda tf: ([tf.gather(M, [1, 7])], None),
     "gather_negative": lambda tf: ([tf.gather(M, [[0, -1]])], None),
@@ -233,6 +237,12 @@ def _error(tf, build):
     except Exception as e:  # noqa: BLE001 - the exception is what we compare
         return e
     return None
+
+
+def _mirror_pad_gradient(tf, paddings, mode, size):
+    p = tf.placeholder(tf.float32, [size])
+    padded = tf.pad(p, paddings, mode)
+    return tf.gradients(tf.reduce_sum(padded * 2.0), p), {p: np.ones(size, np.float32)}
 
 
 def _core_message(exc):

@@ -6,6 +6,7 @@ MatrixDiagPart, with TensorFlow's checks. Each returns a new array.
 """
 import numpy as np
 
+from tfteach.kernels.cpu.array_kernels import paddings_matrix
 from tfteach.kernels.cpu.shape_kernels import invalid_argument, list_outputs, shape_text
 from tfteach.kernels.cpu.slice_spec import (SliceError, as_int_list, dense_index,
                                             resolve_strided_slice)
@@ -73,13 +74,25 @@ def strided_slice_grad(ctx, shape, begin, end, strides, dy):
 
 
 def mirror_pad_grad(ctx, grad, paddings):
-    """Adds the mirrored border of `grad` back onto the values it was copied from."""
+    """Adds the mirrored border of `grad` back onto the values it was copied from.
+
+    The paddings are checked against the size they leave (the forward's input), with
+    TF's texts: a gradient fetched without the forward op never meets MirrorPad's own
+    checks, and a padding larger than that size would fold onto indices that wrap."""
     offset = 1 if ctx.attrs["mode"] == "REFLECT" else 0   # REFLECT skips the edge value
     out = np.asarray(grad)
-    for axis, (before, after) in enumerate(np.asarray(paddings).tolist()):
+    for axis, (before, after) in enumerate(paddings_matrix(ctx, out, paddings)):
+        if before < 0 or after < 0:
+            raise invalid_argument(ctx, "Paddings must be non-negative: %d, %d"
+                                   % (before, after))
         n = out.shape[axis] - before - after
-        if n < 0:
-            raise invalid_argument(ctx, "Paddings must be non-negative and fit the input")
+        if offset and (before >= n or after >= n):
+            raise invalid_argument(ctx, "paddings must be less than the output dimension "
+                                        "size: %d, %d not less than %d" % (before, after, n))
+        if not offset and (before > n or after > n):
+            raise invalid_argument(ctx, "paddings must be no greater than the output "
+                                        "dimension size: %d, %d greater than %d"
+                                   % (before, after, n))
         moved = np.moveaxis(out, axis, 0)
         core = moved[before:before + n].copy()
         # padded position j < before was copied from core index before - 1 - j + offset,

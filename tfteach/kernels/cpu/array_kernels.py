@@ -9,7 +9,7 @@ import numpy as np
 from tfteach.kernels.cpu.shape_kernels import invalid_argument, list_outputs, shape_text
 
 __all__ = ["concat", "pack", "unpack", "split", "split_v", "transpose", "reverse", "tile",
-           "pad", "mirror_pad"]
+           "paddings_matrix", "pad", "mirror_pad"]
 
 
 def concat(ctx, *args):
@@ -155,7 +155,9 @@ def tile(ctx, x, multiples):
     return np.tile(x, multiples) if x.ndim else x
 
 
-def _check_paddings(ctx, x, paddings):
+def paddings_matrix(ctx, x, paddings):
+    """`paddings` as [(before, after), ...], after TF's checks of its shape: a matrix
+    with 2 columns and one row per dimension of x (Pad, MirrorPad and MirrorPadGrad)."""
     paddings = np.asarray(paddings)
     if paddings.ndim != 2 or paddings.shape[1] != 2:
         raise invalid_argument(ctx, "paddings must be a matrix with 2 columns: %s"
@@ -164,10 +166,15 @@ def _check_paddings(ctx, x, paddings):
         raise invalid_argument(ctx, "The first dimension of paddings must be the rank of "
                                     "inputs%s %s" % (shape_text(paddings.shape),
                                                      shape_text(x.shape)))
-    for before, after in paddings:
+    return [(int(b), int(a)) for b, a in paddings]
+
+
+def _check_paddings(ctx, x, paddings):
+    widths = paddings_matrix(ctx, x, paddings)
+    for before, after in widths:
         if before < 0 or after < 0:
             raise invalid_argument(ctx, "Paddings must be non-negative: %d %d" % (before, after))
-    return [(int(b), int(a)) for b, a in paddings]
+    return widths
 
 
 def pad(ctx, x, paddings, constant_values=None):
