@@ -123,6 +123,17 @@ def test_static_shapes_with_unknown_dimensions():
     assert _names(tfteach, fetch) == _names(tensorflow_v1(), fetch)
 
 
+def test_same_padding_sizes_need_no_filter_size():
+    """SAME's output size is ceil(input / stride) whatever the filter: known even when the
+    filter's sizes are not (VALID's is then unknown)."""
+    def fetch(tf):
+        x = tf.placeholder(tf.float32, [None, 7, 5, 3])
+        w = tf.placeholder(tf.float32, [None, None, None, None])
+        return [tf.nn.conv2d(x, w, [1, 2, 2, 1], "SAME"), tf.nn.conv2d(x, w, 1, "VALID"),
+                tf.nn.conv2d(x, w, [1, 3, 1, 1], "SAME", dilations=[1, 1, 1, 1])]
+    assert _names(tfteach, fetch) == _names(tensorflow_v1(), fetch)
+
+
 @pytest.mark.parametrize("stride,padding", [(1, "SAME"), (2, "VALID"), (2, "SAME")])
 def test_nchw_matches_tensorflow_nhwc(stride, padding):
     def ours(tf):

@@ -9,8 +9,9 @@ TF 1.15's behaviour.
 import numpy as np
 import pytest
 
+import tfteach
 from gradient_check import check_gradients_match_tensorflow
-from tf_reference import errors_of_both, first_line, run_both
+from tf_reference import errors_of_both, first_line, run_both, tensorflow_v1
 
 pytest.importorskip("tensorflow")
 
@@ -65,6 +66,23 @@ PROGRAMS = {
     "embedding_lookup": lambda tf: tf.nn.embedding_lookup(SCORES, [[3, 0], [1, 1]]),
     "dropout_identity": lambda tf: tf.nn.dropout(SCORES, keep_prob=1.0),
 }
+
+
+def test_fused_batch_norm_static_shapes_take_the_channels_from_the_vectors():
+    """x of unknown shape: y and x's gradient get the channel size of scale / offset."""
+    shapes = {}
+    for tf in (tensorflow_v1(), tfteach):
+        with tf.Graph().as_default():
+            x = tf.placeholder(tf.float32, [None, None, None, None])
+            for training in (True, False):
+                stats = {} if training else {"mean": MEAN, "variance": VAR}
+                y = tf.nn.fused_batch_norm(x, SCALE, OFFSET, is_training=training, **stats)[0]
+                dx, = tf.gradients(tf.reduce_sum(y * y), x)
+                shapes.setdefault(tf.__name__, []).extend(
+                    [y.shape.as_list(), dx.shape.as_list()])
+    ours, theirs = shapes["tfteach"], [v for k, v in shapes.items() if k != "tfteach"][0]
+    assert ours == theirs
+    assert ours[0] == [None, None, None, len(SCALE)]
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))

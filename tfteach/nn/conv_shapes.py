@@ -102,10 +102,10 @@ def _window_dim(size, k, stride, dilation, padding, before=0, after=0):
         raise ShapeError("Stride must be > 0, but got %d" % stride)
     if dilation < 1:
         raise ShapeError("Dilation rate must be >= 1, but got %d" % dilation)
+    if padding == "SAME":                 # needs no filter size: known even when it is not
+        return None if size is None else (size + stride - 1) // stride
     if size is None or k is None:
         return None
-    if padding == "SAME":
-        return (size + stride - 1) // stride
     size += before + after
     eff = effective_size(k, dilation)
     if size < eff:

@@ -106,9 +106,17 @@ def _fused_shape(op):
         c = d if c is None else c
     vec = tensor_shape.TensorShape([c])
     u = op._attrs["U"]
-    x_shape = x.shape if x.shape.ndims is not None else tensor_shape.unknown_shape(4)
-    return [(x.dtype.base_dtype, x_shape), (u, vec), (u, vec), (u, vec), (u, vec),
+    # y is x's shape with the channel size the vectors may have told (TF's ReplaceDim).
+    y_shape = _with_channels(x.shape, op._attrs["data_format"], c)
+    return [(x.dtype.base_dtype, y_shape), (u, vec), (u, vec), (u, vec), (u, vec),
             (u, tensor_shape.unknown_shape(1))]
+
+
+def _with_channels(shape, data_format, channels):
+    """A rank-4 `shape` (unknown: 4 unknown dims) with its channel dimension set."""
+    dims = shape.as_list() if shape.ndims is not None else [None] * 4
+    dims[1 if data_format == "NCHW" else -1] = channels
+    return tensor_shape.TensorShape(dims)
 
 
 def to_rows(x, data_format):
@@ -160,11 +168,20 @@ def _fused_kernel(ctx, x, scale, offset, mean, variance):
 
 
 def _fused_grad_shape(op):
-    dy, x, scale = op._inputs[:3]
+    """TF's FusedBatchNormGrad shapes: the channel size merged from dy, x, scale and the
+    saved statistics; x's gradient has dy's shape with that channel size."""
+    dy, x = op._inputs[:2]
+    fmt = op._attrs["data_format"]
+    c = None
+    for d in [_channels(dy.shape, fmt), _channels(x.shape, fmt)] + [
+            t.shape[0].value if t.shape.ndims == 1 else None for t in op._inputs[2:5]]:
+        if c is not None and d is not None and c != d:
+            raise ShapeError("Dimensions must be equal, but are %d and %d" % (c, d))
+        c = d if c is None else c
     u = op._attrs["U"]
-    vec = tensor_shape.TensorShape([_channels(x.shape, op._attrs["data_format"])])
-    return [(x.dtype.base_dtype, x.shape), (u, vec), (u, vec), (u, tensor_shape.TensorShape([0])),
-            (u, tensor_shape.TensorShape([0]))]
+    vec = tensor_shape.TensorShape([c])
+    return [(x.dtype.base_dtype, _with_channels(dy.shape, fmt, c)), (u, vec), (u, vec),
+            (u, tensor_shape.TensorShape([0])), (u, tensor_shape.TensorShape([0]))]
 
 
 def _fused_grad_kernel(ctx, dy, x, scale, saved_mean, saved_var, _reserve3):
