@@ -122,6 +122,7 @@ ERRORS = {
     "pool_ksize_length": lambda tf: tf.nn.max_pool(IMG, [1, 2, 2], 1, "VALID"),
     "avg_pool_int": lambda tf: tf.nn.avg_pool(np.zeros((1, 2, 2, 1), np.int32), 1, 1, "SAME"),
     "top_k_too_big": lambda tf: tf.nn.top_k(SCORES, 7),
+    "top_k_bool": lambda tf: tf.nn.top_k(np.array([True, False]), 1),
     "dropout_int": lambda tf: tf.nn.dropout(np.array([1, 2]), rate=0.5),
     "lrn_rank": lambda tf: tf.nn.lrn(SCORES),
     "fused_channels": lambda tf: tf.nn.fused_batch_norm(IMG, SCALE[:2], OFFSET[:2])[0],

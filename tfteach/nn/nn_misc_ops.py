@@ -270,6 +270,7 @@ def top_k(input, k=1, sorted=True, name=None):  # noqa: A002 - TF's argument nam
     equal values in index order."""
     with name_scope(name, "TopKV2", [input, k]) as scope:
         x = convert.convert_to_tensor(input, name="input")
+        check_allowed(x.dtype.base_dtype, "real_number", "input")
         if convert.is_tensor(k):
             check_allowed(k.dtype.base_dtype, "int32", "k")
         k = convert.convert_to_tensor(k, dtype=dtypes.int32, name="k")
