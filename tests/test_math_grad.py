@@ -319,6 +319,19 @@ def test_prod_gradient_with_zeros():
     check_gradients(lambda tf, x: tf.reduce_prod(x), [x])
 
 
+@pytest.mark.parametrize("shape, axis", [((0, 3), 0), ((0, 3), 1), ((2, 0), 1), ((0, 0), 0)])
+def test_prod_gradient_of_an_empty_tensor_is_empty(shape, axis):
+    """Reshaping to [reduced, other] with a -1 cannot be inferred for an empty x (TF's
+    Reshape refuses it); TF's gradient gives both sizes, so it works, with any static
+    shape."""
+    for static in (list(shape), [None, None]):
+        x = tf.placeholder(tf.float32, static)
+        g, = tf.gradients(tf.reduce_sum(tf.reduce_prod(x, axis, keepdims=True)), x)
+        with tf.Session() as sess:
+            got = sess.run(g, {x: np.zeros(shape, np.float32)})
+        assert got.shape == shape and got.dtype == np.float32
+
+
 @pytest.mark.parametrize("axes", [[0], [1, 2], [-1], [2, 0], [0, 1, 2]], ids=str)
 def test_prod_gradient_with_runtime_axes_and_unknown_rank(axes):
     # The permutation is then computed when the graph runs (ReductionPermutation).

@@ -180,12 +180,14 @@ def _prod_grad(op, grad):
     permuted = transpose(r.x, perm)
     reduced_dims = [r.in_dims[i] for i in reduced]
     other_dims = [r.in_dims[i] for i in other]
-    if None not in reduced_dims:
-        target = [int(np.prod(reduced_dims, dtype=np.int64)), -1]
-    elif None not in other_dims:
-        target = [-1, int(np.prod(other_dims, dtype=np.int64))]
+    if None not in reduced_dims and None not in other_dims:
+        target = [int(np.prod(reduced_dims, dtype=np.int64)),
+                  int(np.prod(other_dims, dtype=np.int64))]
     else:
-        target = stack([reduce_prod(gather(shape(r.x), reduced)), -1])
+        # Both sizes at run time, as TF: a -1 cannot be inferred for an empty x.
+        dims = shape(r.x)
+        target = stack([reduce_prod(gather(dims, np.array(reduced, np.int32))),
+                        reduce_prod(gather(dims, np.array(other, np.int32)))])
     reshaped = reshape(permuted, target)
     left = cumprod(reshaped, axis=0, exclusive=True)
     right = cumprod(reshaped, axis=0, exclusive=True, reverse=True)
