@@ -73,6 +73,7 @@ NO_GRADIENT = {
     "LoopVar": "fed by its loop; the While gradient differentiates the body itself",
     "LoopHistory": "a recorded loop history, not a number",
     "LRNGrad": "TF 1.15 has no gradient for it either",
+    "TruncateMod": "TF registers none (FloorMod has one): tf.gradients raises LookupError",
 }
 
 

@@ -324,6 +324,16 @@ def test_missing_gradient_is_a_lookup_error():
         tf.gradients(y * 2.0, x)
 
 
+def test_truncatemod_has_no_gradient_as_in_tensorflow():
+    """TF registers a gradient for FloorMod but none for TruncateMod: a loss through
+    tf.truncatemod is TF's LookupError, not a silent None."""
+    x = tf.placeholder(tf.float32, [2])
+    with pytest.raises(LookupError, match=r"^No gradient defined for operation 'TruncateMod' "
+                                          r"\(op type: TruncateMod\)$"):
+        tf.gradients(tf.truncatemod(x, 3.0), x)
+    assert tf.gradients(tf.floormod(x, 3.0), x)[0] is not None
+
+
 def test_wrong_number_of_gradients_is_an_error():
     from tfteach.ops.op_builder import apply_op
     x = tf.constant([1.0, 2.0])

@@ -66,7 +66,6 @@ def _no_gradient(op, grad):
     return [None, None]
 
 
-not_differentiable("TruncateMod")
 
 
 @gradient("Pow")
