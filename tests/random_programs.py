@@ -1,0 +1,337 @@
+"""Random TF1 programs for the differential tests (test_random_programs_reference.py).
+
+A program feeds one random input (a dtype, a shape with sides 0-4, fed through a
+placeholder whose static shape is known, has unknown dimensions or an unknown rank, or
+built as a constant) through a chain of 1-3 random ops
+with random arguments, and fetches the result or its gradient. Everything is drawn from
+one seed, the same way for both modules, so `build(tf)` builds the same program on
+TensorFlow and on tfteach.
+
+Each op builder gets (tf, x, rng) and returns (fetch, label) or None when the op does
+not apply to x (for example a reduction axis of a scalar). Arguments are drawn valid for
+TF 1.15; programs TF 1.15 and TF 2.x answer differently are not drawn (see the notes on
+argmax and transpose below).
+"""
+import numpy as np
+
+__all__ = ["OPS", "make_program"]
+
+OPS = []
+
+
+def _op(fn):
+    OPS.append(fn)
+    return fn
+
+
+def _axis(rng, rank):
+    return int(rng.randint(-rank, rank)) if rank else 0
+
+
+def _array(rng, shape, dtype):
+    if dtype in ("int32", "int64"):
+        return rng.randint(-5, 6, size=shape).astype(dtype)
+    return np.asarray(rng.randn(*shape) * 2).astype(dtype)
+
+
+@_op
+def unary(tf, x, rng):
+    names = ["abs", "negative", "square", "sign"]
+    if x.dtype.is_floating:
+        names += ["floor", "ceil", "round", "tanh", "sigmoid", "exp", "reciprocal"]
+    name = rng.choice(names)
+    return getattr(tf, name)(x), name
+
+
+@_op
+def binary(tf, x, rng):
+    names = ["add", "subtract", "multiply", "maximum", "minimum", "squared_difference",
+             "floordiv", "floormod", "truncatemod", "equal", "less", "greater_equal"]
+    if x.dtype.is_bool:
+        return None
+    name = rng.choice(names + (["realdiv"] if x.dtype.is_floating else ["truediv"]))
+    rank = x.shape.ndims or 0
+    tail = x.shape.as_list()[rng.randint(0, rank + 1):] if x.shape.ndims else []
+    if None in tail or rng.rand() < 0.3:
+        tail = []
+    y = _array(rng, tuple(tail), x.dtype.name)
+    if x.dtype.is_integer and name in ("floordiv", "floormod", "truncatemod", "truediv"):
+        y = np.where(y == 0, 3, y).astype(y.dtype)      # integer division by 0 is an error
+    return getattr(tf, name)(x, y), name
+
+
+@_op
+def reduce(tf, x, rng):
+    if x.dtype.is_bool or x.shape.ndims is None:
+        return None
+    name = rng.choice(["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod"])
+    rank = x.shape.ndims
+    kind = rng.choice(["none", "int", "list", "empty"]) if rank else "none"
+    axis = {"none": None, "int": _axis(rng, rank) if rank else None, "empty": [],
+            "list": sorted({_axis(rng, rank) % rank for _ in range(2)}) if rank else None}[kind]
+    keepdims = bool(rng.rand() < 0.5)
+    return getattr(tf, name)(x, axis=axis, keepdims=keepdims), "%s %s %s" % (name, axis, keepdims)
+
+
+@_op
+def reduce_bool(tf, x, rng):
+    if x.shape.ndims is None:
+        return None
+    name = rng.choice(["reduce_any", "reduce_all"])
+    axis = _axis(rng, x.shape.ndims) if x.shape.ndims else None
+    return getattr(tf, name)(tf.cast(x, tf.bool), axis=axis), "%s %s" % (name, axis)
+
+
+@_op
+def argmax(tf, x, rng):
+    # (bool: TF 2.x takes it, TF 1.15 and tfteach refuse it)
+    if not x.shape.ndims or x.dtype.is_bool:
+        return None
+    name = rng.choice(["argmax", "argmin"])
+    axis = _axis(rng, x.shape.ndims)
+    return getattr(tf, name)(x, axis=axis), "%s %d" % (name, axis)
+
+
+@_op
+def cumulative(tf, x, rng):
+    if not x.shape.ndims or x.dtype.is_bool:
+        return None
+    name = rng.choice(["cumsum", "cumprod"])
+    axis, exclusive, reverse = _axis(rng, x.shape.ndims), rng.rand() < .5, rng.rand() < .5
+    return (getattr(tf, name)(x, axis=axis, exclusive=bool(exclusive), reverse=bool(reverse)),
+            "%s %d %s %s" % (name, axis, exclusive, reverse))
+
+
+@_op
+def transpose(tf, x, rng):
+    # (rank known only: TF's Grappler drops a Transpose whose perm is empty, TF 1.15's
+    # kernel and tfteach refuse it when the rank is not 0)
+    if x.shape.ndims is None:
+        return None
+    perm = [int(p) for p in rng.permutation(x.shape.ndims)]
+    return tf.transpose(x, perm), "transpose %s" % perm
+
+
+@_op
+def reverse(tf, x, rng):
+    if not x.shape.ndims:
+        return None
+    axes = sorted({_axis(rng, x.shape.ndims) for _ in range(2)})
+    return tf.reverse(x, axes), "reverse %s" % axes
+
+
+@_op
+def tile(tf, x, rng):
+    if x.shape.ndims is None:
+        return None
+    multiples = [int(rng.randint(0, 3)) for _ in range(x.shape.ndims)]
+    return tf.tile(x, multiples), "tile %s" % multiples
+
+
+@_op
+def pad(tf, x, rng):
+    if x.shape.ndims is None:
+        return None
+    mode = rng.choice(["CONSTANT", "REFLECT", "SYMMETRIC"])
+    paddings = [[int(rng.randint(0, 3)), int(rng.randint(0, 3))] for _ in range(x.shape.ndims)]
+    return tf.pad(x, paddings, mode), "pad %s %s" % (paddings, mode)
+
+
+@_op
+def expand_dims(tf, x, rng):
+    if x.shape.ndims is None:
+        return None
+    axis = int(rng.randint(-x.shape.ndims - 1, x.shape.ndims + 1))
+    return tf.expand_dims(x, axis), "expand_dims %d" % axis
+
+
+@_op
+def squeeze(tf, x, rng):
+    if x.shape.ndims is None:
+        return None
+    ones = [i for i, d in enumerate(x.shape.as_list()) if d == 1]
+    axis = [ones[0]] if ones and rng.rand() < .5 else None
+    return tf.squeeze(x, axis), "squeeze %s" % axis
+
+
+@_op
+def concat(tf, x, rng):
+    if not x.shape.ndims:
+        return None
+    axis = _axis(rng, x.shape.ndims)
+    return tf.concat([x, x], axis), "concat %d" % axis
+
+
+@_op
+def stack(tf, x, rng):
+    if x.shape.ndims is None:
+        return None
+    axis = int(rng.randint(-x.shape.ndims - 1, x.shape.ndims + 1))
+    return tf.stack([x, x], axis), "stack %d" % axis
+
+
+@_op
+def unstack(tf, x, rng):
+    if not x.shape.ndims or x.shape.as_list()[0] in (None, 0):
+        return None
+    return tf.unstack(x)[-1], "unstack"
+
+
+@_op
+def split(tf, x, rng):
+    if not x.shape.ndims or x.shape.as_list()[-1] is None:
+        return None
+    n = x.shape.as_list()[-1]
+    cut = int(rng.randint(0, n + 1))
+    return tf.split(x, [cut, -1], axis=-1)[int(rng.randint(0, 2))], "split at %d" % cut
+
+
+@_op
+def gather(tf, x, rng):
+    if not x.shape.ndims:
+        return None
+    axis = int(rng.randint(0, x.shape.ndims))
+    n = x.shape.as_list()[axis]
+    if not n:
+        return None
+    shape = tuple(int(rng.randint(1, 3)) for _ in range(rng.randint(0, 3)))
+    indices = rng.randint(0, n, size=shape).astype("int32")
+    return tf.gather(x, indices, axis=axis), "gather %d %s" % (axis, indices.tolist())
+
+
+@_op
+def one_hot(tf, x, rng):
+    if x.shape.ndims is None or x.shape.ndims > 2 or x.dtype.is_bool:
+        return None
+    axis = int(rng.randint(-1, x.shape.ndims + 1))
+    return tf.one_hot(tf.cast(x, tf.int32), 3, axis=axis), "one_hot %d" % axis
+
+
+@_op
+def softmax(tf, x, rng):
+    if not x.shape.ndims or not x.dtype.is_floating:
+        return None
+    name, axis = rng.choice(["softmax", "log_softmax"]), _axis(rng, x.shape.ndims)
+    return getattr(tf.nn, name)(x, axis=axis), "%s %d" % (name, axis)
+
+
+@_op
+def top_k(tf, x, rng):
+    # (k >= 1: TF's gradient of a k = 0 top_k of an empty row fails in its own range op)
+    if not x.shape.ndims or x.dtype.is_bool or x.dtype.name == "int64":
+        return None
+    n = x.shape.as_list()[-1]
+    if not n:
+        return None
+    k = int(rng.randint(1, n + 1))
+    return tf.nn.top_k(x, k)[int(rng.randint(0, 2))], "top_k %d" % k
+
+
+@_op
+def strided_slice(tf, x, rng):
+    if not x.shape.ndims or None in x.shape.as_list():
+        return None
+    index = []
+    for d in x.shape.as_list():
+        begin = int(rng.randint(-d - 1, d + 2)) if rng.rand() < .6 else None
+        end = int(rng.randint(-d - 1, d + 2)) if rng.rand() < .6 else None
+        step = int(rng.choice([1, 2, -1, -2])) if rng.rand() < .6 else None
+        index.append(slice(begin, end, step))
+    return x[tuple(index)], "slice %s" % index
+
+
+@_op
+def cast(tf, x, rng):
+    to = rng.choice(["float32", "float64", "int32", "int64", "bool"])
+    return tf.cast(x, to), "cast %s" % to
+
+
+@_op
+def clip(tf, x, rng):
+    if x.dtype.is_bool:
+        return None
+    return tf.clip_by_value(x, tf.cast(-1, x.dtype), tf.cast(2, x.dtype)), "clip"
+
+
+@_op
+def matmul(tf, x, rng):
+    if x.shape.ndims != 2 or None in x.shape.as_list() or x.dtype.name not in (
+            "float32", "float64", "int32"):
+        return None
+    ta, tb = bool(rng.rand() < .5), bool(rng.rand() < .5)
+    inner = x.shape.as_list()[0 if ta else 1]
+    y = _array(rng, (3, inner) if tb else (inner, 3), x.dtype.name)
+    return tf.matmul(x, y, transpose_a=ta, transpose_b=tb), "matmul %s %s" % (ta, tb)
+
+
+@_op
+def where(tf, x, rng):
+    if x.shape.ndims is None or None in x.shape.as_list():
+        return None
+    condition = rng.rand(*x.shape.as_list()) < 0.5
+    return tf.where(condition, x, tf.zeros_like(x)), "where"
+
+
+@_op
+def moments(tf, x, rng):
+    if not x.shape.ndims or not x.dtype.is_floating:
+        return None
+    axes = sorted({int(rng.randint(0, x.shape.ndims)) for _ in range(2)})
+    return tf.nn.moments(x, axes, keep_dims=bool(rng.rand() < .5))[1], "moments %s" % axes
+
+
+@_op
+def l2_normalize(tf, x, rng):
+    if not x.shape.ndims or not x.dtype.is_floating:
+        return None
+    axis = _axis(rng, x.shape.ndims)
+    return tf.nn.l2_normalize(x, axis), "l2_normalize %d" % axis
+
+
+@_op
+def count_nonzero(tf, x, rng):
+    if x.shape.ndims is None:
+        return None
+    axis = _axis(rng, x.shape.ndims) if x.shape.ndims and rng.rand() < .7 else None
+    return tf.count_nonzero(x, axis=axis), "count_nonzero %s" % axis
+
+
+def make_program(seed):
+    """(build(tf) -> (fetches, feed_dict, label), gradient?) for one seed."""
+    rng = np.random.RandomState(seed)
+    dtype = rng.choice(["float32", "float64", "int32", "int64"])
+    shape = tuple(int(rng.randint(0, 5)) if rng.rand() < 0.1 else int(rng.randint(1, 5))
+                  for _ in range(rng.randint(0, 4)))
+    value = _array(rng, shape, dtype)
+    feed = rng.choice(["constant", "known", "unknown dims", "unknown rank"])
+    length = rng.randint(1, 4)
+    op_seed = int(rng.randint(1 << 30))
+    gradient = dtype.startswith("float") and feed != "constant" and rng.rand() < 0.7
+
+    def build(tf):
+        ops_rng = np.random.RandomState(op_seed)
+        if feed == "constant":
+            x, feeds = tf.constant(value), None
+        else:
+            static = {"known": shape, "unknown dims": [None] * len(shape)}.get(feed)
+            x = tf.placeholder(tf.as_dtype(dtype), static)
+            feeds = {x: value}
+        y, labels = x, ["%s%s %s" % (dtype, list(shape), feed)]
+        for _ in range(length):
+            for _ in range(10):             # ops drawn until one applies to y
+                step = OPS[ops_rng.randint(len(OPS))](tf, y, ops_rng)
+                if step is not None:
+                    y, label = step
+                    labels.append(label)
+                    break
+        if gradient and y.dtype.is_floating and y is not x:
+            weights = tf.constant(ops_rng.randn(3).astype(y.dtype.name))
+            loss = tf.reduce_sum(y * y) * weights[0]
+            fetch = tf.gradients(loss, x)[0]
+            labels.append("gradient")
+            if fetch is None:
+                fetch = y
+        else:
+            fetch = y
+        return fetch, feeds, " -> ".join(labels)
+    return build

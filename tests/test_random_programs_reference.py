@@ -1,0 +1,72 @@
+"""Differential tests on random programs: the same TF1 program on TensorFlow
+(`tf.compat.v1`, graph mode) and on tfteach, compared value for value.
+
+tests/random_programs.py draws each program from a seed: an input of a random dtype and
+shape (sides 0-4, empty arrays included), fed with a known static shape, unknown
+dimensions or an unknown rank, or built as a constant, through a chain of 1-3 ops with random arguments (reductions with
+every axis form, slicing with negative steps, padding modes, gathers, broadcasting
+arithmetic, integer division, casts, ...), fetching the result or its gradient. Both
+must agree on the values, dtype, shape and static shape, or both raise the same class of
+error. Hand-written tests cover what the notes print; these find what nobody thought of
+(they found tf.split into one piece returning a tuple, and MirrorPadGrad accepting
+paddings TF refuses). A failure names its seed: `make_program(seed)` rebuilds it.
+"""
+import numpy as np
+import pytest
+
+import tfteach
+from random_programs import make_program
+from tf_reference import tensorflow_v1
+
+pytest.importorskip("tensorflow")
+
+SEEDS = range(300)
+
+
+def _outcome(tf, build):
+    graph = tf.Graph()
+    with graph.as_default():
+        try:
+            fetch, feeds, label = build(tf)
+        except Exception as e:  # noqa: BLE001 - the error is what we compare
+            return "error", type(e).__name__, str(e)
+        static = fetch.shape.as_list() if fetch.shape.ndims is not None else None
+        with tf.Session(graph=graph) as sess:
+            try:
+                value = sess.run(fetch, feeds)
+            except Exception as e:  # noqa: BLE001
+                return "error", type(e).__name__, label
+        return "value", _dense(value), static, label
+
+
+def _dense(value):
+    """A fetched gradient as an array: TF hands back a gather's gradient as
+    IndexedSlicesValue, tfteach as the dense tensor (docs/training.md)."""
+    if hasattr(value, "dense_shape") and hasattr(value, "indices"):
+        dense = np.zeros(value.dense_shape, value.values.dtype)
+        np.add.at(dense, value.indices, value.values)
+        return dense
+    return np.asarray(value)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_random_program_matches_tensorflow(seed):
+    build = make_program(seed)
+    expected = _outcome(tensorflow_v1(), build)
+    got = _outcome(tfteach, build)
+    assert got[0] == expected[0], (got, expected)
+    if expected[0] == "error":
+        assert got[1] == expected[1], (got, expected)
+        return
+    _, want, want_static, label = expected
+    _, value, static, _ = got
+    assert value.dtype == want.dtype, label
+    assert value.shape == want.shape, label
+    assert static == want_static, label
+    if want.dtype.kind == "f":
+        # float32 anywhere on the way (the input, a cast) rounds like float32
+        exact = label.startswith("float64") and "cast" not in label
+        tol = 1e-12 if exact and want.dtype == np.float64 else 2e-5
+        np.testing.assert_allclose(value, want, rtol=tol, atol=tol, err_msg=label)
+    else:
+        np.testing.assert_array_equal(value, want, err_msg=label)
