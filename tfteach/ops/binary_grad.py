@@ -4,7 +4,7 @@ Each computes the gradient for the output's shape, then `BroadcastGradients` sum
 back to the shape of each input (see broadcast_grad.py). When both inputs have the
 same shape nothing is summed and the graph is TF's `return grad, grad` shortcut.
 """
-from tfteach.framework.registry import gradient, not_differentiable
+from tfteach.framework.registry import gradient
 from tfteach.ops import binary_ops, comparison_ops, random_ops, unary_ops, where_ops  # noqa: F401
 from tfteach.ops.broadcast_grad import BroadcastGradients
 from tfteach.ops.fill_ops import ones_like, zeros_like
