@@ -332,6 +332,21 @@ def test_prod_gradient_of_an_empty_tensor_is_empty(shape, axis):
         assert got.shape == shape and got.dtype == np.float32
 
 
+@pytest.mark.parametrize("reduce", ["reduce_sum", "reduce_mean", "reduce_max", "reduce_prod"])
+def test_reduction_gradient_of_an_empty_tensor_with_an_unknown_dimension(reduce):
+    """x's static shape [None, 0, 0] (tile by 0 of an unknown shape): the gradient's
+    reshape target cannot be the constant [-1, 0, 1] (no size to infer for an empty
+    tensor), so it is the runtime shape [2, 0, 1]."""
+    p = tf.placeholder(tf.float64, [None, None, None])
+    x = tf.tile(p, [1, 0, 0])
+    assert x.shape.as_list() == [None, 0, 0]
+    y = getattr(tf, reduce)(x, -1, keepdims=True)
+    g, = tf.gradients(tf.reduce_sum(y * y), p)
+    with tf.Session() as sess:
+        got = sess.run(g, {p: np.ones((2, 2, 1))})
+    np.testing.assert_array_equal(got, np.zeros((2, 2, 1)))
+
+
 @pytest.mark.parametrize("axes", [[0], [1, 2], [-1], [2, 0], [0, 1, 2]], ids=str)
 def test_prod_gradient_with_runtime_axes_and_unknown_rank(axes):
     # The permutation is then computed when the graph runs (ReductionPermutation).

@@ -94,8 +94,11 @@ def _same_static_dims(a, b):
 
 
 def shape_constant(dims):
-    """`dims` as a reshape target known at build time (-1 for one unknown size), or None."""
-    if dims is None or sum(d is None for d in dims) > 1:
+    """`dims` as a reshape target known at build time (-1 for one unknown size), or None.
+
+    None also when a -1 would stand beside a 0: Reshape cannot infer the missing size of
+    an empty tensor then (TF's rule), so the target must be the runtime shape."""
+    if dims is None or sum(d is None for d in dims) > 1 or (None in dims and 0 in dims):
         return None
     return np.array([-1 if d is None else d for d in dims], dtype=np.int32)
 
