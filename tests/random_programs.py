@@ -14,7 +14,7 @@ argmax and transpose below).
 """
 import numpy as np
 
-__all__ = ["OPS", "make_program"]
+__all__ = ["OPS", "make_program", "make_nn_program", "NN_STATIC_SHAPES_DIFFER"]
 
 OPS = []
 
@@ -335,3 +335,110 @@ def make_program(seed):
             fetch = y
         return fetch, feeds, " -> ".join(labels)
     return build
+
+
+# -- neural-network layers on random images -----------------------------------------------
+# (static shapes of softmax_cross_entropy_with_logits_v2 and conv2d_transpose are left out
+# of the comparison: TF 2.x infers more than TF 1.15's Python wrappers, which tfteach
+# follows; VALID windows always fit, since TF 2's oneDNN kernels abort on empty outputs)
+NN_STATIC_SHAPES_DIFFER = ("softmax_xent", "conv2d_transpose")
+
+
+def make_nn_program(seed):
+    """(build(tf) -> (fetches, feed_dict, label)) of one layer on a random NHWC image,
+    fetching its output and the gradients of a weighted square sum of it."""
+    rng = np.random.RandomState(seed)
+    kind = rng.choice(["conv2d", "pool", "depthwise", "conv2d_transpose", "activation",
+                       "softmax_xent", "sparse_xent", "sigmoid_xent", "bias_add",
+                       "batch_norm", "fused_batch_norm", "lrn"])
+    dtype = "float32" if kind in ("fused_batch_norm", "lrn") else rng.choice(
+        ["float32", "float64"])
+    known = bool(rng.rand() < 0.5) or kind == "depthwise"   # (TF's depthwise with a rate
+    build_seed = int(rng.randint(1 << 30))                   # needs known shapes)
+
+    def build(tf):
+        r = np.random.RandomState(build_seed)
+        feeds = {}
+
+        def feed(value):
+            p = tf.placeholder(tf.as_dtype(value.dtype),
+                               value.shape if known else [None] * value.ndim)
+            feeds[p] = value
+            return p
+        n, h, w, c = (int(v) for v in (r.randint(1, 3), r.randint(1, 7), r.randint(1, 7),
+                                       r.randint(1, 4)))
+        image = r.randn(n, h, w, c).astype(dtype)
+        padding, stride = r.choice(["SAME", "VALID"]), int(r.randint(1, 4))
+        kh, kw = int(r.randint(1, 4)), int(r.randint(1, 4))
+        dilation = int(r.choice([1, 1, 2])) if stride == 1 else 1
+        if padding == "VALID":          # the (dilated) window fits the image
+            kh = max(1, min(kh, (h - 1) // dilation + 1))
+            kw = max(1, min(kw, (w - 1) // dilation + 1))
+        label = "%s %s %s%s k%dx%d s%d d%d %s" % (kind, dtype, "known " if known else "",
+                                                  image.shape, kh, kw, stride, dilation,
+                                                  padding)
+        x = feed(image)
+        wrt = [x]
+        if kind == "conv2d":
+            f = feed(r.randn(kh, kw, c, int(r.randint(1, 4))).astype(dtype))
+            y, wrt = tf.nn.conv2d(x, f, [1, stride, stride, 1], padding,
+                                  dilations=[1, dilation, dilation, 1]), [x, f]
+            if dilation > 1:    # TF's CPU kernels have no dilated gradients; tfteach does
+                wrt = []
+        elif kind == "depthwise":
+            f = feed(r.randn(kh, kw, c, int(r.randint(1, 3))).astype(dtype))
+            y, wrt = tf.nn.depthwise_conv2d(x, f, [1, stride, stride, 1], padding,
+                                            rate=[dilation] * 2 if dilation > 1 else None), [x, f]
+        elif kind == "pool":
+            name = r.choice(["max_pool", "avg_pool"])
+            label += " " + name
+            y = getattr(tf.nn, name)(x, [1, kh, kw, 1], [1, stride, stride, 1], padding)
+        elif kind == "conv2d_transpose":
+            oc = int(r.randint(1, 4))
+            f = feed(r.randn(kh, kw, oc, c).astype(dtype))
+            out_h = (h - 1) * stride + (kh if padding == "VALID" else 1)
+            out_w = (w - 1) * stride + (kw if padding == "VALID" else 1)
+            y, wrt = tf.nn.conv2d_transpose(x, f, [n, out_h, out_w, oc],
+                                            [1, stride, stride, 1], padding), [x, f]
+        elif kind == "activation":
+            name = r.choice(["relu", "relu6", "elu", "selu", "softplus", "softsign",
+                             "leaky_relu", "softmax", "log_softmax", "sigmoid", "tanh"])
+            label += " " + name
+            y = getattr(tf.nn, name)(x * 3.0)
+        elif kind in ("softmax_xent", "sparse_xent", "sigmoid_xent"):
+            logits = tf.reshape(x, [-1, c])
+            rows = n * h * w
+            if kind == "softmax_xent":
+                labels = r.rand(rows, c).astype(dtype)
+                labels /= labels.sum(axis=1, keepdims=True)
+                y = tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)
+            elif kind == "sparse_xent":
+                y = tf.nn.sparse_softmax_cross_entropy_with_logits(
+                    labels=r.randint(0, c, rows).astype("int32"), logits=logits)
+            else:
+                y = tf.nn.sigmoid_cross_entropy_with_logits(
+                    labels=r.rand(rows, c).astype(dtype), logits=logits * 4.0)
+        elif kind == "bias_add":
+            b = feed(r.randn(c).astype(dtype))
+            y, wrt = tf.nn.bias_add(x, b), [x, b]
+        elif kind == "batch_norm":
+            mean, variance = tf.nn.moments(x, [0, 1, 2])
+            y = tf.nn.batch_normalization(x, mean, variance, r.randn(c).astype(dtype),
+                                          (r.rand(c) + 0.5).astype(dtype), 1e-3)
+        elif kind == "fused_batch_norm":
+            scale, offset = (r.rand(c) + 0.5).astype(dtype), r.randn(c).astype(dtype)
+            if r.rand() < 0.5:
+                y = tf.nn.fused_batch_norm(x, scale, offset, epsilon=1e-3)[0]
+            else:
+                label += " inference"
+                y = tf.nn.fused_batch_norm(x, scale, offset, mean=r.randn(c).astype(dtype),
+                                           variance=(r.rand(c) + 0.5).astype(dtype),
+                                           epsilon=1e-3, is_training=False)[0]
+        else:
+            radius = int(r.randint(0, 3))
+            label += " radius %d" % radius
+            y = tf.nn.lrn(x, radius, 1.0, 0.5, 0.75)
+        weight = float(r.randn())
+        grads = tf.gradients(tf.reduce_sum(y * y) * weight, wrt)
+        return [y] + [g for g in grads if g is not None], feeds, label
+    return build, kind

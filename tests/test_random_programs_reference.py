@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import tfteach
-from random_programs import make_program
+from random_programs import NN_STATIC_SHAPES_DIFFER, make_nn_program, make_program
 from tf_reference import tensorflow_v1
 
 pytest.importorskip("tensorflow")
@@ -70,3 +70,28 @@ def test_random_program_matches_tensorflow(seed):
         np.testing.assert_allclose(value, want, rtol=tol, atol=tol, err_msg=label)
     else:
         np.testing.assert_array_equal(value, want, err_msg=label)
+
+
+def _outcomes(tf, build):
+    graph = tf.Graph()
+    with graph.as_default():
+        fetches, feeds, label = build(tf)
+        static = [t.shape.as_list() if t.shape.ndims is not None else None for t in fetches]
+        with tf.Session(graph=graph) as sess:
+            return [_dense(v) for v in sess.run(fetches, feeds)], static, label
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_random_layer_matches_tensorflow(seed):
+    """One layer (convolutions with random geometry, pooling, activations, losses,
+    normalizations) on a random image: its output and the gradients of all its inputs."""
+    build, kind = make_nn_program(seed)
+    want, want_static, label = _outcomes(tensorflow_v1(), build)
+    got, static, _ = _outcomes(tfteach, build)
+    assert len(got) == len(want), label
+    if kind not in NN_STATIC_SHAPES_DIFFER:
+        assert static == want_static, label
+    for value, expected in zip(got, want):
+        assert value.dtype == expected.dtype and value.shape == expected.shape, label
+        tol = 2e-4 if expected.dtype == np.float32 else 1e-9
+        np.testing.assert_allclose(value, expected, rtol=tol, atol=tol, err_msg=label)
