@@ -14,7 +14,8 @@ argmax and transpose below).
 """
 import numpy as np
 
-__all__ = ["OPS", "make_program", "make_nn_program", "NN_STATIC_SHAPES_DIFFER"]
+__all__ = ["OPS", "make_program", "make_nn_program", "NN_STATIC_SHAPES_DIFFER",
+           "make_control_flow_program"]
 
 OPS = []
 
@@ -442,3 +443,63 @@ def make_nn_program(seed):
         grads = tf.gradients(tf.reduce_sum(y * y) * weight, wrt)
         return [y] + [g for g in grads if g is not None], feeds, label
     return build, kind
+
+
+# -- tf.cond and tf.while_loop around random elementwise chains ------------------------------
+_ELEMENTWISE = ["tanh", "sin", "square", "negative", "abs", "sigmoid", "exp", "add",
+                "multiply", "maximum", "clip"]
+
+
+def _elementwise(tf, name, v, c):
+    if name == "exp":
+        return tf.exp(v * 0.1)
+    if name in ("add", "multiply", "maximum"):
+        return getattr(tf, name)(v, c)
+    if name == "clip":
+        return tf.clip_by_value(v, -1.5, 1.5)
+    return getattr(tf, name)(v)
+
+
+def make_control_flow_program(seed):
+    """(build(tf) -> (fetches, feed_dict, label)): a cond, a loop, a cond in a loop, a
+    loop in a cond or two nested loops, each branch and body a chain of elementwise ops
+    (some with a captured constant w), fed its predicate and iteration count (0-3);
+    fetches the result and its gradients with respect to x and w."""
+    rng = np.random.RandomState(seed)
+    kind = rng.choice(["cond", "while", "cond_in_while", "while_in_cond", "nested_while"])
+    shape = tuple(int(rng.randint(0, 4)) for _ in range(rng.randint(0, 3)))
+    dtype = rng.choice(["float32", "float64"])
+    value = np.asarray(rng.randn(*shape)).astype(dtype)
+    known, pred, iterations = rng.rand() < .5, bool(rng.rand() < .5), int(rng.randint(0, 4))
+    chains = [[rng.choice(_ELEMENTWISE) for _ in range(rng.randint(1, 3))] for _ in range(4)]
+    constants = rng.randn(4).astype(dtype)
+    label = "%s %s %s%s pred=%s n=%d %s" % (kind, dtype, "known " if known else "", shape,
+                                            pred, iterations, chains)
+
+    def build(tf):
+        x = tf.placeholder(tf.as_dtype(dtype), shape if known else None)
+        p, n = tf.placeholder(tf.bool, []), tf.placeholder(tf.int32, [])
+        w = tf.constant(constants[0])
+
+        def chain(v, k):
+            for name in chains[k]:
+                v = _elementwise(tf, name, v, w if k % 2 else constants[k])
+            return v
+
+        def branch(v):
+            return tf.cond(p, lambda: chain(v, 0), lambda: chain(v, 1))
+
+        def loop(v, inner=None):
+            def body(i, u):
+                u = chain(u, 2)
+                u = branch(u) if inner == "cond" else loop(u) if inner == "while" else u
+                return i + 1, u
+            return tf.while_loop(lambda i, u: i < n, body, [0, v])[1]
+        y = {"cond": lambda: branch(x), "while": lambda: loop(x),
+             "cond_in_while": lambda: loop(x, "cond"),
+             "nested_while": lambda: loop(x, "while"),
+             "while_in_cond": lambda: tf.cond(p, lambda: loop(x), lambda: chain(x, 3))}[kind]()
+        grads = tf.gradients(tf.reduce_sum(y * y) * w, [x, w])
+        return [y] + [g for g in grads if g is not None], {x: value, p: pred,
+                                                          n: iterations}, label
+    return build

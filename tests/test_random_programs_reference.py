@@ -5,9 +5,10 @@ tests/random_programs.py draws each program from a seed: an input of a random dt
 shape (sides 0-4, empty arrays included), fed with a known static shape, unknown
 dimensions or an unknown rank, or built as a constant, through a chain of 1-3 ops with random arguments (reductions with
 every axis form, slicing with negative steps, padding modes, gathers, broadcasting
-arithmetic, integer division, casts, ...), fetching the result or its gradient. Both
-must agree on the values, dtype, shape and static shape, or both raise the same class of
-error. Hand-written tests cover what the notes print; these find what nobody thought of
+arithmetic, integer division, casts, ...), fetching the result or its gradient; 150 layers (convolutions of random geometry,
+pooling, activations, losses, normalizations) on random images; and 100 tf.cond /
+tf.while_loop programs nested either way. Both must agree on the values, dtype, shape
+and static shape, or both raise the same class of error. Hand-written tests cover what the notes print; these find what nobody thought of
 (they found tf.split into one piece returning a tuple, and MirrorPadGrad accepting
 paddings TF refuses). A failure names its seed: `make_program(seed)` rebuilds it.
 """
@@ -15,7 +16,8 @@ import numpy as np
 import pytest
 
 import tfteach
-from random_programs import NN_STATIC_SHAPES_DIFFER, make_nn_program, make_program
+from random_programs import (NN_STATIC_SHAPES_DIFFER, make_control_flow_program,
+                             make_nn_program, make_program)
 from tf_reference import tensorflow_v1
 
 pytest.importorskip("tensorflow")
@@ -94,4 +96,18 @@ def test_random_layer_matches_tensorflow(seed):
     for value, expected in zip(got, want):
         assert value.dtype == expected.dtype and value.shape == expected.shape, label
         tol = 2e-4 if expected.dtype == np.float32 else 1e-9
+        np.testing.assert_allclose(value, expected, rtol=tol, atol=tol, err_msg=label)
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_random_control_flow_matches_tensorflow(seed):
+    """tf.cond / tf.while_loop, nested either way, with 0-3 iterations: the result and
+    the gradients through every branch and iteration."""
+    build = make_control_flow_program(seed)
+    want, want_static, label = _outcomes(tensorflow_v1(), build)
+    got, static, _ = _outcomes(tfteach, build)
+    assert len(got) == len(want) and static == want_static, label
+    for value, expected in zip(got, want):
+        assert value.dtype == expected.dtype and value.shape == expected.shape, label
+        tol = 2e-5 if expected.dtype == np.float32 else 1e-10
         np.testing.assert_allclose(value, expected, rtol=tol, atol=tol, err_msg=label)
