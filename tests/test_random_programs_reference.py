@@ -1,16 +1,20 @@
 """Differential tests on random programs: the same TF1 program on TensorFlow
 (`tf.compat.v1`, graph mode) and on tfteach, compared value for value.
 
-tests/random_programs.py draws each program from a seed: an input of a random dtype and
-shape (sides 0-4, empty arrays included), fed with a known static shape, unknown
-dimensions or an unknown rank, or built as a constant, through a chain of 1-3 ops with random arguments (reductions with
-every axis form, slicing with negative steps, padding modes, gathers, broadcasting
-arithmetic, integer division, casts, ...), fetching the result or its gradient; 150 layers (convolutions of random geometry,
-pooling, activations, losses, normalizations) on random images; and 100 tf.cond /
-tf.while_loop programs nested either way. Both must agree on the values, dtype, shape
-and static shape, or both raise the same class of error. Hand-written tests cover what the notes print; these find what nobody thought of
-(they found tf.split into one piece returning a tuple, and MirrorPadGrad accepting
-paddings TF refuses). A failure names its seed: `make_program(seed)` rebuilds it.
+tests/random_programs.py draws each program from a seed:
+- 300 chains of 1-3 ops with random arguments (reductions with every axis form, slicing
+  with negative steps, padding modes, gathers, broadcasting arithmetic, integer
+  division, casts, ...) on an input of a random dtype and shape (sides 0-4, empty arrays
+  included), fed with a known static shape, unknown dimensions or an unknown rank, or
+  built as a constant; fetching the result or its gradient;
+- 150 layers (convolutions of random geometry, pooling, activations, losses,
+  normalizations) on random images, with the gradients of all their inputs;
+- 100 tf.cond / tf.while_loop programs nested either way, with gradients.
+Both must agree on the values, dtype, shape and static shape, or both raise the same
+class of error. Hand-written tests cover what the notes print; these find what nobody
+thought of (a tf.split into one piece returning a tuple, MirrorPadGrad accepting
+paddings TF refuses, reduction gradients failing on empty tensors). A failure names its
+seed: `make_program(seed)` (or make_nn_program / make_control_flow_program) rebuilds it.
 """
 import numpy as np
 import pytest
