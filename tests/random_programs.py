@@ -15,7 +15,7 @@ argmax and transpose below).
 import numpy as np
 
 __all__ = ["OPS", "make_program", "make_nn_program", "NN_STATIC_SHAPES_DIFFER",
-           "make_control_flow_program"]
+           "make_control_flow_program", "make_training_program"]
 
 OPS = []
 
@@ -503,3 +503,63 @@ def make_control_flow_program(seed):
         return [y] + [g for g in grads if g is not None], {x: value, p: pred,
                                                           n: iterations}, label
     return build
+
+
+# -- a few training steps of a random dense network -------------------------------------------
+_OPTIMIZERS = {
+    "sgd": lambda tf, lr: tf.train.GradientDescentOptimizer(lr),
+    "momentum": lambda tf, lr: tf.train.MomentumOptimizer(lr, 0.9),
+    "nesterov": lambda tf, lr: tf.train.MomentumOptimizer(lr, 0.9, use_nesterov=True),
+    "adam": lambda tf, lr: tf.train.AdamOptimizer(lr),
+    "adagrad": lambda tf, lr: tf.train.AdagradOptimizer(lr),
+    "rmsprop": lambda tf, lr: tf.train.RMSPropOptimizer(lr),
+    "rmsprop_centered": lambda tf, lr: tf.train.RMSPropOptimizer(lr, momentum=0.5,
+                                                                 centered=True),
+    "adadelta": lambda tf, lr: tf.train.AdadeltaOptimizer(lr * 10),
+}
+
+
+def make_training_program(seed):
+    """(run(tf) -> (losses, variable values, variable names), label): a dense network of
+    1-2 layers with random sizes and activations, a random loss and optimizer, trained
+    1-3 steps from the same initial values on the same batch."""
+    rng = np.random.RandomState(seed)
+    n_in, batch = int(rng.randint(1, 5)), int(rng.randint(1, 5))
+    sizes = [int(rng.randint(1, 5)) for _ in range(rng.randint(1, 3))]
+    activations = [rng.choice(["relu", "tanh", "sigmoid", "elu", "none"]) for _ in sizes]
+    optimizer, lr = rng.choice(sorted(_OPTIMIZERS)), float(rng.choice([0.01, 0.1, 0.5]))
+    loss_kind = rng.choice(["mse", "softmax", "sigmoid", "l1_l2"])
+    steps = int(rng.randint(1, 4))
+    x_value = rng.randn(batch, n_in).astype(np.float32)
+    weights, previous = [], n_in
+    for size in sizes:
+        weights.append(((rng.randn(previous, size) * 0.7).astype(np.float32),
+                        (rng.randn(size) * 0.1).astype(np.float32)))
+        previous = size
+    target = rng.rand(batch, previous).astype(np.float32)
+    if loss_kind == "softmax":
+        target /= target.sum(axis=1, keepdims=True)
+    label = "%s lr=%g %s sizes=%s %s steps=%d" % (optimizer, lr, loss_kind, sizes,
+                                                  activations, steps)
+
+    def run(tf):
+        with tf.Graph().as_default():
+            x = tf.placeholder(tf.float32, [None, n_in])
+            h = x
+            for i, ((w, b), activation) in enumerate(zip(weights, activations)):
+                h = tf.matmul(h, tf.Variable(w, name="W%d" % i)) + tf.Variable(b, name="b%d" % i)
+                h = h if activation == "none" else getattr(tf.nn, activation)(h)
+            loss = {"mse": lambda: tf.reduce_mean(tf.square(h - target)),
+                    "softmax": lambda: tf.reduce_mean(
+                        tf.nn.softmax_cross_entropy_with_logits_v2(labels=target, logits=h)),
+                    "sigmoid": lambda: tf.reduce_mean(
+                        tf.nn.sigmoid_cross_entropy_with_logits(labels=target, logits=h)),
+                    "l1_l2": lambda: tf.reduce_sum(tf.abs(h - target)) +
+                    0.5 * tf.reduce_sum(tf.square(h))}[loss_kind]()
+            train = _OPTIMIZERS[optimizer](tf, lr).minimize(loss)
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                losses = [sess.run([loss, train], {x: x_value})[0] for _ in range(steps)]
+                return (losses, sess.run(tf.global_variables()),
+                        [v.name for v in tf.global_variables()])
+    return run, label
