@@ -136,6 +136,45 @@ def test_string_feed():
         assert sess.run(tf.identity(s), {s: ["ab", b"c"]}).tolist() == [b"ab", b"c"]
 
 
+@pytest.mark.parametrize("dtype, value", [
+    (tf.int32, 2 ** 40), (tf.int32, -2 ** 31 - 1), (tf.uint8, 256), (tf.uint8, -1),
+    (tf.bool, 2), (tf.string, 3), (tf.string, True), (tf.int64, 2 ** 63)])
+def test_python_int_that_does_not_fit_the_placeholder_is_tfs_type_error(dtype, value):
+    p = tf.placeholder(dtype)
+    type_name = "<class 'object'>" if dtype == tf.string else str(dtype.as_numpy_dtype)
+    with tf.Session() as sess, pytest.raises(TypeError) as info:
+        sess.run(tf.identity(p), {p: value})
+    assert str(info.value) == (
+        "Type of feed value %s with type %s is not compatible with Tensor type %s. Try "
+        "explicitly setting the type of the feed tensor to a larger type (e.g. int64)."
+        % (value, type(value), type_name))
+
+
+def test_python_ints_that_fit_are_fed_as_before():
+    values = {tf.int32: -2 ** 31, tf.uint8: 255, tf.bool: True, tf.float32: 2 ** 60 + 1,
+              tf.int64: 2 ** 63 - 1, tf.float64: 3}
+    with tf.Session() as sess:
+        for dtype, value in values.items():
+            p = tf.placeholder(dtype)
+            got = sess.run(tf.identity(p), {p: value})
+            assert got == dtype.as_numpy_dtype(value) and got.dtype == dtype.as_numpy_dtype
+        with pytest.raises(OverflowError, match="too large to convert to C long"):
+            p = tf.placeholder(tf.int64)
+            sess.run(p, {p: 2 ** 70})
+
+
+@pytest.mark.parametrize("value, kind", [(2.5, "float"), ([b"a", 1], "int"),
+                                         (np.array([1.0, 2.0]), "float"),
+                                         ([[b"a"], [None]], "NoneType")])
+def test_string_placeholder_fed_something_else_is_an_internal_error(value, kind):
+    """TF copies a string feed into a tensor element by element; a number (or None)
+    among them is its InternalError, not a string tensor holding a number."""
+    p = tf.placeholder(tf.string)
+    with tf.Session() as sess, pytest.raises(tf.errors.InternalError) as info:
+        sess.run(tf.identity(p), {p: value})
+    assert str(info.value) == "Unsupported object type %s" % kind
+
+
 def test_placeholder_with_default():
     d = tf.placeholder_with_default(tf.constant([1.0, 2.0]), shape=[None])
     with tf.Session() as sess:

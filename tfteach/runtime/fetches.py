@@ -8,6 +8,7 @@ import collections
 
 import numpy as np
 
+from tfteach.framework import errors
 from tfteach.framework.operation import Operation
 from tfteach.framework.tensor import Tensor
 from tfteach.runtime import errors_text
@@ -97,6 +98,7 @@ def process_feeds(graph, feed_dict):
         if not graph.is_feedable(tensor):
             raise ValueError("Tensor %s may not be fed." % tensor)
         dtype = tensor.dtype.base_dtype
+        _check_python_int(value, dtype)
         try:
             if dtype.name == "string":
                 array = _string_feed(value)
@@ -116,10 +118,41 @@ def process_feeds(graph, feed_dict):
     return tensors, values
 
 
+def _check_python_int(value, dtype):
+    """TF's check of a Python int (or bool) fed to a tensor: it must survive conversion to
+    the tensor's type unchanged (3 for a string, 300 for a uint8, 2 for a bool do not)."""
+    if not isinstance(value, int):
+        return
+    numpy_type = object if dtype.name == "string" else dtype.np.type
+    if numpy_type is object:
+        same = False                      # TF compares str(value) with the int
+    else:
+        try:
+            same = bool(numpy_type(value) == value)
+        except OverflowError:
+            # Beyond 64 bits NumPy cannot even read the int, and TF lets that OverflowError
+            # through ("... too large to convert to C long"); within them it just does not
+            # fit this type.
+            if not -2 ** 63 <= value < 2 ** 64:
+                raise
+            same = False
+    if not same:
+        raise TypeError("Type of feed value %s with type %s is not compatible with Tensor "
+                        "type %s. Try explicitly setting the type of the feed tensor to a "
+                        "larger type (e.g. int64)." % (value, type(value), numpy_type))
+
+
 def _string_feed(value):
+    """An object array of bytes (str encoded as UTF-8). Any other element is TF's
+    InternalError, which TF raises when it copies the feed into a tensor."""
     array = np.asarray(value, dtype=object)
     flat = array.reshape(-1)
     for i, v in enumerate(flat):
         if isinstance(v, str):
             flat[i] = v.encode("utf-8")
+        elif not isinstance(v, bytes):
+            kind = type(v)
+            name = kind.__name__ if kind.__module__ == "builtins" else "%s.%s" % (
+                kind.__module__.split(".")[0], kind.__name__)
+            raise errors.InternalError(None, None, "Unsupported object type %s" % name)
     return array
