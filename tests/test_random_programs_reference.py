@@ -89,34 +89,34 @@ def _outcomes(tf, build):
             return [_dense(v) for v in sess.run(fetches, feeds)], static, label
 
 
+def _assert_same_fetches(build, float32_tol, float64_tol, static_shapes=True):
+    """Every fetch of `build` has TF's dtype, shape and values (and static shape)."""
+    want, want_static, label = _outcomes(tensorflow_v1(), build)
+    got, static, _ = _outcomes(tfteach, build)
+    assert len(got) == len(want), label
+    if static_shapes:
+        assert static == want_static, label
+    for value, expected in zip(got, want):
+        assert value.dtype == expected.dtype and value.shape == expected.shape, label
+        tol = float32_tol if expected.dtype == np.float32 else float64_tol
+        np.testing.assert_allclose(value, expected, rtol=tol, atol=tol, err_msg=label)
+
+
 @pytest.mark.parametrize("seed", range(150))
 def test_random_layer_matches_tensorflow(seed):
     """One layer (convolutions with random geometry, pooling, activations, losses,
     normalizations) on a random image: its output and the gradients of all its inputs."""
     build, kind = make_nn_program(seed)
-    want, want_static, label = _outcomes(tensorflow_v1(), build)
-    got, static, _ = _outcomes(tfteach, build)
-    assert len(got) == len(want), label
-    if kind not in NN_STATIC_SHAPES_DIFFER:
-        assert static == want_static, label
-    for value, expected in zip(got, want):
-        assert value.dtype == expected.dtype and value.shape == expected.shape, label
-        tol = 2e-4 if expected.dtype == np.float32 else 1e-9
-        np.testing.assert_allclose(value, expected, rtol=tol, atol=tol, err_msg=label)
+    _assert_same_fetches(build, float32_tol=2e-4, float64_tol=1e-9,
+                         static_shapes=kind not in NN_STATIC_SHAPES_DIFFER)
 
 
 @pytest.mark.parametrize("seed", range(100))
 def test_random_control_flow_matches_tensorflow(seed):
     """tf.cond / tf.while_loop, nested either way, with 0-3 iterations: the result and
     the gradients through every branch and iteration."""
-    build = make_control_flow_program(seed)
-    want, want_static, label = _outcomes(tensorflow_v1(), build)
-    got, static, _ = _outcomes(tfteach, build)
-    assert len(got) == len(want) and static == want_static, label
-    for value, expected in zip(got, want):
-        assert value.dtype == expected.dtype and value.shape == expected.shape, label
-        tol = 2e-5 if expected.dtype == np.float32 else 1e-10
-        np.testing.assert_allclose(value, expected, rtol=tol, atol=tol, err_msg=label)
+    _assert_same_fetches(make_control_flow_program(seed), float32_tol=2e-5,
+                         float64_tol=1e-10)
 
 
 @pytest.mark.parametrize("seed", range(60))
