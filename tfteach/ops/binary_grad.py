@@ -66,6 +66,8 @@ def _no_gradient(op, grad):
     return [None, None]
 
 
+# (TruncateMod has no gradient in TF either, and is not marked not_differentiable:
+# tf.gradients raises TF's LookupError for it.)
 
 
 @gradient("Pow")
