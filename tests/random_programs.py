@@ -230,15 +230,30 @@ def top_k(tf, x, rng):
 
 @_op
 def strided_slice(tf, x, rng):
-    if not x.shape.ndims or None in x.shape.as_list():
+    """x[...] with slices (negative steps too), ints, constant tensor ints, tf.newaxis and
+    an ellipsis; an index out of range is an error, at build time or when run."""
+    if not x.shape.ndims:
         return None
-    index = []
-    for d in x.shape.as_list():
-        begin = int(rng.randint(-d - 1, d + 2)) if rng.rand() < .6 else None
-        end = int(rng.randint(-d - 1, d + 2)) if rng.rand() < .6 else None
-        step = int(rng.choice([1, 2, -1, -2])) if rng.rand() < .6 else None
-        index.append(slice(begin, end, step))
-    return x[tuple(index)], "slice %s" % index
+    index, labels, ellipsis = [], [], False
+    for _ in range(rng.randint(1, x.shape.ndims + 2)):
+        kind = rng.choice(["slice", "slice", "int", "tensor int", "newaxis", "ellipsis"])
+        if kind == "ellipsis" and not ellipsis:
+            ellipsis = True
+            index.append(Ellipsis)
+        elif kind == "newaxis":
+            index.append(tf.newaxis)
+        elif kind in ("int", "tensor int"):
+            i = int(rng.randint(-5, 5))
+            index.append(i if kind == "int" else tf.constant(i))
+            kind = "%s %d" % (kind, i)
+        else:
+            begin = int(rng.randint(-6, 7)) if rng.rand() < .6 else None
+            end = int(rng.randint(-6, 7)) if rng.rand() < .6 else None
+            step = int(rng.choice([1, 2, 3, -1, -2])) if rng.rand() < .6 else None
+            index.append(slice(begin, end, step))
+            kind = "slice(%s, %s, %s)" % (begin, end, step)
+        labels.append(kind)
+    return x[tuple(index)], "x[%s]" % ", ".join(labels)
 
 
 @_op

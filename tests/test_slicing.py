@@ -96,6 +96,21 @@ def test_getitem_with_tensor_indices():
     assert t[j:, 0].op.inputs[1].dtype == tf.int64
 
 
+def test_constant_tensor_index_gives_static_shapes_and_build_time_errors():
+    """x[t] builds end = t + 1, not a constant; a shrink axis needs only its begin, so a
+    constant t still gives the static shape, and one out of range fails at build (TF's
+    shape inference folds t + 1)."""
+    x = tf.placeholder(tf.float64, [2, 4])
+    assert x[tf.constant(1), 1:3].shape.as_list() == [2]
+    assert x[tf.constant(-2), ..., :-2:3].shape.as_list() == [1]
+    assert x[tf.placeholder(tf.int32, []), 1:3].shape.as_list() == [None]
+    with pytest.raises(ValueError, match=r"^slice index 5 of dimension 0 out of bounds\. "
+                                         r"for 'strided_slice_\d+' \(op: 'StridedSlice'\)"):
+        x[tf.constant(5)]
+    np.testing.assert_array_equal(
+        run(x[tf.constant(1), 1:3], {x: np.arange(8.0).reshape(2, 4)}), [5.0, 6.0])
+
+
 def test_getitem_node_names_and_masks():
     t = tf.constant(M)
     s = t[1:, ..., None, -1]

@@ -99,6 +99,8 @@ def _strided_slice_shape(op):
     if x.shape.ndims is None or not known or strides is None:
         return [(dtype, tensor_shape.unknown_shape())]
     begin, end = constant_value(begin_t), constant_value(end_t)
+    if end is None:
+        end = _end_ignoring_shrink_axes(end_t, op._attrs["shrink_axis_mask"])
     masks = tuple(op._attrs[m] for m in _MASKS)
     try:
         _, final = resolve_strided_slice(
@@ -107,6 +109,18 @@ def _strided_slice_shape(op):
     except SliceError as e:
         raise shape_error(str(e), op, computed=[1, 2, 3]) from None
     return [(dtype, tensor_shape.TensorShape(final))]
+
+
+def _end_ignoring_shrink_axes(end_t, shrink_axis_mask):
+    """`x[t]` with a tensor index t builds end = t + 1, which is not a constant; but a
+    shrink axis takes only its begin (TF's shape inference folds the sum anyway). The
+    end vector, with 0 in those places, when every other entry is a constant."""
+    if end_t.op.type != "Pack":
+        return None
+    parts = [constant_value(t) for t in end_t.op._inputs]
+    if any(p is None and not shrink_axis_mask >> i & 1 for i, p in enumerate(parts)):
+        return None
+    return np.array([0 if p is None else int(p) for p in parts], dtype=np.int64)
 
 
 register_op("StridedSlice", _strided_slice_shape, cpu=slice_kernels.strided_slice)
