@@ -98,18 +98,30 @@ def _fused_shape(op):
     for t in (scale, offset) + ((mean, variance) if not op._attrs["is_training"] else ()):
         if t.shape.ndims not in (None, 1):
             raise ShapeError("Shape must be rank 1 but is rank %d" % t.shape.ndims)
-    c = _channels(x.shape, op._attrs["data_format"])
-    for t in (scale, offset) + ((mean, variance) if not op._attrs["is_training"] else ()):
-        d = t.shape[0].value if t.shape.ndims == 1 else None
-        if c is not None and d is not None and c != d:
-            raise ShapeError("Dimensions must be equal, but are %d and %d" % (c, d))
-        c = d if c is None else c
+    vectors = (scale, offset) + ((mean, variance) if not op._attrs["is_training"] else ())
+    c = _merged_channels([_channels(x.shape, op._attrs["data_format"])] +
+                         [_vector_length(t) for t in vectors])
     vec = tensor_shape.TensorShape([c])
     u = op._attrs["U"]
     # y is x's shape with the channel size the vectors may have told (TF's ReplaceDim).
     y_shape = _with_channels(x.shape, op._attrs["data_format"], c)
     return [(x.dtype.base_dtype, y_shape), (u, vec), (u, vec), (u, vec), (u, vec),
             (u, tensor_shape.unknown_shape(1))]
+
+
+def _vector_length(t):
+    return t.shape[0].value if t.shape.ndims == 1 else None
+
+
+def _merged_channels(sizes):
+    """The one channel size all the known `sizes` agree on (None if none is known);
+    TF's Merge, with its error when two differ."""
+    c = None
+    for d in sizes:
+        if c is not None and d is not None and c != d:
+            raise ShapeError("Dimensions must be equal, but are %d and %d" % (c, d))
+        c = d if c is None else c
+    return c
 
 
 def _with_channels(shape, data_format, channels):
@@ -172,12 +184,8 @@ def _fused_grad_shape(op):
     saved statistics; x's gradient has dy's shape with that channel size."""
     dy, x = op._inputs[:2]
     fmt = op._attrs["data_format"]
-    c = None
-    for d in [_channels(dy.shape, fmt), _channels(x.shape, fmt)] + [
-            t.shape[0].value if t.shape.ndims == 1 else None for t in op._inputs[2:5]]:
-        if c is not None and d is not None and c != d:
-            raise ShapeError("Dimensions must be equal, but are %d and %d" % (c, d))
-        c = d if c is None else c
+    c = _merged_channels([_channels(dy.shape, fmt), _channels(x.shape, fmt)] +
+                         [_vector_length(t) for t in op._inputs[2:5]])
     u = op._attrs["U"]
     vec = tensor_shape.TensorShape([c])
     return [(x.dtype.base_dtype, _with_channels(dy.shape, fmt, c)), (u, vec), (u, vec),

@@ -61,9 +61,7 @@ def defer_products_into_updates(steps, fetch_slots):
             continue
         source = _product_feeding(step.in_slots[2], readers, producer)
         if source is not None:
-            fused = copy.copy(source)            # the traced loop keeps the original
-            fused.kernel = deferred_matmul_kernel
-            deferred[source] = fused
+            deferred[source] = _with_kernel(source, deferred_matmul_kernel)
     return [deferred.get(step, step) for step in steps]
 
 
@@ -76,9 +74,7 @@ def defer_summed_products(steps, fetch_slots, summed_slots):
     for slot in summed_slots:
         source = _product_feeding(slot, readers, producer)
         if source is not None:
-            fused = copy.copy(source)            # the traced loop keeps the original
-            fused.kernel = summed_matmul_kernel
-            deferred[source] = fused
+            deferred[source] = _with_kernel(source, summed_matmul_kernel)
     return [deferred.get(step, step) for step in steps]
 
 
@@ -121,12 +117,15 @@ def share_conv_patches(steps):
             forward = forwards.pop(step.in_slots[0], None)
             if forward is not None:
                 shared = conv_kernels.SharedPatches()
-                paired[forward] = _with_kernel(forward, conv_kernels.conv2d, shared)
-                paired[step] = _with_kernel(step, conv_kernels.conv2d_backprop_filter, shared)
+                paired[forward] = _with_kernel(
+                    forward, functools.partial(conv_kernels.conv2d, shared=shared))
+                paired[step] = _with_kernel(step, functools.partial(
+                    conv_kernels.conv2d_backprop_filter, shared=shared))
     return [paired.get(step, step) for step in steps]
 
 
-def _with_kernel(step, kernel, shared):
-    fused = copy.copy(step)                      # the traced loop keeps the original
-    fused.kernel = functools.partial(kernel, shared=shared)
+def _with_kernel(step, kernel):
+    """A copy of `step` that runs `kernel` (the traced loop keeps the original)."""
+    fused = copy.copy(step)
+    fused.kernel = kernel
     return fused

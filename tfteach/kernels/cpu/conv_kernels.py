@@ -24,8 +24,7 @@ from tfteach.kernels.cpu.conv_patches import col2im, im2col, im2col_transposed
 from tfteach.kernels.cpu.cwise import shape_string
 
 __all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "SharedPatches",
-           "conv_params",
-           "to_nhwc", "from_nhwc", "compute_dtype", "scratch", "geometry",
+           "conv_params", "to_nhwc", "from_nhwc", "compute_dtype", "scratch", "geometry",
            "check_filter_not_empty"]
 
 

@@ -19,9 +19,9 @@ gradient, the gradient-descent update (`split_rows`). (Not the per-channel bias 
 its gradient: as row loops, channel_loops.py, they take about what waking the worker
 costs, so they run whole.)
 In such a step they are a fifth of the time, and one core would sit idle for it.
-tfteach's Numba activations (elementwise.LazyUfunc) run whole: called through Numba's
-DUFunc, two threads on them were slower than one. Relu and ReluGrad split with nogil
-loops of the same formulas (nn_kernels.py).
+tfteach's Numba activations (elementwise.LazyUfunc, not np.ufunc objects) run whole:
+measured when they went through Numba's DUFunc, two threads on them were slower than
+one. Relu and ReluGrad split with nogil loops of the same formulas (nn_kernels.py).
 
 The BLAS window. OpenBLAS's thread count is one number for the whole process (even the
 `openblas_set_num_threads_local` of the OpenBLAS NumPy's wheels ship sets the global
