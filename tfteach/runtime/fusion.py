@@ -26,18 +26,25 @@ DeferredProduct and WhileGrad multiplies all iterations' operands in one GEMM
 (runtime/loop_runner.py): for an LSTM, 20 products of K = 32 (the batch) become one of
 K = 640, and the 20 additions disappear.
 
-3. A convolution's patch matrix shared with its filter gradient. `Conv2D` and the
+3. A convolution layer's work shared between its three ops. `Conv2D` and the
 `Conv2DBackpropFilter` of its gradient both build the im2col patch matrix of the same
 input (same slot, same step). Paired, the forward records the patches it built and the
 filter gradient multiplies those (kernels/cpu/conv_kernels.SharedPatches), when its
 geometry is the same: one im2col less per conv layer and step, and no second patch
-matrix in memory (31 MB for LeNet's second layer).
+matrix in memory (31 MB for LeNet's second layer). Where the layer is cheaper in the
+Fourier domain (kernels/cpu/conv_fourier.pays: stride 1, enough channels, LeNet's
+second layer), the paired ops compute there instead, and share transforms: the
+forward's input transform goes to the filter gradient, and the output gradient's
+transform from the `Conv2DBackpropInput` (joined to the pair when it reads the same
+filter and output gradient) to the filter gradient or the other way round. Its results
+differ from im2col's by float rounding only (docs/conv.md), which is why only fused
+plans use it.
 """
 import copy
 import functools
 from collections import Counter
 
-from tfteach.kernels.cpu import conv_kernels
+from tfteach.kernels.cpu import conv_fourier, conv_kernels
 from tfteach.kernels.cpu.linalg import (deferred_matmul_kernel, matmul_kernel,
                                         summed_matmul_kernel)
 from tfteach.kernels.cpu.training_kernels import apply_gradient_descent_kernel
@@ -105,9 +112,12 @@ def _product_feeding(slot, readers, producer):
 
 def share_conv_patches(steps):
     """`steps` with each CPU Conv2D paired with the first CPU Conv2DBackpropFilter that
-    reads the same input slot after it: copies of both, sharing one SharedPatches."""
+    reads the same input slot after it: copies of both, sharing one SharedPatches and
+    one conv_fourier.Spectra. A Conv2DBackpropInput after the forward that reads the
+    forward's filter slot and the filter gradient's output-gradient slot joins them
+    (it shares the output gradient's transform)."""
     forwards = {}                                # input slot -> a Conv2D step
-    paired = {}
+    layers = []                                  # [forward, filter gradient]
     for step in steps:
         if step.alloc is not None:
             continue
@@ -116,12 +126,32 @@ def share_conv_patches(steps):
         elif step.kernel is conv_kernels.conv2d_backprop_filter:
             forward = forwards.pop(step.in_slots[0], None)
             if forward is not None:
-                shared = conv_kernels.SharedPatches()
-                paired[forward] = _with_kernel(
-                    forward, functools.partial(conv_kernels.conv2d, shared=shared))
-                paired[step] = _with_kernel(step, functools.partial(
-                    conv_kernels.conv2d_backprop_filter, shared=shared))
+                layers.append((forward, step))
+    paired = {}
+    for forward, backprop_filter in layers:
+        backprop_input = _input_gradient_of(steps, forward, backprop_filter)
+        patches = conv_kernels.SharedPatches()
+        spectra = conv_fourier.Spectra(keep_out_backprop=backprop_input is not None)
+        paired[forward] = _with_kernel(forward, functools.partial(
+            conv_kernels.conv2d, shared=patches, spectra=spectra))
+        paired[backprop_filter] = _with_kernel(backprop_filter, functools.partial(
+            conv_kernels.conv2d_backprop_filter, shared=patches, spectra=spectra))
+        if backprop_input is not None:
+            paired[backprop_input] = _with_kernel(backprop_input, functools.partial(
+                conv_kernels.conv2d_backprop_input, spectra=spectra))
     return [paired.get(step, step) for step in steps]
+
+
+def _input_gradient_of(steps, forward, backprop_filter):
+    """The CPU Conv2DBackpropInput after `forward` that reads its filter (slot 1) and
+    the output gradient `backprop_filter` reads (slot 2), or None."""
+    after_forward = steps[steps.index(forward) + 1:]
+    for step in after_forward:
+        if (step.kernel is conv_kernels.conv2d_backprop_input and step.alloc is None
+                and step.in_slots[1] == forward.in_slots[1]
+                and step.in_slots[2] == backprop_filter.in_slots[2]):
+            return step
+    return None
 
 
 def _with_kernel(step, kernel):

@@ -11,6 +11,9 @@ copies are Numba loops, and a large batch is split in two halves computed on two
 (two_workers.py). docs/conv.md has the measurements behind im2col + GEMM over direct
 loops and behind the batch split over BLAS's own threads.
 
+In a training step's fused plan, a layer where it pays is computed through the Fourier
+transform instead (conv_fourier.py, chosen by runtime/fusion.py).
+
 Work is done in NHWC: an NCHW tensor is transposed on the way in and out (TF 1.15's CPU
 kernels refuse NCHW; tfteach accepts it). float16 is computed in float32 and rounded back.
 Runtime errors use TF 1.15's texts (conv_ops.cc, conv_grad_ops.cc).
@@ -18,6 +21,7 @@ Runtime errors use TF 1.15's texts (conv_ops.cc, conv_grad_ops.cc).
 import numpy as np
 
 from tfteach.framework.errors import InvalidArgumentError, UnimplementedError
+from tfteach.kernels.cpu import conv_fourier
 from tfteach.kernels.cpu.conv_geometry import ConvParams
 from tfteach.kernels.cpu.two_workers import over_batch
 from tfteach.kernels.cpu.conv_patches import col2im, im2col, im2col_transposed
@@ -172,9 +176,13 @@ def _check_4d(ctx, value, what, label=None):
 
 
 # -- Conv2D ------------------------------------------------------------------------------------
-def conv2d(ctx, x, f, shared=None):
+def conv2d(ctx, x, f, shared=None, spectra=None):
+    """`shared` / `spectra`: what a fused training plan pairs with the layer's gradients
+    (runtime/fusion.py): the patch matrix, or the Fourier transforms where they pay."""
     if shared is not None:          # nothing recorded yet in this step
         shared.clear()
+    if spectra is not None:
+        spectra.clear()
     p = conv_params(ctx)
     _check_4d(ctx, x, "input")
     _check_4d(ctx, f, "filter")
@@ -191,6 +199,10 @@ def conv2d(ctx, x, f, shared=None):
     rows, cols = geometry(ctx, p, h, w, kh, kw)
     dtype = compute_dtype(x.dtype)
     (oh, _, _), (ow, _, _) = rows, cols
+    if spectra is not None and conv_fourier.pays(p, n, h, w, c, kh, kw, oc, rows, cols):
+        out = conv_fourier.forward(nhwc.astype(dtype, copy=False), np.asarray(f, dtype),
+                                   rows, cols, spectra)
+        return from_nhwc(out.astype(x.dtype, copy=False), p.data_format)
     # Every row is written by a product below; only zero input channels leave zeros.
     out = (np.empty if c else np.zeros)((n, oh, ow, oc), dtype)
     if out.size and c:
@@ -247,7 +259,7 @@ def _backprop_dims(ctx, label, p, input_shape, filter_shape, dy):
     return nhwc_input, geo
 
 
-def conv2d_backprop_input(ctx, input_sizes, f, dy):
+def conv2d_backprop_input(ctx, input_sizes, f, dy, spectra=None):
     """d loss / d input: dcols = dOut @ F^T, then col2im (also tf.nn.conv2d_transpose)."""
     label = "Conv2DBackpropInput"
     p = conv_params(ctx)
@@ -257,6 +269,11 @@ def conv2d_backprop_input(ctx, input_sizes, f, dy):
     dtype = compute_dtype(dy.dtype)
     if f.size == 0 or dy.size == 0:     # nothing flows back (reshape(-1, 0) would fail)
         return from_nhwc(np.zeros((n, h, w, c), dy.dtype), p.data_format)
+    if spectra is not None and conv_fourier.pays(p, n, h, w, c, kh, kw, oc, rows, cols):
+        dx = conv_fourier.backprop_input(
+            to_nhwc(dy, p.data_format).astype(dtype, copy=False),
+            np.asarray(f, dtype), (n, h, w, c), rows, cols, spectra)
+        return from_nhwc(dx.astype(dy.dtype, copy=False), p.data_format)
     g = to_nhwc(dy, p.data_format).astype(dtype, copy=False).reshape(-1, oc)
     f2 = np.ascontiguousarray(f, dtype).reshape(kh * kw * c, oc)
     (oh, top, _), (ow, left, _) = rows, cols
@@ -276,7 +293,7 @@ def conv2d_backprop_input(ctx, input_sizes, f, dy):
     return from_nhwc(dx.astype(dy.dtype, copy=False), p.data_format)
 
 
-def conv2d_backprop_filter(ctx, x, filter_sizes, dy, shared=None):
+def conv2d_backprop_filter(ctx, x, filter_sizes, dy, shared=None, spectra=None):
     """d loss / d filter: cols^T @ dOut, reshaped to [KH, KW, C, OC]."""
     label = "Conv2DBackpropFilter"
     p = conv_params(ctx)
@@ -288,8 +305,14 @@ def conv2d_backprop_filter(ctx, x, filter_sizes, dy, shared=None):
     dtype = compute_dtype(dy.dtype)
     if x.size == 0 or dy.size == 0 or 0 in filter_shape:    # an all-zero (or empty) dF
         return np.zeros(filter_shape, dy.dtype)
-    g = to_nhwc(dy, p.data_format).astype(dtype, copy=False).reshape(-1, oc)
     x = to_nhwc(x, p.data_format).astype(dtype, copy=False)
+    if spectra is not None and conv_fourier.pays(p, *x.shape, kh, kw, oc, rows, cols):
+        if shared is not None:      # the forward recorded no patches: none to keep
+            shared.clear()
+        return conv_fourier.backprop_filter(
+            x, to_nhwc(dy, p.data_format).astype(dtype, copy=False),
+            filter_shape, rows, cols, spectra).astype(dy.dtype, copy=False)
+    g = to_nhwc(dy, p.data_format).astype(dtype, copy=False).reshape(-1, oc)
     (oh, _, _), (ow, _, _) = rows, cols
 
     def own_patches():

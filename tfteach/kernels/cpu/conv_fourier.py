@@ -1,0 +1,350 @@
+"""A convolution layer's three products through the Fourier transform, for training steps.
+
+The convolution theorem: a circular convolution of two signals is the product of their
+discrete Fourier transforms. For a stride-1 layer, each of the three ops of a training
+step becomes, per frequency bin k, one small complex matrix product over channels:
+
+    forward          Y^[k]  = X^[k] @ conj(F^[k])       [N, C] @ [C, OC]
+    input gradient   dX^[k] = dY^[k] @ F^[k]^T          [N, OC] @ [OC, C]
+    filter gradient  dF^[k] = X^[k]^T @ conj(dY^[k])    [C, N] @ [N, OC]
+
+(X^ the transform of each input image and channel, F^ of each filter slice, dY^ of the
+output gradient; conj because a convolution layer correlates). For LeNet's second layer
+(14x14 images, 5x5 filters, 32 -> 64 channels) the 144 bins of a 16x16 transform make
+these products 8x fewer multiply-adds than im2col's, and the filter gradient reuses both
+transforms its neighbours made: X^ from the forward, dY^ from the input gradient
+(`Spectra`). docs/conv.md has the figures.
+
+Sizes. Think of every image in a zero buffer of Ph x Pw, its top/left padding in front;
+the output gradient and the filter at the buffer's corner. A circular product wraps
+around the buffer; with Ph >= max(top + H, H + bottom, KH, OH) no wrapped term lands on a
+value we read (the same for columns), so the circular results are the layer's exact ones.
+
+The transforms are dense DFT matrices applied one axis at a time, as complex matrix
+products (BLAS): with the images and channels as the long contiguous axis, that measured
+2-3x faster than SciPy's FFT of the same 16x16 buffers, whose 1-D lines stride across
+the whole array. No buffer is built: the padding offset is part of the matrices, and
+the way back computes only the rows and columns wanted. A batch is cut in two halves,
+each transformed, multiplied and transformed back on its own worker (two_workers.py).
+
+Rounding. The results agree with im2col's to float rounding, but not bit for bit, and a
+value that is exactly 0 or an integer there may come out 1e-7 off here (as with the FFT
+and Winograd algorithms cuDNN picks for TF on a GPU). So only the fused plans of training
+steps use it (runtime/fusion.py), and only where `pays` says it is the faster way: a
+student's `sess.run(conv)` keeps im2col's exact sums.
+"""
+import functools
+
+import numpy as np
+from numba import njit
+
+from tfteach.kernels.cpu.two_workers import over_batch
+
+__all__ = ["fourier_size", "pays", "Spectra", "forward", "backprop_input", "backprop_filter"]
+
+# The cost model of `pays`, in multiply-adds of im2col's product (what it does at BLAS
+# speed), fitted to trios of ops timed both ways on 2 cores (docs/conv.md): a transform
+# costs ~50 per pixel of each image channel; a multiply-add of the per-bin complex
+# products (4 real ones each) ~0.8; what is done once per bin and pair of channels
+# (the filter's transform, the halves' sum) ~400, being a few passes over big arrays.
+TRANSFORM_COST_PER_PIXEL = 50
+PRODUCT_COST = 0.8
+FILTER_COST_PER_BIN = 400
+# Use the transforms only when they promise this much less work than im2col.
+REQUIRED_GAIN = 1.15
+
+
+def fourier_size(size, before, after, out_size, kernel):
+    """The buffer length along one dimension: no wrapped term reaches a value we read.
+
+    The forward reads buffer positions i + a (i < out_size, a < kernel) of an image that
+    fills [before, before + size): a wrapped position must be padding both ways, so the
+    buffer holds the image after its padding (before + size) and the padding after it
+    (size + after); it holds the filter and the output too. Not rounded up to a
+    power of two: a dense DFT matrix costs the same for any length, and a shorter one
+    has fewer bins.
+    """
+    return max(before + size, size + after, kernel, out_size)
+
+
+def pays(p, n, h, w, c, kh, kw, oc, rows, cols):
+    """True when this layer's products are cheaper through the Fourier transform.
+
+    Only stride 1 without dilation (a strided or dilated layer would transform pixels it
+    never uses), and only when the estimated work (the model above) is REQUIRED_GAIN
+    times smaller than im2col's product.
+    """
+    if p.strides != (1, 1) or p.dilations != (1, 1) or 0 in (n, h, w, c, oc):
+        return False
+    (oh, top, bottom), (ow, left, right) = rows, cols
+    if oh <= 0 or ow <= 0:
+        return False
+    ph = fourier_size(h, top, bottom, oh, kh)
+    pw = fourier_size(w, left, right, ow, kw)
+    bins = ph * (pw // 2 + 1)
+    im2col = n * oh * ow * kh * kw * c * oc
+    fourier = (TRANSFORM_COST_PER_PIXEL * n * (c + oc) * ph * pw
+               + PRODUCT_COST * 4 * bins * n * c * oc + FILTER_COST_PER_BIN * bins * c * oc)
+    return fourier * REQUIRED_GAIN < im2col
+
+
+class Spectra:
+    """Transforms made by one op of a layer's step, for another op of the same step.
+
+    The forward `clear`s at the start of each step and leaves X^ of each half of the
+    batch; the filter gradient takes them. The input gradient and the filter gradient
+    read the same output gradient: the first of them to run leaves dY^ for the second
+    (`keep_out_backprop` says whether the plan has both). Entries are keyed by what they
+    are of (shape, dtype, sizes, offsets) and by the half (lo, hi); a taker whose key
+    differs makes its own.
+    """
+
+    __slots__ = ("entries", "keep_out_backprop")
+
+    def __init__(self, keep_out_backprop=True):
+        self.entries = {}
+        self.keep_out_backprop = keep_out_backprop
+
+    def clear(self):
+        self.entries = {}
+
+    def put(self, key, value):
+        self.entries[key] = value
+
+    def take(self, key):
+        """The entry made under `key` (removed), or None."""
+        return self.entries.pop(key, None)
+
+
+# -- the DFT matrices ------------------------------------------------------------------------
+class _Axis:
+    """One spatial axis of the transform: `length` samples, `bins` frequencies kept
+    (all of them, or for the last axis the half rfft keeps: the rest mirror them)."""
+
+    def __init__(self, length, half):
+        self.length = length
+        self.half = half
+        self.bins = length // 2 + 1 if half else length
+
+    def forward(self, offset, size):
+        """[bins, size]: the transform of `size` samples starting at buffer[offset]."""
+        k = np.arange(self.bins)[:, None]
+        return np.exp(-2j * np.pi * k * (np.arange(size) + offset) / self.length)
+
+    def back(self, offset, size):
+        """[size, bins]: buffer[offset:offset + size] from the bins, scaled by 1/length.
+        On a half axis each bin 0 < k < length/2 counts twice (for its mirror image);
+        the real part of the result is the answer."""
+        k = np.arange(self.bins)[None, :]
+        weight = 1.0
+        if self.half:
+            weight = np.where((k == 0) | (2 * k == self.length), 1.0, 2.0)
+        phase = 2j * np.pi * k * (np.arange(size)[:, None] + offset) / self.length
+        return weight * np.exp(phase) / self.length
+
+
+@functools.lru_cache(maxsize=64)
+def _matrices(ph, pw, placement, dtype, conjugate=False):
+    """(rows, cols) DFT matrices as contiguous complex arrays of `dtype`'s precision.
+
+    `placement`: ("forward" or "back", row offset, rows, column offset, columns).
+    `conjugate`: their complex conjugates. A transform with them is the conjugate of the
+    transform (the signals are real), and the way back with them takes the conjugate
+    of a spectrum back for free: how the forward and the filter gradient avoid
+    conjugating big arrays (see `forward`)."""
+    direction, top, h, left, w = placement
+    rows, cols = _Axis(ph, half=False), _Axis(pw, half=True)
+    complex_dtype = np.result_type(dtype, np.complex64)
+
+    def make(m):
+        return np.ascontiguousarray(np.conj(m) if conjugate else m, complex_dtype)
+    if direction == "forward":
+        return make(rows.forward(top, h)), make(cols.forward(left, w))
+    return make(rows.back(top, h)), make(cols.back(left, w))
+
+
+# -- transforms of a batch of images ---------------------------------------------------------
+@njit(cache=True, nogil=True)
+def _columns_forward(images, fr, fi, out):
+    """out[i, q, b, ch] = sum over j of (fr + i fi)[q, j] * images[b, i, j, ch].
+
+    The first half of a transform: along each image row, from the real NHWC images
+    straight into the layout the second half reads. A loop, not BLAS: the sum is only
+    W long (14 for LeNet), where a complex GEMM ran at a fifth of its speed, and the
+    loop also does the transposition and the real-to-complex copy it would need."""
+    n, h, w, c = images.shape
+    bins = fr.shape[0]
+    re = np.empty(c, images.dtype)
+    im = np.empty(c, images.dtype)
+    for i in range(h):
+        for b in range(n):
+            for q in range(bins):
+                re[:] = 0
+                im[:] = 0
+                for j in range(w):
+                    a, e = fr[q, j], fi[q, j]
+                    for ch in range(c):          # channels: contiguous, vectorised
+                        re[ch] += a * images[b, i, j, ch]
+                        im[ch] += e * images[b, i, j, ch]
+                for ch in range(c):
+                    out[i, q, b, ch] = re[ch] + 1j * im[ch]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _columns_back(z, br, bi, out):
+    """out[b, i, j, ch] = Re(sum over q of (br + i bi)[j, q] * z[i, q, b, ch]).
+
+    The last half of the way back, into real NHWC images: only the real part is made,
+    and it is written where NHWC wants it (no complex result, no transposing copy)."""
+    h, bins, n, c = z.shape
+    w = br.shape[0]
+    acc = np.empty(c, out.dtype)
+    for b in range(n):
+        for i in range(h):
+            for j in range(w):
+                acc[:] = 0
+                for q in range(bins):
+                    a, e = br[j, q], bi[j, q]
+                    for ch in range(c):
+                        acc[ch] += a * z[i, q, b, ch].real - e * z[i, q, b, ch].imag
+                for ch in range(c):
+                    out[b, i, j, ch] = acc[ch]
+    return out
+
+
+def _spectrum(hwm, fh, fw):
+    """[bins, M]: the 2-D DFT of `hwm` [h, w, M] (complex), columns first (matrices of
+    _matrices: fw [pw bins, w], fh [ph bins, h])."""
+    h = hwm.shape[0]
+    along_columns = np.matmul(fw, hwm)                              # [h, pw bins, M]
+    return fh @ along_columns.reshape(h, -1)                        # [ph bins, pw bins * M]
+
+
+def _from_spectrum(spectrum, bh, bw):
+    """[h, w, M]: the buffer region of bh, bw (_matrices "back") from `spectrum` [bins,
+    M]; its real part is the real signal's."""
+    along_rows = bh @ spectrum.reshape(bh.shape[1], -1)            # [h, pw bins * M]
+    return np.matmul(bw, along_rows.reshape(bh.shape[0], bw.shape[1], -1))
+
+
+def _transform(images, ph, pw, top, left, conjugate=False):
+    """The 2-D DFT of NHWC `images` placed at (top, left) of a ph x pw zero buffer, as
+    [bins, N, channels] (bins row-major over ph x (pw // 2 + 1)); or its conjugate."""
+    n, h, w, c = images.shape
+    fh, fw = _matrices(ph, pw, ("forward", top, h, left, w), images.dtype, conjugate)
+    along_columns = _columns_forward(images, fw.real.copy(), fw.imag.copy(),
+                                     np.empty((h, fw.shape[0], n, c), fw.dtype))
+    return (fh @ along_columns.reshape(h, -1)).reshape(-1, n, c)
+
+
+def _back_transform(spectrum, ph, pw, top, h, left, w, out, conjugate=False):
+    """Writes into NHWC `out` the rows top..top+h-1 and columns left..left+w-1 of the
+    real images whose transforms are `spectrum` [bins, N, channels] (`conjugate`: whose
+    transforms are the conjugates of `spectrum`)."""
+    _, n, c = spectrum.shape
+    bh, bw = _matrices(ph, pw, ("back", top, h, left, w), out.dtype, conjugate)
+    along_rows = bh @ spectrum.reshape(ph, -1)                      # [h, pw bins * n*c]
+    return _columns_back(along_rows.reshape(h, -1, n, c), bw.real.copy(), bw.imag.copy(),
+                         out)
+
+
+def _sizes(x_shape, f_shape, rows, cols):
+    (oh, top, bottom), (ow, left, right) = rows, cols
+    _, h, w, _ = x_shape
+    kh, kw = f_shape[:2]
+    return (fourier_size(h, top, bottom, oh, kh), fourier_size(w, left, right, ow, kw))
+
+
+def _filter_spectrum(f, ph, pw):
+    """F^ as [bins, C, OC]: the filter [KH, KW, C, OC] is already laid out as `_spectrum`
+    reads (its two spatial axes first)."""
+    kh, kw, c, oc = f.shape
+    fh, fw = _matrices(ph, pw, ("forward", 0, kh, 0, kw), f.dtype)
+    return _spectrum(f.reshape(kh, kw, c * oc).astype(fh.dtype), fh, fw).reshape(-1, c, oc)
+
+
+def _work(n, bins, *channels):
+    """Multiply-adds of one op, to decide whether two workers pay (over_batch)."""
+    return 4 * n * bins * int(np.prod(channels))
+
+
+class _HalfSpectra:
+    """The transforms of one tensor, half of the batch at a time: left in `spectra` for
+    the other op of the step, or taken from it (`keep`: whether to leave them)."""
+
+    def __init__(self, spectra, name, tensor, sizes, keep):
+        self.spectra, self.keep = spectra, keep
+        self.key = (name, tensor.shape, tensor.dtype) + tuple(sizes)
+
+    def get(self, lo, hi, make):
+        spectrum = None if self.spectra is None else self.spectra.take(self.key + (lo, hi))
+        if spectrum is None:
+            spectrum = make(lo, hi)
+            if self.spectra is not None and self.keep:
+                self.spectra.put(self.key + (lo, hi), spectrum)
+        return spectrum
+
+
+# -- the three ops ---------------------------------------------------------------------------
+def forward(x, f, rows, cols, spectra=None):
+    """The NHWC output of a stride-1 convolution of NHWC `x` (float32/64) by `f`."""
+    (oh, top, _), (ow, left, _) = rows, cols
+    n, _, _, c = x.shape
+    oc = f.shape[3]
+    ph, pw = _sizes(x.shape, f.shape, rows, cols)
+    filter_hat = _filter_spectrum(f, ph, pw)
+    inputs = _HalfSpectra(spectra, "input", x, (ph, pw, top, left), keep=True)
+    out = np.empty((n, oh, ow, oc), x.dtype)
+
+    def half(lo, hi):
+        # Y^ = X^ @ conj(F^) = conj(conj(X^) @ F^): conj(X^) comes from conjugate DFT
+        # matrices and is what the filter gradient multiplies too; the way back takes
+        # the conjugate with conjugate matrices. No pass over a big array conjugates.
+        x_conj = inputs.get(lo, hi, lambda lo, hi: _transform(x[lo:hi], ph, pw, top, left,
+                                                              conjugate=True))
+        _back_transform(np.matmul(x_conj, filter_hat), ph, pw, 0, oh, 0, ow, out[lo:hi],
+                        conjugate=True)
+    over_batch(half, n, _work(n, filter_hat.shape[0], c, oc))
+    return out
+
+
+def backprop_input(dy, f, input_shape, rows, cols, spectra=None):
+    """d loss / d input (NHWC) of a stride-1 convolution, from the NHWC `dy`."""
+    (_, top, _), (_, left, _) = rows, cols
+    n, h, w, c = input_shape
+    oc = f.shape[3]
+    ph, pw = _sizes(input_shape, f.shape, rows, cols)
+    filter_t = _filter_spectrum(f, ph, pw).transpose(0, 2, 1)
+    keep = spectra is not None and spectra.keep_out_backprop
+    gradients = _HalfSpectra(spectra, "out_backprop", dy, (ph, pw), keep)
+    dx = np.empty((n, h, w, c), dy.dtype)
+
+    def half(lo, hi):
+        dy_hat = gradients.get(lo, hi, lambda lo, hi: _transform(dy[lo:hi], ph, pw, 0, 0))
+        _back_transform(np.matmul(dy_hat, filter_t), ph, pw, top, h, left, w, dx[lo:hi])
+    over_batch(half, n, _work(n, filter_t.shape[0], c, oc))
+    return dx
+
+
+def backprop_filter(x, dy, filter_shape, rows, cols, spectra=None):
+    """d loss / d filter [KH, KW, C, OC] of a stride-1 convolution."""
+    (_, top, _), (_, left, _) = rows, cols
+    kh, kw, c, oc = filter_shape
+    n = x.shape[0]
+    ph, pw = _sizes(x.shape, filter_shape, rows, cols)
+    inputs = _HalfSpectra(spectra, "input", x, (ph, pw, top, left), keep=False)
+    keep = spectra is not None and spectra.keep_out_backprop
+    gradients = _HalfSpectra(spectra, "out_backprop", dy, (ph, pw), keep)
+
+    def half(lo, hi):       # this half's conj(dF^) = conj(X^)^T @ dY^, per bin
+        x_conj = inputs.get(lo, hi, lambda lo, hi: _transform(x[lo:hi], ph, pw, top, left,
+                                                              conjugate=True))
+        dy_hat = gradients.get(lo, hi, lambda lo, hi: _transform(dy[lo:hi], ph, pw, 0, 0))
+        return np.matmul(x_conj.transpose(0, 2, 1), dy_hat)
+    parts = over_batch(half, n, _work(n, ph * (pw // 2 + 1), c, oc))
+    df_conj = parts[0] if len(parts) == 1 else parts[0] + parts[1]
+    # the way back with conjugate matrices: Re of the filter-sized corner of dF's inverse
+    bh, bw = _matrices(ph, pw, ("back", 0, kh, 0, kw), x.dtype, conjugate=True)
+    df = _from_spectrum(df_conj.reshape(-1, c * oc), bh, bw).real
+    return np.ascontiguousarray(df, x.dtype).reshape(kh, kw, c, oc)
