@@ -89,7 +89,7 @@ def test_the_three_ops_match_direct_sums(case, dtype):
     want = _direct(x, f, dy, rows, cols)
     for order, spectra in itertools.product(
             (("input", "filter"), ("filter", "input")),
-            (None, conv_fourier.Spectra(), conv_fourier.Spectra(keep_out_backprop=False))):
+            (None, conv_fourier.Spectra(), conv_fourier.Spectra(with_input_gradient=False))):
         for got, expected in zip(_three_ops(x, f, dy, rows, cols, order, spectra), want):
             _check(got, expected, dtype)
 

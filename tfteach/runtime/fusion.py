@@ -131,7 +131,7 @@ def share_conv_patches(steps):
     for forward, backprop_filter in layers:
         backprop_input = _input_gradient_of(steps, forward, backprop_filter)
         patches = conv_kernels.SharedPatches()
-        spectra = conv_fourier.Spectra(keep_out_backprop=backprop_input is not None)
+        spectra = conv_fourier.Spectra(with_input_gradient=backprop_input is not None)
         paired[forward] = _with_kernel(forward, functools.partial(
             conv_kernels.conv2d, shared=patches, spectra=spectra))
         paired[backprop_filter] = _with_kernel(backprop_filter, functools.partial(

@@ -92,18 +92,20 @@ class Spectra:
     """Transforms made by one op of a layer's step, for another op of the same step.
 
     The forward `clear`s at the start of each step and leaves X^ of each half of the
-    batch; the filter gradient takes them. The input gradient and the filter gradient
-    read the same output gradient: the first of them to run leaves dY^ for the second
-    (`keep_out_backprop` says whether the plan has both). Entries are keyed by what they
-    are of (shape, dtype, sizes, offsets) and by the half (lo, hi); a taker whose key
-    differs makes its own.
+    batch; the filter gradient takes them. When the plan pairs the layer's input
+    gradient too (`with_input_gradient`), the forward also leaves F^ for it (the filter
+    slot is the same, and GradientDescent's update of the filter waits for both
+    gradients), and the input gradient and the filter gradient, which read the same
+    output gradient, share dY^: the first of them to run leaves it for the second.
+    Entries are keyed by what they are of (shape, dtype, sizes, offsets) and by the half
+    (lo, hi); a taker whose key differs makes its own.
     """
 
-    __slots__ = ("entries", "keep_out_backprop")
+    __slots__ = ("entries", "with_input_gradient")
 
-    def __init__(self, keep_out_backprop=True):
+    def __init__(self, with_input_gradient=True):
         self.entries = {}
-        self.keep_out_backprop = keep_out_backprop
+        self.with_input_gradient = with_input_gradient
 
     def clear(self):
         self.entries = {}
@@ -213,21 +215,6 @@ def _columns_back(z, br, bi, out):
     return out
 
 
-def _spectrum(hwm, fh, fw):
-    """[bins, M]: the 2-D DFT of `hwm` [h, w, M] (complex), columns first (matrices of
-    _matrices: fw [pw bins, w], fh [ph bins, h])."""
-    h = hwm.shape[0]
-    along_columns = np.matmul(fw, hwm)                              # [h, pw bins, M]
-    return fh @ along_columns.reshape(h, -1)                        # [ph bins, pw bins * M]
-
-
-def _from_spectrum(spectrum, bh, bw):
-    """[h, w, M]: the buffer region of bh, bw (_matrices "back") from `spectrum` [bins,
-    M]; its real part is the real signal's."""
-    along_rows = bh @ spectrum.reshape(bh.shape[1], -1)            # [h, pw bins * M]
-    return np.matmul(bw, along_rows.reshape(bh.shape[0], bw.shape[1], -1))
-
-
 def _transform(images, ph, pw, top, left, conjugate=False):
     """The 2-D DFT of NHWC `images` placed at (top, left) of a ph x pw zero buffer, as
     [bins, N, channels] (bins row-major over ph x (pw // 2 + 1)); or its conjugate."""
@@ -257,11 +244,10 @@ def _sizes(x_shape, f_shape, rows, cols):
 
 
 def _filter_spectrum(f, ph, pw):
-    """F^ as [bins, C, OC]: the filter [KH, KW, C, OC] is already laid out as `_spectrum`
-    reads (its two spatial axes first)."""
+    """F^ as [bins, C, OC]: the filter [KH, KW, C, OC] is one KH x KW "image" with C*OC
+    channels, at the buffer's corner."""
     kh, kw, c, oc = f.shape
-    fh, fw = _matrices(ph, pw, ("forward", 0, kh, 0, kw), f.dtype)
-    return _spectrum(f.reshape(kh, kw, c * oc).astype(fh.dtype), fh, fw).reshape(-1, c, oc)
+    return _transform(f.reshape(1, kh, kw, c * oc), ph, pw, 0, 0).reshape(-1, c, oc)
 
 
 def _work(n, bins, *channels):
@@ -294,6 +280,8 @@ def forward(x, f, rows, cols, spectra=None):
     oc = f.shape[3]
     ph, pw = _sizes(x.shape, f.shape, rows, cols)
     filter_hat = _filter_spectrum(f, ph, pw)
+    if spectra is not None and spectra.with_input_gradient:
+        spectra.put(("filter", f.shape, f.dtype, ph, pw), filter_hat)
     inputs = _HalfSpectra(spectra, "input", x, (ph, pw, top, left), keep=True)
     out = np.empty((n, oh, ow, oc), x.dtype)
 
@@ -315,8 +303,12 @@ def backprop_input(dy, f, input_shape, rows, cols, spectra=None):
     n, h, w, c = input_shape
     oc = f.shape[3]
     ph, pw = _sizes(input_shape, f.shape, rows, cols)
-    filter_t = _filter_spectrum(f, ph, pw).transpose(0, 2, 1)
-    keep = spectra is not None and spectra.keep_out_backprop
+    filter_hat = None if spectra is None else spectra.take(("filter", f.shape, f.dtype,
+                                                             ph, pw))
+    if filter_hat is None:
+        filter_hat = _filter_spectrum(f, ph, pw)
+    filter_t = filter_hat.transpose(0, 2, 1)
+    keep = spectra is not None and spectra.with_input_gradient
     gradients = _HalfSpectra(spectra, "out_backprop", dy, (ph, pw), keep)
     dx = np.empty((n, h, w, c), dy.dtype)
 
@@ -334,7 +326,7 @@ def backprop_filter(x, dy, filter_shape, rows, cols, spectra=None):
     n = x.shape[0]
     ph, pw = _sizes(x.shape, filter_shape, rows, cols)
     inputs = _HalfSpectra(spectra, "input", x, (ph, pw, top, left), keep=False)
-    keep = spectra is not None and spectra.keep_out_backprop
+    keep = spectra is not None and spectra.with_input_gradient
     gradients = _HalfSpectra(spectra, "out_backprop", dy, (ph, pw), keep)
 
     def half(lo, hi):       # this half's conj(dF^) = conj(X^)^T @ dY^, per bin
@@ -344,7 +336,8 @@ def backprop_filter(x, dy, filter_shape, rows, cols, spectra=None):
         return np.matmul(x_conj.transpose(0, 2, 1), dy_hat)
     parts = over_batch(half, n, _work(n, ph * (pw // 2 + 1), c, oc))
     df_conj = parts[0] if len(parts) == 1 else parts[0] + parts[1]
-    # the way back with conjugate matrices: Re of the filter-sized corner of dF's inverse
-    bh, bw = _matrices(ph, pw, ("back", 0, kh, 0, kw), x.dtype, conjugate=True)
-    df = _from_spectrum(df_conj.reshape(-1, c * oc), bh, bw).real
-    return np.ascontiguousarray(df, x.dtype).reshape(kh, kw, c, oc)
+    # dF's KH x KW corner: one "image" with C*OC channels (conjugate: we hold conj(dF^))
+    df = np.empty((1, kh, kw, c * oc), x.dtype)
+    _back_transform(df_conj.reshape(-1, 1, c * oc), ph, pw, 0, kh, 0, kw, df,
+                    conjugate=True)
+    return df.reshape(kh, kw, c, oc)
