@@ -238,3 +238,37 @@ def test_a_plain_run_keeps_the_exact_sums_of_im2col():
             assert _fourier_layers(sess) == []
     want = _direct(x_val, f_val, np.zeros((50, 14, 14, 32)), *_geometry(14, 14, 5, 5, "SAME"))
     np.testing.assert_array_equal(got, want[0])
+
+
+def test_an_inf_or_nan_lands_where_im2col_puts_it():
+    """One NaN pixel and one inf output gradient: the transforms would spread them over
+    whole images; the fused ops compute those results again with im2col, so every
+    value, finite or not, is the traced (im2col) run's."""
+    rng = np.random.RandomState(4)
+    x_val = rng.randn(50, 14, 14, 32).astype(np.float32)
+    x_val[0, 3, 3, 0] = np.nan
+    r_val = rng.randn(50, 14, 14, 32).astype(np.float32)
+    r_val[1, 7, 7, 5] = np.inf
+    f_val = rng.randn(5, 5, 32, 32).astype(np.float32) * 0.1
+    results = []
+    for options in (None, tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)):
+        with tf.Graph().as_default():
+            x = tf.placeholder(tf.float32, [None, 14, 14, 32])
+            r = tf.placeholder(tf.float32, [None, 14, 14, 32])
+            f = tf.Variable(f_val)
+            out = tf.nn.conv2d(x, f, [1, 1, 1, 1], "SAME")
+            grads = tf.gradients(tf.reduce_sum(out * r), [x, f])
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                results.append(sess.run([out] + grads, {x: x_val, r: r_val}, options=options,
+                                        run_metadata=tf.RunMetadata() if options else None))
+                layers = _fourier_layers(sess)
+        if options is None:
+            assert layers == [["Conv2D", "Conv2DBackpropFilter", "Conv2DBackpropInput"]]
+    for fused, traced in zip(*results):
+        np.testing.assert_array_equal(np.isfinite(fused), np.isfinite(traced))
+        finite = np.isfinite(traced)
+        assert finite.any() and not finite.all()
+        np.testing.assert_allclose(fused[finite], traced[finite], rtol=1e-4, atol=1e-4)
+    # the NaN reaches only the outputs whose windows hold it, as in TensorFlow
+    assert np.isnan(results[0][0][0, 1:6, 1:6]).all() and np.isfinite(results[0][0][1:]).all()

@@ -31,7 +31,8 @@ Rounding. The results agree with im2col's to float rounding, but not bit for bit
 value that is exactly 0 or an integer there may come out 1e-7 off here (as with the FFT
 and Winograd algorithms cuDNN picks for TF on a GPU). So only the fused plans of training
 steps use it (runtime/fusion.py), and only where `pays` says it is the faster way: a
-student's `sess.run(conv)` keeps im2col's exact sums.
+student's `sess.run(conv)` keeps im2col's exact sums. A result with an inf or a NaN is
+computed again with im2col (`all_finite`).
 """
 import functools
 
@@ -86,6 +87,16 @@ def pays(p, n, h, w, c, kh, kw, oc, rows, cols):
     fourier = (TRANSFORM_COST_PER_PIXEL * n * (c + oc) * ph * pw
                + PRODUCT_COST * 4 * bins * n * c * oc + FILTER_COST_PER_BIN * bins * c * oc)
     return fourier * REQUIRED_GAIN < im2col
+
+
+def all_finite(result):
+    """False when `result` holds an inf or a NaN, or its float sum overflows.
+
+    A non-finite input value reaches every frequency of its image's transform, so in the
+    Fourier domain it spreads over the whole image (and a sum of huge values may
+    overflow where im2col's would not): the caller then computes the op again with
+    im2col, whose inf and NaN land exactly where TF's do. One pass over the result."""
+    return bool(np.isfinite(np.sum(result)))
 
 
 class Spectra:

@@ -202,7 +202,9 @@ def conv2d(ctx, x, f, shared=None, spectra=None):
     if spectra is not None and conv_fourier.pays(p, n, h, w, c, kh, kw, oc, rows, cols):
         out = conv_fourier.forward(nhwc.astype(dtype, copy=False), np.asarray(f, dtype),
                                    rows, cols, spectra)
-        return from_nhwc(out.astype(x.dtype, copy=False), p.data_format)
+        if conv_fourier.all_finite(out):
+            return from_nhwc(out.astype(x.dtype, copy=False), p.data_format)
+        # else an inf or a NaN, which the transforms spread: computed again below
     # Every row is written by a product below; only zero input channels leave zeros.
     out = (np.empty if c else np.zeros)((n, oh, ow, oc), dtype)
     if out.size and c:
@@ -273,7 +275,9 @@ def conv2d_backprop_input(ctx, input_sizes, f, dy, spectra=None):
         dx = conv_fourier.backprop_input(
             to_nhwc(dy, p.data_format).astype(dtype, copy=False),
             np.asarray(f, dtype), (n, h, w, c), rows, cols, spectra)
-        return from_nhwc(dx.astype(dy.dtype, copy=False), p.data_format)
+        if conv_fourier.all_finite(dx):
+            return from_nhwc(dx.astype(dy.dtype, copy=False), p.data_format)
+        # else an inf or a NaN, which the transforms spread: computed again below
     g = to_nhwc(dy, p.data_format).astype(dtype, copy=False).reshape(-1, oc)
     f2 = np.ascontiguousarray(f, dtype).reshape(kh * kw * c, oc)
     (oh, top, _), (ow, left, _) = rows, cols
@@ -307,11 +311,14 @@ def conv2d_backprop_filter(ctx, x, filter_sizes, dy, shared=None, spectra=None):
         return np.zeros(filter_shape, dy.dtype)
     x = to_nhwc(x, p.data_format).astype(dtype, copy=False)
     if spectra is not None and conv_fourier.pays(p, *x.shape, kh, kw, oc, rows, cols):
-        if shared is not None:      # the forward recorded no patches: none to keep
-            shared.clear()
-        return conv_fourier.backprop_filter(
+        df = conv_fourier.backprop_filter(
             x, to_nhwc(dy, p.data_format).astype(dtype, copy=False),
-            filter_shape, rows, cols, spectra).astype(dy.dtype, copy=False)
+            filter_shape, rows, cols, spectra)
+        if conv_fourier.all_finite(df):
+            if shared is not None:  # patches of a forward that fell back: not needed
+                shared.clear()
+            return df.astype(dy.dtype, copy=False)
+        # else an inf or a NaN, which the transforms spread: computed again below
     g = to_nhwc(dy, p.data_format).astype(dtype, copy=False).reshape(-1, oc)
     (oh, _, _), (ow, _, _) = rows, cols
 
