@@ -215,3 +215,51 @@ def test_string_window_entries_are_type_errors(pool):
         pool(tf.placeholder(tf.float32), [1, 2, 2, 1], "2", "SAME")
     with pytest.raises(TypeError, match="Expected int for argument 'ksize' not '2'"):
         pool(tf.placeholder(tf.float32), [1, "2", 2, 1], 1, "SAME")
+
+
+def _reference_max_pool_grad(x, g, k, s, padding):
+    """dx by NumPy: each window's gradient to its first maximum (row-major), windows
+    clipped to the image as TF's SAME padding does."""
+    n, in_h, in_w, c = x.shape
+    dx = np.zeros_like(x)
+    pads = []
+    for size, kk, ss in ((in_h, k[0], s[0]), (in_w, k[1], s[1])):
+        out = (size - kk + ss) // ss if padding == "VALID" else -(-size // ss)
+        pads.append(0 if padding == "VALID" else max((out - 1) * ss + kk - size, 0) // 2)
+    for b in range(n):
+        for i in range(g.shape[1]):
+            for j in range(g.shape[2]):
+                h0, w0 = i * s[0] - pads[0], j * s[1] - pads[1]
+                rows = range(max(h0, 0), min(h0 + k[0], in_h))
+                cols = range(max(w0, 0), min(w0 + k[1], in_w))
+                cells = [(h, w) for h in rows for w in cols]
+                for ch in range(c):
+                    values = np.array([x[b, h, w, ch] for h, w in cells])
+                    first = 0
+                    for m in range(1, len(values)):
+                        if values[m] > values[first]:
+                            first = m
+                    h, w = cells[first]
+                    dx[b, h, w, ch] += g[b, i, j, ch]
+    return dx
+
+
+@pytest.mark.parametrize("shape, k, s, padding", [
+    ((2, 6, 6, 3), (2, 2), (2, 2), "SAME"),
+    ((2, 7, 5, 3), (2, 2), (2, 2), "SAME"),      # odd sizes: clipped last windows
+    ((2, 7, 5, 3), (2, 2), (2, 2), "VALID"),     # a last row and column no window covers
+    ((1, 9, 9, 2), (3, 3), (3, 3), "SAME"),
+    ((1, 8, 7, 2), (2, 1), (3, 2), "VALID"),     # gaps between windows
+    ((1, 8, 8, 2), (3, 3), (2, 2), "SAME"),      # overlapping: the general kernel
+])
+def test_max_pool_gradient_of_tiled_and_overlapping_windows_matches_numpy(shape, k, s,
+                                                                           padding):
+    rng = np.random.RandomState(sum(shape))
+    x = rng.randint(-2, 3, size=shape).astype(np.float32)    # many ties
+    x[0, 0, 0, 0] = np.nan
+    x[-1, -1, -1, -1] = -np.inf
+    xt = tf.constant(x)
+    y = tf.nn.max_pool(xt, [1, *k, 1], [1, *s, 1], padding)
+    g_val = rng.randn(*y.shape.as_list()).astype(np.float32)
+    dx = tf.gradients(y, xt, grad_ys=tf.constant(g_val))[0]
+    np.testing.assert_array_equal(run(dx), _reference_max_pool_grad(x, g_val, k, s, padding))

@@ -113,6 +113,47 @@ def _max_pool_grad(x, grad, dx, kh, kw, sh, sw, pad_top, pad_left):
                     dxf[n, arg[c], c] += grad[n, i, j, c]
 
 
+@njit(cache=True, nogil=True)
+def _max_pool_grad_tiled(x, grad, dx, kh, kw, sh, sw, pad_top, pad_left):
+    """`_max_pool_grad` for windows that do not overlap (kh <= sh, kw <= sw), such as
+    LeNet's 2x2 / 2: each input cell is written once, gradient or 0, no scatter.
+
+    The argmax scan keeps, per channel, the window position k of the first maximum with
+    selects instead of branches, so the channel loop is SIMD code: 1.6x faster than the
+    scan + scatter for [50, 28, 28, 32] (1.14 vs 1.87 ms), same bits."""
+    n_batch, in_h, in_w, n_chan = x.shape
+    best = np.empty(n_chan, x.dtype)
+    arg = np.empty(n_chan, np.int32)
+    for n in range(n_batch):
+        dx[n] = 0                       # cells no window covers (VALID's last rows) stay 0
+        for i in range(grad.shape[1]):
+            h0 = max(i * sh - pad_top, 0)
+            h1 = min(i * sh - pad_top + kh, in_h)
+            for j in range(grad.shape[2]):
+                w0 = max(j * sw - pad_left, 0)
+                w1 = min(j * sw - pad_left + kw, in_w)
+                k = 0
+                for h in range(h0, h1):
+                    for w in range(w0, w1):
+                        if k == 0:
+                            for c in range(n_chan):
+                                best[c] = x[n, h, w, c]
+                                arg[c] = 0
+                        else:
+                            for c in range(n_chan):
+                                v = x[n, h, w, c]
+                                better = v > best[c]        # strict: the first maximum
+                                best[c] = v if better else best[c]
+                                arg[c] = k if better else arg[c]
+                        k += 1
+                k = 0
+                for h in range(h0, h1):
+                    for w in range(w0, w1):
+                        for c in range(n_chan):
+                            dx[n, h, w, c] = grad[n, i, j, c] if arg[c] == k else 0
+                        k += 1
+
+
 @njit(cache=True)
 def _max_pool_grad_grad(x, grad_dx, out, kh, kw, sh, sw, pad_top, pad_left):
     """The derivative of MaxPoolGrad with respect to its `grad` input: each output pixel
@@ -152,7 +193,9 @@ def max_pool_grad(x, y, grad, ksize, strides, padding):
     if y.size:
         xc = np.ascontiguousarray(x, dtype=cdt)
         gc = np.ascontiguousarray(grad, dtype=cdt)
-        split_rows(lambda lo, hi: _max_pool_grad(xc[lo:hi], gc[lo:hi], dx[lo:hi], *geo),
+        kh, kw, sh, sw = geo[:4]
+        kernel = _max_pool_grad_tiled if kh <= sh and kw <= sw else _max_pool_grad
+        split_rows(lambda lo, hi: kernel(xc[lo:hi], gc[lo:hi], dx[lo:hi], *geo),
                    len(xc), xc.size)
     return dx.astype(x.dtype, copy=False)
 
