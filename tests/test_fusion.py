@@ -428,3 +428,56 @@ def test_nchw_filter_gradient_from_shared_patches_matches_nhwc():
     cols, _ = _np_patches(x_val.transpose(0, 2, 3, 1).astype(np.float64), 3, 1, (1, 1))
     want = (cols.T @ r_val.transpose(0, 2, 3, 1).reshape(-1, 4)).reshape(3, 3, 2, 4)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+# -- a relu's gradient written with its max pool's gradient -----------------------------
+def _fast_types(sess):
+    return [s.op.type for plan in sess._plans.values() for s in plan.fast_steps]
+
+
+def _relu_pool_program(ksize, strides, data_format):
+    rng = np.random.RandomState(len(ksize) + strides[1])
+    shape = [4, 3, 9, 8] if data_format == "NCHW" else [4, 9, 8, 3]
+    x_val = rng.randn(*shape).astype(np.float32)
+    x_val[0, 0, 0, 0] = np.nan
+    x = tf.placeholder(tf.float32, shape)
+    v = tf.Variable(rng.randn(*shape[1:]).astype(np.float32))
+    r = tf.nn.relu(x * v)
+    pooled = tf.nn.max_pool(r, ksize, strides, "SAME", data_format=data_format)
+    c = tf.constant(rng.randn(*pooled.shape.as_list()).astype(np.float32))
+    grad_v, = tf.gradients(tf.reduce_sum(pooled * c), [v])
+    return x, x_val, grad_v
+
+
+@pytest.mark.parametrize("ksize, strides, data_format", [
+    ([1, 2, 2, 1], [1, 2, 2, 1], "NHWC"),          # windows that tile: one pass
+    ([1, 1, 2, 2], [1, 1, 2, 2], "NCHW"),
+    ([1, 3, 3, 1], [1, 2, 2, 1], "NHWC"),          # overlapping: MaxPoolGrad, then ReluGrad
+])
+def test_a_relu_gradient_rides_on_its_pool_gradient_with_the_same_bits(ksize, strides,
+                                                                       data_format):
+    results = []
+    for options in (None, tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)):
+        with tf.Graph().as_default():
+            x, x_val, grad_v = _relu_pool_program(ksize, strides, data_format)
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                results.append(sess.run(grad_v, {x: x_val}, options=options,
+                                        run_metadata=tf.RunMetadata() if options else None))
+                if options is None:
+                    types = _fast_types(sess)
+                    assert "MaxPoolGrad" in types and "ReluGrad" not in types
+    np.testing.assert_array_equal(results[0], results[1])       # NaN where NaN, -0.0 too
+    assert np.array_equal(np.signbit(results[0]), np.signbit(results[1]))
+
+
+def test_a_fetched_pool_gradient_keeps_its_relu_gradient_apart():
+    with tf.Graph().as_default():
+        x, x_val, grad_v = _relu_pool_program([1, 2, 2, 1], [1, 2, 2, 1], "NHWC")
+        pool_grad = [op for op in tf.get_default_graph().get_operations()
+                     if op.type == "MaxPoolGrad"][0].outputs[0]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got, dx = sess.run([grad_v, pool_grad], {x: x_val})
+            assert "ReluGrad" in _fast_types(sess)
+    assert np.isfinite(dx).any() and got.shape == x_val.shape[1:]

@@ -263,3 +263,23 @@ def test_max_pool_gradient_of_tiled_and_overlapping_windows_matches_numpy(shape,
     g_val = rng.randn(*y.shape.as_list()).astype(np.float32)
     dx = tf.gradients(y, xt, grad_ys=tf.constant(g_val))[0]
     np.testing.assert_array_equal(run(dx), _reference_max_pool_grad(x, g_val, k, s, padding))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("k, s", [((2, 2), (2, 2)), ((3, 3), (2, 2)), ((2, 3), (3, 3))])
+def test_max_pool_gradient_with_the_relu_gradient_of_its_input_is_the_two_ops(k, s, dtype):
+    from tfteach.kernels.cpu import nn_kernels, pooling_kernels
+    rng = np.random.RandomState(k[0] * 10 + s[0])
+    x = np.maximum(rng.randint(-2, 3, size=(3, 7, 8, 4)), 0).astype(dtype)   # ties, zeros
+    x[0, 0, 0, 0] = np.nan
+    window = ([1, *k, 1], [1, *s, 1], "SAME")
+    y = pooling_kernels.max_pool(x, *window)
+    g = rng.randn(*y.shape).astype(dtype)
+    g[1, 0, 0, 1] = np.nan
+    g[2, 1, 1, 2] = -1.0
+    with np.errstate(invalid="ignore"):         # NaN * 0: on purpose
+        two_ops = nn_kernels.relu_grad(pooling_kernels.max_pool_grad(x, y, g, *window), x)
+        one_pass = pooling_kernels.max_pool_grad(x, y, g, *window, relu_of_input=True)
+    assert one_pass.dtype == dtype
+    np.testing.assert_array_equal(one_pass, two_ops)
+    assert np.array_equal(np.signbit(one_pass), np.signbit(two_ops))     # -0.0 kept

@@ -139,10 +139,14 @@ def _avg_pool_kernel(ctx, x):
     return _back(kernels.avg_pool(x, *window), fmt)
 
 
-def _max_pool_grad_kernel(ctx, x, y, grad):
+def _max_pool_grad_kernel(ctx, x, y, grad, relu_of_input=False):
+    """`relu_of_input`: ReluGrad(MaxPoolGrad(x, y, grad), x) in one pass, asked for by a
+    fused plan where `x` is the output of the relu that ReluGrad differentiates
+    (runtime/fusion.py)."""
     fmt = ctx.attrs["data_format"]
     return _back(kernels.max_pool_grad(_nhwc(x, fmt), _nhwc(y, fmt), _nhwc(grad, fmt),
-                                       *check_window(ctx)), fmt)
+                                       *check_window(ctx), relu_of_input=relu_of_input),
+                 fmt)
 
 
 def _max_pool_grad_grad_kernel(ctx, x, y, grad):

@@ -39,6 +39,14 @@ transform from the `Conv2DBackpropInput` (joined to the pair when it reads the s
 filter and output gradient) to the filter gradient or the other way round. Its results
 differ from im2col's by float rounding only (docs/conv.md), which is why only fused
 plans use it.
+
+4. A relu's gradient applied as its pool's gradient is written. Under a max pool of a
+relu (LeNet's layers), `ReluGrad(MaxPoolGrad(r, y, g), r)` reads and writes the whole
+activation twice; when the MaxPoolGrad's output is read by that ReluGrad only, with the
+same `r` as features, the plan runs the MaxPoolGrad kernel with `relu_of_input=True`
+(nn/pooling_ops.py) at the ReluGrad's place, writing the ReluGrad's output: one pass,
+same bits (kernels/cpu/pooling_kernels.py). Errors are MaxPoolGrad's: a ReluGrad of two
+tensors of one shape and dtype cannot fail.
 """
 import copy
 import functools
@@ -50,12 +58,13 @@ from tfteach.kernels.cpu.linalg import (deferred_matmul_kernel, matmul_kernel,
 from tfteach.kernels.cpu.training_kernels import apply_gradient_descent_kernel
 
 __all__ = ["fuse", "defer_products_into_updates", "defer_summed_products",
-           "share_conv_patches"]
+           "share_conv_patches", "relu_grads_into_max_pool_grads"]
 
 
 def fuse(steps, fetch_slots):
-    """The fast loop's steps with both fusions applied (copies of the fused steps)."""
-    return share_conv_patches(defer_products_into_updates(steps, fetch_slots))
+    """The fast loop's steps with the fusions applied (copies of the fused steps)."""
+    steps = share_conv_patches(defer_products_into_updates(steps, fetch_slots))
+    return relu_grads_into_max_pool_grads(steps, fetch_slots)
 
 
 def defer_products_into_updates(steps, fetch_slots):
@@ -152,6 +161,31 @@ def _input_gradient_of(steps, forward, backprop_filter):
                 and step.in_slots[2] == backprop_filter.in_slots[2]):
             return step
     return None
+
+
+def relu_grads_into_max_pool_grads(steps, fetch_slots):
+    """`steps` with each CPU ReluGrad(MaxPoolGrad(r, y, g), r) whose MaxPoolGrad output
+    nothing else reads replaced by one step: the MaxPoolGrad kernel with
+    relu_of_input=True, run where the ReluGrad ran, writing its output."""
+    readers, producer = _readers_and_producers(steps, fetch_slots)
+    fused, dropped = {}, set()
+    for step in steps:
+        if step.type != "ReluGrad" or step.alloc is not None or step.source is not None:
+            continue
+        gradient_slot, features_slot = step.in_slots
+        pool_grad = producer.get(gradient_slot)
+        if (pool_grad is None or pool_grad.type != "MaxPoolGrad" or pool_grad.alloc is not None
+                or readers[gradient_slot] != 1 or pool_grad.in_slots[0] != features_slot
+                or pool_grad.kernel is not pool_grad.ctx.kernel):   # not a ref-reading wrapper
+            continue
+        one = _with_kernel(pool_grad, functools.partial(pool_grad.kernel, relu_of_input=True))
+        one.out_slots, one.single_out = step.out_slots, step.single_out
+        # Run later than the MaxPoolGrad did: its inputs now live until here.
+        one.frees = tuple(s for s in dict.fromkeys(pool_grad.frees + step.frees)
+                          if s != gradient_slot)
+        fused[step] = one
+        dropped.add(pool_grad)
+    return [fused.get(step, step) for step in steps if step not in dropped]
 
 
 def _with_kernel(step, kernel):

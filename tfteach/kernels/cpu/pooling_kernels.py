@@ -19,6 +19,7 @@ instead of storing an argmax array in the forward pass.
 import numpy as np
 from numba import njit
 
+from tfteach.kernels.cpu.nn_kernels import relu_grad
 from tfteach.kernels.cpu.two_workers import split_rows
 
 __all__ = ["output_size_and_padding", "max_pool", "max_pool_grad", "max_pool_grad_grad",
@@ -114,13 +115,15 @@ def _max_pool_grad(x, grad, dx, kh, kw, sh, sw, pad_top, pad_left):
 
 
 @njit(cache=True, nogil=True)
-def _max_pool_grad_tiled(x, grad, dx, kh, kw, sh, sw, pad_top, pad_left):
+def _max_pool_grad_tiled(x, grad, dx, kh, kw, sh, sw, pad_top, pad_left, relu_of_input):
     """`_max_pool_grad` for windows that do not overlap (kh <= sh, kw <= sw), such as
     LeNet's 2x2 / 2: each input cell is written once, gradient or 0, no scatter.
 
     The argmax scan keeps, per channel, the window position k of the first maximum with
     selects instead of branches, so the channel loop is SIMD code: 1.6x faster than the
-    scan + scatter for [50, 28, 28, 32] (1.14 vs 1.87 ms), same bits."""
+    scan + scatter for [50, 28, 28, 32] (1.14 vs 1.87 ms), same bits.
+    `relu_of_input`: also apply ReluGrad(dx, x) as each cell is written (`x` being a
+    relu's output; see max_pool_grad)."""
     n_batch, in_h, in_w, n_chan = x.shape
     best = np.empty(n_chan, x.dtype)
     arg = np.empty(n_chan, np.int32)
@@ -150,7 +153,10 @@ def _max_pool_grad_tiled(x, grad, dx, kh, kw, sh, sw, pad_top, pad_left):
                 for h in range(h0, h1):
                     for w in range(w0, w1):
                         for c in range(n_chan):
-                            dx[n, h, w, c] = grad[n, i, j, c] if arg[c] == k else 0
+                            v = grad[n, i, j, c] if arg[c] == k else 0
+                            if relu_of_input:      # nn_kernels._relu_grad's formula
+                                v = v if x[n, h, w, c] > 0 else v * 0
+                            dx[n, h, w, c] = v
                         k += 1
 
 
@@ -185,19 +191,29 @@ def max_pool(x, ksize, strides, padding):
     return out.astype(x.dtype, copy=False)
 
 
-def max_pool_grad(x, y, grad, ksize, strides, padding):
+def max_pool_grad(x, y, grad, ksize, strides, padding, relu_of_input=False):
+    """MaxPoolGrad; with `relu_of_input`, ReluGrad(MaxPoolGrad(x, y, grad), x) in one
+    pass where the windows do not overlap (a fused training plan asks for it when `x` is
+    a relu's output, runtime/fusion.py): same values and bits as the two ops."""
     # y (MaxPoolGrad's orig_output input) is not needed: the window scan finds the argmax.
     _, _, *geo = _geometry(x.shape, ksize, strides, padding)
     cdt = _compute_dtype(x)
     dx = np.zeros(x.shape, cdt) if y.size == 0 else np.empty(x.shape, cdt)
+    kh, kw, sh, sw = geo[:4]
+    tiled = kh <= sh and kw <= sw
     if y.size:
         xc = np.ascontiguousarray(x, dtype=cdt)
         gc = np.ascontiguousarray(grad, dtype=cdt)
-        kh, kw, sh, sw = geo[:4]
-        kernel = _max_pool_grad_tiled if kh <= sh and kw <= sw else _max_pool_grad
-        split_rows(lambda lo, hi: kernel(xc[lo:hi], gc[lo:hi], dx[lo:hi], *geo),
-                   len(xc), xc.size)
-    return dx.astype(x.dtype, copy=False)
+        if tiled:
+            split_rows(lambda lo, hi: _max_pool_grad_tiled(
+                xc[lo:hi], gc[lo:hi], dx[lo:hi], *geo, relu_of_input), len(xc), xc.size)
+        else:
+            split_rows(lambda lo, hi: _max_pool_grad(xc[lo:hi], gc[lo:hi], dx[lo:hi], *geo),
+                       len(xc), xc.size)
+    dx = dx.astype(x.dtype, copy=False)
+    if relu_of_input and not (tiled and y.size):
+        dx = relu_grad(dx, x)
+    return dx
 
 
 def max_pool_grad_grad(x, y, grad_dx, ksize, strides, padding):
