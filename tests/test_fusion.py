@@ -481,3 +481,99 @@ def test_a_fetched_pool_gradient_keeps_its_relu_gradient_apart():
             got, dx = sess.run([grad_v, pool_grad], {x: x_val})
             assert "ReluGrad" in _fast_types(sess)
     assert np.isfinite(dx).any() and got.shape == x_val.shape[1:]
+
+
+# -- a convolution's bias add and relu written with its output ------------------------
+def _conv_bias_relu_run(x_val, f_val, b_val, form, fetch_conv=False, traced=False,
+                        dtype=tf.float32):
+    """relu(conv + b) (and the gradient of its sum w.r.t. f, so the layer trains) in a
+    fresh graph: the values, and the op types the fast loop runs."""
+    with tf.Graph().as_default():
+        x = tf.placeholder(dtype, x_val.shape)
+        f = tf.Variable(f_val.astype(dtype.as_numpy_dtype))
+        b = tf.placeholder(dtype, [None])          # a wrong length fails when run
+        conv = tf.nn.conv2d(x, f, [1, 1, 1, 1], "SAME")
+        summed = {"conv+b": lambda: conv + b, "b+conv": lambda: b + conv,
+                  "bias_add": lambda: tf.nn.bias_add(conv, b)}[form]()
+        out = tf.nn.relu(summed)
+        grad_f, = tf.gradients(tf.reduce_sum(out), [f])
+        fetches = [out, grad_f] + ([conv] if fetch_conv else [])
+        options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE) if traced else None
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got = sess.run(fetches, {x: x_val, b: b_val}, options=options,
+                           run_metadata=tf.RunMetadata() if traced else None)
+            return got, _fast_types(sess)
+
+
+@pytest.mark.parametrize("form", ["conv+b", "b+conv", "bias_add"])
+def test_a_conv_bias_add_and_relu_run_as_one_step_with_the_same_bits(form):
+    rng = np.random.RandomState(12)
+    x_val = rng.randn(6, 9, 8, 3).astype(np.float32)
+    f_val = rng.randn(3, 3, 3, 16).astype(np.float32)
+    b_val = rng.randn(16).astype(np.float32)
+    b_val[0] = -0.0
+    (fused, grad), types = _conv_bias_relu_run(x_val, f_val, b_val, form)
+    (traced, traced_grad), _ = _conv_bias_relu_run(x_val, f_val, b_val, form, traced=True)
+    assert "Relu" not in types and "Conv2D" in types
+    assert not {"AddV2", "Add", "BiasAdd"} & set(types)
+    np.testing.assert_array_equal(fused, traced)
+    assert np.array_equal(np.signbit(fused), np.signbit(traced))
+    np.testing.assert_array_equal(grad, traced_grad)
+
+
+def test_the_fourier_layer_takes_its_bias_and_relu_and_still_sees_an_inf():
+    """A -inf in the pre-activation would vanish in the relu: the layer's check looks
+    before it, so the image is computed again exactly (im2col) and only the windows that
+    hold the -inf are 0."""
+    rng = np.random.RandomState(13)
+    x_val = rng.randn(50, 14, 14, 32).astype(np.float32)
+    f_val = (rng.randn(5, 5, 32, 32) * 0.1).astype(np.float32)
+    b_val = rng.randn(32).astype(np.float32)
+    (fused, _), types = _conv_bias_relu_run(x_val, f_val, b_val, "conv+b")
+    (traced, _), _ = _conv_bias_relu_run(x_val, f_val, b_val, "conv+b", traced=True)
+    assert "Relu" not in types
+    np.testing.assert_allclose(fused, traced, rtol=1e-4, atol=1e-4)
+    x_val[3, 6, 6, :] = -np.inf
+    f_val[:] = np.abs(f_val)                   # every window holding it is -inf
+    (fused, _), _ = _conv_bias_relu_run(x_val, f_val, b_val, "conv+b")
+    (traced, _), _ = _conv_bias_relu_run(x_val, f_val, b_val, "conv+b", traced=True)
+    np.testing.assert_array_equal(fused == 0, traced == 0)
+    finite = np.isfinite(traced)
+    np.testing.assert_allclose(fused[finite], traced[finite], rtol=1e-4, atol=1e-4)
+    assert (fused[3, 4:9, 4:9] == 0).all() and (fused[3, :2] != 0).any()
+
+
+def test_a_bias_that_does_not_fit_runs_the_ops_in_turn_with_their_errors():
+    rng = np.random.RandomState(14)
+    x_val = rng.randn(2, 5, 5, 2).astype(np.float32)
+    f_val = rng.randn(3, 3, 2, 4).astype(np.float32)
+    # a scalar-like bias broadcasts: same values as unfused
+    (fused, _), _ = _conv_bias_relu_run(x_val, f_val, np.float32([0.5]), "conv+b")
+    (traced, _), _ = _conv_bias_relu_run(x_val, f_val, np.float32([0.5]), "conv+b",
+                                         traced=True)
+    np.testing.assert_array_equal(fused, traced)
+    # a bias of the wrong length: the add's error, named after the add, as unfused
+    errors = []
+    for traced_run in (False, True):
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            _conv_bias_relu_run(x_val, f_val, np.ones(5, np.float32), "conv+b",
+                                traced=traced_run)
+        errors.append(str(info.value))
+    assert errors[0] == errors[1] and "add" in errors[0]
+
+
+def test_a_fetched_conv_output_or_float16_keeps_the_ops_apart():
+    rng = np.random.RandomState(15)
+    x_val = rng.randn(2, 6, 6, 3).astype(np.float32)
+    f_val = rng.randn(3, 3, 3, 8).astype(np.float32)
+    b_val = rng.randn(8).astype(np.float32)
+    (out, _, conv), types = _conv_bias_relu_run(x_val, f_val, b_val, "conv+b",
+                                                fetch_conv=True)
+    assert "Relu" in types and "AddV2" in types
+    np.testing.assert_array_equal(out, np.maximum(conv + b_val, 0))
+    (half, _), types = _conv_bias_relu_run(x_val, f_val, b_val, "bias_add",
+                                           dtype=tf.float16)
+    (half_traced, _), _ = _conv_bias_relu_run(x_val, f_val, b_val, "bias_add",
+                                              dtype=tf.float16, traced=True)
+    np.testing.assert_array_equal(half, half_traced)       # the three kernels in turn

@@ -40,7 +40,16 @@ filter and output gradient) to the filter gradient or the other way round. Its r
 differ from im2col's by float rounding only (docs/conv.md), which is why only fused
 plans use it.
 
-4. A relu's gradient applied as its pool's gradient is written. Under a max pool of a
+4. A convolution's bias add and relu written with its output. `relu(conv2d(x, f) + b)`
+(LeNet's layers) writes the activation three times; when the Conv2D's output is read
+only by the add (`AddV2`/`Add` either way round, or an NHWC `BiasAdd`) and the add's
+only by the `Relu`, the plan runs one step at the Relu's place: the Conv2D kernel with
+`bias_relu=b` applies both to its output rows while they are in cache (im2col) or as
+the Fourier path writes them, with the same formulas and roundings. It takes that way
+only for a 1-D float32/64 bias of the output's channel count and NHWC data; else the
+three kernels run in turn, each error located at its own op.
+
+5. A relu's gradient applied as its pool's gradient is written. Under a max pool of a
 relu (LeNet's layers), `ReluGrad(MaxPoolGrad(r, y, g), r)` reads and writes the whole
 activation twice; when the MaxPoolGrad's output is read by that ReluGrad only, with the
 same `r` as features, the plan runs the MaxPoolGrad kernel with `relu_of_input=True`
@@ -52,18 +61,22 @@ import copy
 import functools
 from collections import Counter
 
+import numpy as np
+
 from tfteach.kernels.cpu import conv_fourier, conv_kernels
 from tfteach.kernels.cpu.linalg import (deferred_matmul_kernel, matmul_kernel,
                                         summed_matmul_kernel)
 from tfteach.kernels.cpu.training_kernels import apply_gradient_descent_kernel
+from tfteach.runtime import errors_text
 
 __all__ = ["fuse", "defer_products_into_updates", "defer_summed_products",
-           "share_conv_patches", "relu_grads_into_max_pool_grads"]
+           "share_conv_patches", "conv_bias_relus", "relu_grads_into_max_pool_grads"]
 
 
 def fuse(steps, fetch_slots):
     """The fast loop's steps with the fusions applied (copies of the fused steps)."""
     steps = share_conv_patches(defer_products_into_updates(steps, fetch_slots))
+    steps = conv_bias_relus(steps, fetch_slots)
     return relu_grads_into_max_pool_grads(steps, fetch_slots)
 
 
@@ -161,6 +174,73 @@ def _input_gradient_of(steps, forward, backprop_filter):
                 and step.in_slots[2] == backprop_filter.in_slots[2]):
             return step
     return None
+
+
+def conv_bias_relus(steps, fetch_slots):
+    """`steps` with each CPU Relu(Conv2D(x, f) + b) whose intermediate values nothing
+    else reads replaced by one step at the Relu's place (see 4. above)."""
+    readers, producer = _readers_and_producers(steps, fetch_slots)
+    fused, dropped = {}, set()
+    for relu in steps:
+        if relu.type != "Relu" or relu.alloc is not None or relu.source is not None:
+            continue
+        add = producer.get(relu.in_slots[0])
+        if (add is None or add.alloc is not None or readers[relu.in_slots[0]] != 1
+                or add.type not in ("Add", "AddV2", "BiasAdd")
+                or (add.type == "BiasAdd" and _data_format(add) != "NHWC")):
+            continue
+        for conv_at in ((0,) if add.type == "BiasAdd" else (0, 1)):
+            conv = producer.get(add.in_slots[conv_at])
+            if (conv is not None and _runs_conv2d(conv) and conv.alloc is None
+                    and readers[add.in_slots[conv_at]] == 1
+                    and _data_format(conv) == "NHWC"):
+                break
+        else:
+            continue
+        one = _with_kernel(conv, functools.partial(
+            _conv_bias_relu, conv_kernel=conv.kernel, add=add, relu=relu,
+            bias_first=conv_at == 1))
+        one.in_slots = conv.in_slots + (add.in_slots[1 - conv_at],)
+        one.out_slots, one.single_out = relu.out_slots, relu.single_out
+        # Run later than the Conv2D did: its inputs now live until here.
+        inner = (add.in_slots[conv_at], relu.in_slots[0])
+        one.frees = tuple(s for s in dict.fromkeys(conv.frees + add.frees + relu.frees)
+                          if s not in inner)
+        fused[relu] = one
+        dropped.update((conv, add))
+    return [fused.get(step, step) for step in steps if step not in dropped]
+
+
+def _runs_conv2d(step):
+    kernel = step.kernel
+    return kernel is conv_kernels.conv2d or (isinstance(kernel, functools.partial)
+                                             and kernel.func is conv_kernels.conv2d)
+
+
+def _data_format(step):
+    fmt = step.op._attrs.get("data_format", "NHWC")
+    return fmt.decode() if isinstance(fmt, bytes) else fmt
+
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _conv_bias_relu(ctx, x, f, b, conv_kernel, add, relu, bias_first):
+    """relu(conv(x, f) + b) in one pass where the conv kernel can add the bias itself;
+    else the three kernels, each error located at its own op."""
+    if (type(b) is np.ndarray and b.ndim == 1 and np.ndim(f) == 4 and np.ndim(x) == 4
+            and b.dtype == np.asarray(x).dtype and b.dtype in _FLOATS
+            and b.shape[0] == np.shape(f)[3]):
+        return conv_kernel(ctx, x, f, bias_relu=np.ascontiguousarray(b))
+    conv_out = conv_kernel(ctx, x, f)
+    try:
+        summed = add.kernel(add.ctx, *((b, conv_out) if bias_first else (conv_out, b)))
+    except Exception as e:  # noqa: BLE001 - located at the add, as unfused
+        raise errors_text.op_error_from(e, add.op) from e
+    try:
+        return relu.kernel(relu.ctx, summed)
+    except Exception as e:  # noqa: BLE001
+        raise errors_text.op_error_from(e, relu.op) from e
 
 
 def relu_grads_into_max_pool_grads(steps, fetch_slots):

@@ -32,7 +32,8 @@ value that is exactly 0 or an integer there may come out 1e-7 off here (as with 
 and Winograd algorithms cuDNN picks for TF on a GPU). So only the fused plans of training
 steps use it (runtime/fusion.py), and only where `pays` says it is the faster way: a
 student's `sess.run(conv)` keeps im2col's exact sums. A result with an inf or a NaN is
-computed again with im2col (`all_finite`).
+computed again with im2col (the way back checks every value it makes, before the relu
+of a fused layer could hide an inf).
 """
 import functools
 
@@ -94,8 +95,8 @@ def all_finite(result):
 
     A non-finite input value reaches every frequency of its image's transform, so in the
     Fourier domain it spreads over the whole image (and a sum of huge values may
-    overflow where im2col's would not): the caller then computes the op again with
-    im2col, whose inf and NaN land exactly where TF's do. One pass over the result."""
+    overflow where im2col's would not): the op is then computed again with im2col,
+    whose inf and NaN land exactly where TF's do."""
     return bool(np.isfinite(np.sum(result)))
 
 
@@ -205,14 +206,18 @@ def _columns_forward(images, fr, fi, out):
 
 
 @njit(cache=True, nogil=True)
-def _columns_back(z, br, bi, out):
+def _columns_back(z, br, bi, out, bias, relu):
     """out[b, i, j, ch] = Re(sum over q of (br + i bi)[j, q] * z[i, q, b, ch]).
 
     The last half of the way back, into real NHWC images: only the real part is made,
-    and it is written where NHWC wants it (no complex result, no transposing copy)."""
+    and it is written where NHWC wants it (no complex result, no transposing copy).
+    `relu`: writes relu(value + bias[ch]) instead, the bias add and relu that follow a
+    fused layer (TF's formulas and roundings). Returns the sum of value * 0 over all
+    values: NaN when one was not finite (checked before the relu can hide an inf)."""
     h, bins, n, c = z.shape
     w = br.shape[0]
     acc = np.empty(c, out.dtype)
+    probe = np.zeros(c, out.dtype)
     for b in range(n):
         for i in range(h):
             for j in range(w):
@@ -222,8 +227,15 @@ def _columns_back(z, br, bi, out):
                     for ch in range(c):
                         acc[ch] += a * z[i, q, b, ch].real - e * z[i, q, b, ch].imag
                 for ch in range(c):
-                    out[b, i, j, ch] = acc[ch]
-    return out
+                    probe[ch] += acc[ch] * 0
+                if relu:
+                    for ch in range(c):
+                        v = acc[ch] + bias[ch]
+                        out[b, i, j, ch] = 0 if v < 0 else v
+                else:
+                    for ch in range(c):
+                        out[b, i, j, ch] = acc[ch]
+    return probe.sum()
 
 
 def _transform(images, ph, pw, top, left, conjugate=False):
@@ -236,15 +248,20 @@ def _transform(images, ph, pw, top, left, conjugate=False):
     return (fh @ along_columns.reshape(h, -1)).reshape(-1, n, c)
 
 
-def _back_transform(spectrum, ph, pw, top, h, left, w, out, conjugate=False):
+def _back_transform(spectrum, ph, pw, top, h, left, w, out, conjugate=False, bias=None):
     """Writes into NHWC `out` the rows top..top+h-1 and columns left..left+w-1 of the
     real images whose transforms are `spectrum` [bins, N, channels] (`conjugate`: whose
-    transforms are the conjugates of `spectrum`)."""
+    transforms are the conjugates of `spectrum`); with `bias`, relu(image + bias).
+    Returns False when a value was not finite (see all_finite)."""
     _, n, c = spectrum.shape
     bh, bw = _matrices(ph, pw, ("back", top, h, left, w), out.dtype, conjugate)
     along_rows = bh @ spectrum.reshape(ph, -1)                      # [h, pw bins * n*c]
-    return _columns_back(along_rows.reshape(h, -1, n, c), bw.real.copy(), bw.imag.copy(),
-                         out)
+    probe = _columns_back(along_rows.reshape(h, -1, n, c), bw.real.copy(), bw.imag.copy(),
+                          out, _NO_BIAS if bias is None else bias, bias is not None)
+    return bool(np.isfinite(probe))
+
+
+_NO_BIAS = np.zeros(0, np.float32)      # _columns_back's bias when there is none
 
 
 def _sizes(x_shape, f_shape, rows, cols):
@@ -267,88 +284,96 @@ def _work(n, bins, *channels):
 
 
 class _HalfSpectra:
-    """The transforms of one tensor, half of the batch at a time: left in `spectra` for
-    the other op of the step, or taken from it (`keep`: whether to leave them)."""
+    """The transforms of one NHWC tensor placed at (top, left), half of the batch at a
+    time: taken from `spectra` when the other op of the step left them, else made (and
+    left there when `keep`). `conjugate`: the conjugate transforms."""
 
-    def __init__(self, spectra, name, tensor, sizes, keep):
+    def __init__(self, spectra, name, tensor, ph, pw, top, left, conjugate, keep):
         self.spectra, self.keep = spectra, keep
-        self.key = (name, tensor.shape, tensor.dtype) + tuple(sizes)
+        self.tensor, self.place = tensor, (ph, pw, top, left)
+        self.conjugate = conjugate
+        self.key = (name, tensor.shape, tensor.dtype, ph, pw, top, left, conjugate)
 
-    def get(self, lo, hi, make):
+    def get(self, lo, hi):
         spectrum = None if self.spectra is None else self.spectra.take(self.key + (lo, hi))
         if spectrum is None:
-            spectrum = make(lo, hi)
+            spectrum = _transform(self.tensor[lo:hi], *self.place, self.conjugate)
             if self.spectra is not None and self.keep:
                 self.spectra.put(self.key + (lo, hi), spectrum)
         return spectrum
 
 
+def _images_through_bins(spectra_of, right, ph, pw, region, out, conjugate=False,
+                         bias=None):
+    """Fills NHWC `out`, half of the batch at a time: the images (rows and columns
+    `region` = (top, h, left, w) of the buffer) of spectra_of.get(lo, hi) @ right, bin by
+    bin (`conjugate`: of its conjugate; `bias`: relu(image + bias)). Returns `out`, or
+    None when a value was not finite (the caller computes the op again with im2col)."""
+    n = len(out)
+
+    def half(lo, hi):
+        return _back_transform(np.matmul(spectra_of.get(lo, hi), right), ph, pw, *region,
+                               out[lo:hi], conjugate, bias)
+    finite = over_batch(half, n, _work(n, *right.shape))
+    return out if all(finite) else None
+
+
 # -- the three ops ---------------------------------------------------------------------------
-def forward(x, f, rows, cols, spectra=None):
-    """The NHWC output of a stride-1 convolution of NHWC `x` (float32/64) by `f`."""
+def forward(x, f, rows, cols, spectra=None, bias=None):
+    """The NHWC output of a stride-1 convolution of NHWC `x` (float32/64) by `f` (with
+    `bias`: relu(output + bias)), or None when a value was not finite."""
     (oh, top, _), (ow, left, _) = rows, cols
-    n, _, _, c = x.shape
-    oc = f.shape[3]
+    n, oc = x.shape[0], f.shape[3]
     ph, pw = _sizes(x.shape, f.shape, rows, cols)
     filter_hat = _filter_spectrum(f, ph, pw)
     if spectra is not None and spectra.with_input_gradient:
         spectra.put(("filter", f.shape, f.dtype, ph, pw), filter_hat)
-    inputs = _HalfSpectra(spectra, "input", x, (ph, pw, top, left), keep=True)
-    out = np.empty((n, oh, ow, oc), x.dtype)
-
-    def half(lo, hi):
-        # Y^ = X^ @ conj(F^) = conj(conj(X^) @ F^): conj(X^) comes from conjugate DFT
-        # matrices and is what the filter gradient multiplies too; the way back takes
-        # the conjugate with conjugate matrices. No pass over a big array conjugates.
-        x_conj = inputs.get(lo, hi, lambda lo, hi: _transform(x[lo:hi], ph, pw, top, left,
-                                                              conjugate=True))
-        _back_transform(np.matmul(x_conj, filter_hat), ph, pw, 0, oh, 0, ow, out[lo:hi],
-                        conjugate=True)
-    over_batch(half, n, _work(n, filter_hat.shape[0], c, oc))
-    return out
+    # Y^ = X^ @ conj(F^) = conj(conj(X^) @ F^): conj(X^) comes from conjugate DFT
+    # matrices and is what the filter gradient multiplies too; the way back takes the
+    # conjugate with conjugate matrices. No pass over a big array conjugates.
+    inputs = _HalfSpectra(spectra, "input", x, ph, pw, top, left, conjugate=True, keep=True)
+    return _images_through_bins(inputs, filter_hat, ph, pw, (0, oh, 0, ow),
+                                np.empty((n, oh, ow, oc), x.dtype), True, bias)
 
 
 def backprop_input(dy, f, input_shape, rows, cols, spectra=None):
-    """d loss / d input (NHWC) of a stride-1 convolution, from the NHWC `dy`."""
+    """d loss / d input (NHWC) of a stride-1 convolution, from the NHWC `dy`; None when
+    a value was not finite."""
     (_, top, _), (_, left, _) = rows, cols
     n, h, w, c = input_shape
-    oc = f.shape[3]
     ph, pw = _sizes(input_shape, f.shape, rows, cols)
     filter_hat = None if spectra is None else spectra.take(("filter", f.shape, f.dtype,
                                                              ph, pw))
     if filter_hat is None:
         filter_hat = _filter_spectrum(f, ph, pw)
-    filter_t = filter_hat.transpose(0, 2, 1)
     keep = spectra is not None and spectra.with_input_gradient
-    gradients = _HalfSpectra(spectra, "out_backprop", dy, (ph, pw), keep)
-    dx = np.empty((n, h, w, c), dy.dtype)
-
-    def half(lo, hi):
-        dy_hat = gradients.get(lo, hi, lambda lo, hi: _transform(dy[lo:hi], ph, pw, 0, 0))
-        _back_transform(np.matmul(dy_hat, filter_t), ph, pw, top, h, left, w, dx[lo:hi])
-    over_batch(half, n, _work(n, filter_t.shape[0], c, oc))
-    return dx
+    gradients = _HalfSpectra(spectra, "out_backprop", dy, ph, pw, 0, 0, False, keep)
+    return _images_through_bins(gradients, filter_hat.transpose(0, 2, 1), ph, pw,
+                                (top, h, left, w), np.empty((n, h, w, c), dy.dtype))
 
 
 def backprop_filter(x, dy, filter_shape, rows, cols, spectra=None):
-    """d loss / d filter [KH, KW, C, OC] of a stride-1 convolution."""
+    """d loss / d filter [KH, KW, C, OC] of a stride-1 convolution; None when a value
+    was not finite."""
     (_, top, _), (_, left, _) = rows, cols
     kh, kw, c, oc = filter_shape
     n = x.shape[0]
     ph, pw = _sizes(x.shape, filter_shape, rows, cols)
-    inputs = _HalfSpectra(spectra, "input", x, (ph, pw, top, left), keep=False)
+    inputs = _HalfSpectra(spectra, "input", x, ph, pw, top, left, conjugate=True, keep=False)
     keep = spectra is not None and spectra.with_input_gradient
-    gradients = _HalfSpectra(spectra, "out_backprop", dy, (ph, pw), keep)
+    gradients = _HalfSpectra(spectra, "out_backprop", dy, ph, pw, 0, 0, False, keep)
 
-    def half(lo, hi):       # this half's conj(dF^) = conj(X^)^T @ dY^, per bin
-        x_conj = inputs.get(lo, hi, lambda lo, hi: _transform(x[lo:hi], ph, pw, top, left,
-                                                              conjugate=True))
-        dy_hat = gradients.get(lo, hi, lambda lo, hi: _transform(dy[lo:hi], ph, pw, 0, 0))
-        return np.matmul(x_conj.transpose(0, 2, 1), dy_hat)
+    def half(lo, hi):
+        # this half's conj(dF^) = conj(X^)^T @ dY^, per bin, and its share of dF: the
+        # KH x KW corner of one "image" with C*OC channels (the way back is linear, so
+        # each half takes its own back and only the small results are added)
+        df_conj = np.matmul(inputs.get(lo, hi).transpose(0, 2, 1), gradients.get(lo, hi))
+        df = np.empty((1, kh, kw, c * oc), x.dtype)
+        finite = _back_transform(df_conj.reshape(-1, 1, c * oc), ph, pw, 0, kh, 0, kw, df,
+                                 conjugate=True)
+        return df if finite else None
     parts = over_batch(half, n, _work(n, ph * (pw // 2 + 1), c, oc))
-    df_conj = parts[0] if len(parts) == 1 else parts[0] + parts[1]
-    # dF's KH x KW corner: one "image" with C*OC channels (conjugate: we hold conj(dF^))
-    df = np.empty((1, kh, kw, c * oc), x.dtype)
-    _back_transform(df_conj.reshape(-1, 1, c * oc), ph, pw, 0, kh, 0, kw, df,
-                    conjugate=True)
-    return df.reshape(kh, kw, c, oc)
+    if any(part is None for part in parts):
+        return None
+    df = parts[0] if len(parts) == 1 else parts[0] + parts[1]
+    return df.reshape(kh, kw, c, oc) if all_finite(df) else None

@@ -22,6 +22,7 @@ import numpy as np
 
 from tfteach.framework.errors import InvalidArgumentError, UnimplementedError
 from tfteach.kernels.cpu import conv_fourier
+from tfteach.kernels.cpu.channel_loops import add_bias_then_relu
 from tfteach.kernels.cpu.conv_geometry import ConvParams
 from tfteach.kernels.cpu.two_workers import over_batch
 from tfteach.kernels.cpu.conv_patches import col2im, im2col, im2col_transposed
@@ -176,9 +177,12 @@ def _check_4d(ctx, value, what, label=None):
 
 
 # -- Conv2D ------------------------------------------------------------------------------------
-def conv2d(ctx, x, f, shared=None, spectra=None):
+def conv2d(ctx, x, f, shared=None, spectra=None, bias_relu=None):
     """`shared` / `spectra`: what a fused training plan pairs with the layer's gradients
-    (runtime/fusion.py): the patch matrix, or the Fourier transforms where they pay."""
+    (runtime/fusion.py): the patch matrix, or the Fourier transforms where they pay.
+    `bias_relu`: a bias vector; the output is then relu(conv + bias), the bias add and
+    Relu a fused plan found after the layer (it checked: 1-D, the output's float dtype
+    and channel count, NHWC)."""
     if shared is not None:          # nothing recorded yet in this step
         shared.clear()
     if spectra is not None:
@@ -201,12 +205,13 @@ def conv2d(ctx, x, f, shared=None, spectra=None):
     (oh, _, _), (ow, _, _) = rows, cols
     if spectra is not None and conv_fourier.pays(p, n, h, w, c, kh, kw, oc, rows, cols):
         out = conv_fourier.forward(nhwc.astype(dtype, copy=False), np.asarray(f, dtype),
-                                   rows, cols, spectra)
-        if conv_fourier.all_finite(out):
+                                   rows, cols, spectra, bias_relu)
+        if out is not None:
             return from_nhwc(out.astype(x.dtype, copy=False), p.data_format)
         # else an inf or a NaN, which the transforms spread: computed again below
     # Every row is written by a product below; only zero input channels leave zeros.
     out = (np.empty if c else np.zeros)((n, oh, ow, oc), dtype)
+    out2 = out.reshape(n * oh * ow, oc)
     if out.size and c:
         nhwc = nhwc.astype(dtype, copy=False)
         buffer = scratch(ctx, "cols", (n * oh * ow, kh * kw * c), dtype)
@@ -214,11 +219,15 @@ def conv2d(ctx, x, f, shared=None, spectra=None):
         if shared is not None:      # the filter gradient of this step will read them
             patches = shared.record(_patch_key(nhwc, kh, kw, p, rows, cols), patches)
         f2 = np.ascontiguousarray(f, dtype).reshape(kh * kw * c, oc)
-        out2 = out.reshape(n * oh * ow, oc)
 
         def half(lo, hi):       # out rows of images lo..hi-1 = their patches @ filter
-            np.dot(patches(lo, hi), f2, out=out2[lo * oh * ow:hi * oh * ow])
+            rows_of_half = out2[lo * oh * ow:hi * oh * ow]
+            np.dot(patches(lo, hi), f2, out=rows_of_half)
+            if bias_relu is not None:       # while the rows are in this core's cache
+                add_bias_then_relu(rows_of_half, bias_relu)
         over_batch(half, n, out2.size * f2.shape[0])
+    elif bias_relu is not None and out.size:
+        add_bias_then_relu(out2, bias_relu)
     return from_nhwc(out.astype(x.dtype, copy=False), p.data_format)
 
 
@@ -275,7 +284,7 @@ def conv2d_backprop_input(ctx, input_sizes, f, dy, spectra=None):
         dx = conv_fourier.backprop_input(
             to_nhwc(dy, p.data_format).astype(dtype, copy=False),
             np.asarray(f, dtype), (n, h, w, c), rows, cols, spectra)
-        if conv_fourier.all_finite(dx):
+        if dx is not None:
             return from_nhwc(dx.astype(dy.dtype, copy=False), p.data_format)
         # else an inf or a NaN, which the transforms spread: computed again below
     g = to_nhwc(dy, p.data_format).astype(dtype, copy=False).reshape(-1, oc)
@@ -314,7 +323,7 @@ def conv2d_backprop_filter(ctx, x, filter_sizes, dy, shared=None, spectra=None):
         df = conv_fourier.backprop_filter(
             x, to_nhwc(dy, p.data_format).astype(dtype, copy=False),
             filter_shape, rows, cols, spectra)
-        if conv_fourier.all_finite(df):
+        if df is not None:
             if shared is not None:  # patches of a forward that fell back: not needed
                 shared.clear()
             return df.astype(dy.dtype, copy=False)
