@@ -577,3 +577,21 @@ def test_a_fetched_conv_output_or_float16_keeps_the_ops_apart():
     (half_traced, _), _ = _conv_bias_relu_run(x_val, f_val, b_val, "bias_add",
                                               dtype=tf.float16, traced=True)
     np.testing.assert_array_equal(half, half_traced)       # the three kernels in turn
+
+
+def test_an_op_another_waits_for_is_not_moved_by_a_fusion():
+    rng = np.random.RandomState(16)
+    x_val = rng.randn(2, 6, 6, 3).astype(np.float32)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, x_val.shape)
+        f = tf.Variable(rng.randn(3, 3, 3, 8).astype(np.float32))
+        conv = tf.nn.conv2d(x, f, [1, 1, 1, 1], "SAME")
+        counter = tf.Variable(0)
+        with tf.control_dependencies([conv]):       # must run after the conv
+            bump = tf.assign_add(counter, 1)
+        out = tf.nn.relu(conv + tf.constant(rng.randn(8).astype(np.float32)))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run([out, bump], {x: x_val})
+            types = _fast_types(sess)
+    assert "Relu" in types and "AddV2" in types

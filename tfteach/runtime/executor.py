@@ -184,7 +184,7 @@ class Plan:
                         raise errors_text.op_error_from(e, step.op) from _cause(e)
         if not self.accounted and not self.has_control_flow:
             # Work a training step would do twice, done once (fusion.py); CPU only.
-            self.fast_steps = fusion.fuse(self.fast_steps, self.fetch_slots)
+            self.fast_steps = fusion.fuse(self.fast_steps, self.fetch_slots, self.steps)
             if summed:
                 self.fast_steps = fusion.defer_summed_products(
                     self.fast_steps, self.fetch_slots, [slot_of[t] for t in summed])

@@ -73,11 +73,14 @@ __all__ = ["fuse", "defer_products_into_updates", "defer_summed_products",
            "share_conv_patches", "conv_bias_relus", "relu_grads_into_max_pool_grads"]
 
 
-def fuse(steps, fetch_slots):
-    """The fast loop's steps with the fusions applied (copies of the fused steps)."""
+def fuse(steps, fetch_slots, plan_steps=None):
+    """The fast loop's steps with the fusions applied (copies of the fused steps).
+    `plan_steps`: all of the plan's steps, the folded constants too (their control
+    inputs count: a fusion does not move an op that one of them waits for)."""
+    awaited = _control_inputs(plan_steps if plan_steps is not None else steps)
     steps = share_conv_patches(defer_products_into_updates(steps, fetch_slots))
-    steps = conv_bias_relus(steps, fetch_slots)
-    return relu_grads_into_max_pool_grads(steps, fetch_slots)
+    steps = conv_bias_relus(steps, fetch_slots, awaited)
+    return relu_grads_into_max_pool_grads(steps, fetch_slots, awaited)
 
 
 def defer_products_into_updates(steps, fetch_slots):
@@ -176,9 +179,10 @@ def _input_gradient_of(steps, forward, backprop_filter):
     return None
 
 
-def conv_bias_relus(steps, fetch_slots):
+def conv_bias_relus(steps, fetch_slots, awaited=frozenset()):
     """`steps` with each CPU Relu(Conv2D(x, f) + b) whose intermediate values nothing
-    else reads replaced by one step at the Relu's place (see 4. above)."""
+    else reads replaced by one step at the Relu's place (see 4. above); not where the
+    Conv2D or the add is one of the `awaited` ops (control inputs)."""
     readers, producer = _readers_and_producers(steps, fetch_slots)
     fused, dropped = {}, set()
     for relu in steps:
@@ -197,6 +201,8 @@ def conv_bias_relus(steps, fetch_slots):
                 break
         else:
             continue
+        if conv.op in awaited or add.op in awaited:     # moving them later could break it
+            continue
         one = _with_kernel(conv, functools.partial(
             _conv_bias_relu, conv_kernel=conv.kernel, add=add, relu=relu,
             bias_first=conv_at == 1))
@@ -209,6 +215,12 @@ def conv_bias_relus(steps, fetch_slots):
         fused[relu] = one
         dropped.update((conv, add))
     return [fused.get(step, step) for step in steps if step not in dropped]
+
+
+def _control_inputs(steps):
+    """The ops some step waits for (tf.control_dependencies): a fusion that runs one of
+    them later than its place in the plan leaves it alone."""
+    return {op for step in steps for op in step.ctrl_ops}
 
 
 def _runs_conv2d(step):
@@ -243,10 +255,11 @@ def _conv_bias_relu(ctx, x, f, b, conv_kernel, add, relu, bias_first):
         raise errors_text.op_error_from(e, relu.op) from e
 
 
-def relu_grads_into_max_pool_grads(steps, fetch_slots):
+def relu_grads_into_max_pool_grads(steps, fetch_slots, awaited=frozenset()):
     """`steps` with each CPU ReluGrad(MaxPoolGrad(r, y, g), r) whose MaxPoolGrad output
     nothing else reads replaced by one step: the MaxPoolGrad kernel with
-    relu_of_input=True, run where the ReluGrad ran, writing its output."""
+    relu_of_input=True, run where the ReluGrad ran, writing its output; not where the
+    MaxPoolGrad is one of the `awaited` ops (control inputs)."""
     readers, producer = _readers_and_producers(steps, fetch_slots)
     fused, dropped = {}, set()
     for step in steps:
@@ -256,7 +269,8 @@ def relu_grads_into_max_pool_grads(steps, fetch_slots):
         pool_grad = producer.get(gradient_slot)
         if (pool_grad is None or pool_grad.type != "MaxPoolGrad" or pool_grad.alloc is not None
                 or readers[gradient_slot] != 1 or pool_grad.in_slots[0] != features_slot
-                or pool_grad.kernel is not pool_grad.ctx.kernel):   # not a ref-reading wrapper
+                or pool_grad.kernel is not pool_grad.ctx.kernel   # not a ref-reading wrapper
+                or pool_grad.op in awaited):
             continue
         one = _with_kernel(pool_grad, functools.partial(pool_grad.kernel, relu_of_input=True))
         one.out_slots, one.single_out = step.out_slots, step.single_out
