@@ -578,3 +578,87 @@ def make_training_program(seed):
                 return (losses, sess.run(tf.global_variables()),
                         [v.name for v in tf.global_variables()])
     return run, label
+
+
+def make_cnn_training_program(seed):
+    """(run(tf) -> (losses, variable values, variable names), label): 1-2 convolution
+    layers (random size, padding, stride), each with a bias added as `conv + b`,
+    `b + conv` or `tf.nn.bias_add`, an activation (relu most often) and maybe a pooling
+    (tiling or overlapping windows), then a dense layer and a softmax loss, trained 1-3
+    steps. The shapes the plan fuses (conv + bias + relu, relu under a max pool) come up
+    often; every seed divisible by 10 is LeNet-sized (batch 50, 14x14, 16-32 channels,
+    5x5), where the layer runs in the Fourier domain. Those take tanh, not relu: the
+    transforms round differently from TF's sums (~1e-6 of a layer's largest value), so
+    a pre-activation within that of 0 may fall on the other side of the relu's kink,
+    and one such element changes the gradient visibly (seed 80 with relu: one element
+    at 1.7e-8). test_conv_fourier.py checks the relu in the Fourier domain against a
+    traced run instead."""
+    rng = np.random.RandomState(seed)
+    big = seed % 10 == 0
+    if big:
+        batch, side, channels = 50, 14, [16]
+        layers = [dict(k=5, out=32, stride=1, padding="SAME")]
+    else:
+        batch, side, channels = int(rng.randint(1, 5)), int(rng.randint(4, 9)), \
+            [int(rng.randint(1, 4))]
+        layers = [dict(k=int(rng.randint(1, 4)), out=int(rng.randint(1, 9)),
+                       stride=int(rng.choice([1, 1, 2])),
+                       padding=str(rng.choice(["SAME", "VALID"])))
+                  for _ in range(rng.randint(1, 3))]
+    size = side
+    for layer in layers:
+        layer["bias"] = str(rng.choice(["conv+b", "b+conv", "bias_add"]))
+        layer["act"] = "tanh" if big else str(rng.choice(["relu", "relu", "tanh", "none"]))
+        layer["pool"] = "none" if big else str(rng.choice(
+            ["max_tiled", "max_tiled", "max_overlap", "avg", "none"]))
+        if layer["padding"] == "VALID" and size < layer["k"]:
+            layer["padding"] = "SAME"               # keep every output non-empty
+        size = (-(-size // layer["stride"]) if layer["padding"] == "SAME"
+                else (size - layer["k"]) // layer["stride"] + 1)
+        size = size if layer["pool"] == "none" else -(-size // 2)
+    optimizer = "sgd" if big else str(rng.choice(sorted(_OPTIMIZERS)))
+    steps = 2 if big else int(rng.randint(1, 4))
+    x_value = rng.randn(batch, side, side, channels[0]).astype(np.float32)
+    filters, c = [], channels[0]
+    for layer in layers:
+        filters.append(((rng.randn(layer["k"], layer["k"], c, layer["out"]) /
+                         np.sqrt(layer["k"] * layer["k"] * c)).astype(np.float32),
+                        (rng.randn(layer["out"]) * 0.1).astype(np.float32)))
+        c = layer["out"]
+    classes = 3
+    labels = np.eye(classes, dtype=np.float32)[rng.randint(0, classes, size=batch)]
+    dense_seed = int(rng.randint(1 << 30))
+    label = "cnn %s %s steps=%d batch=%d side=%d" % (layers, optimizer, steps, batch, side)
+
+    def run(tf):
+        with tf.Graph().as_default():
+            x = tf.placeholder(tf.float32, [None, side, side, channels[0]])
+            h = x
+            for i, (layer, (f, b)) in enumerate(zip(layers, filters)):
+                conv = tf.nn.conv2d(h, tf.Variable(f, name="F%d" % i),
+                                    [1, layer["stride"], layer["stride"], 1],
+                                    layer["padding"])
+                bias = tf.Variable(b, name="B%d" % i)
+                h = {"conv+b": lambda: conv + bias, "b+conv": lambda: bias + conv,
+                     "bias_add": lambda: tf.nn.bias_add(conv, bias)}[layer["bias"]]()
+                if layer["act"] != "none":
+                    h = getattr(tf.nn, layer["act"])(h)
+                if layer["pool"] == "max_tiled":
+                    h = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+                elif layer["pool"] == "max_overlap":
+                    h = tf.nn.max_pool(h, [1, 3, 3, 1], [1, 2, 2, 1], "SAME")
+                elif layer["pool"] == "avg":
+                    h = tf.nn.avg_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+            flat_size = int(np.prod(h.shape.as_list()[1:]))
+            w = np.random.RandomState(dense_seed).randn(flat_size, classes) * 0.1
+            logits = tf.matmul(tf.reshape(h, [-1, flat_size]),
+                               tf.Variable(w.astype(np.float32), name="W"))
+            loss = tf.reduce_mean(
+                tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits))
+            train = _OPTIMIZERS[optimizer](tf, 0.01 if big else 0.1).minimize(loss)
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                losses = [sess.run([loss, train], {x: x_value})[0] for _ in range(steps)]
+                return (losses, sess.run(tf.global_variables()),
+                        [v.name for v in tf.global_variables()])
+    return run, label

@@ -11,7 +11,11 @@ tests/random_programs.py draws each program from a seed:
   normalizations) on random images, with the gradients of all their inputs;
 - 100 tf.cond / tf.while_loop programs nested either way, with gradients;
 - 60 dense networks trained 1-3 steps (8 optimizers, 4 losses): the losses, and every
-  variable, slots included, by name and value.
+  variable, slots included, by name and value;
+- 100 small CNNs trained the same way (bias added three ways, relu or not, tiling,
+  overlapping or average pools), every tenth LeNet-sized (with tanh; see
+  make_cnn_training_program): what the plan fuses and computes in the Fourier domain,
+  against TensorFlow's unfused kernels.
 Both must agree on the values, dtype, shape and static shape, or both raise the same
 class of error. Hand-written tests cover what the notes print; these find what nobody
 thought of (a tf.split into one piece returning a tuple, MirrorPadGrad accepting
@@ -22,8 +26,9 @@ import numpy as np
 import pytest
 
 import tfteach
-from random_programs import (NN_STATIC_SHAPES_DIFFER, make_control_flow_program,
-                             make_nn_program, make_program, make_training_program)
+from random_programs import (NN_STATIC_SHAPES_DIFFER, make_cnn_training_program,
+                             make_control_flow_program, make_nn_program, make_program,
+                             make_training_program)
 from tf_reference import tensorflow_v1
 
 pytest.importorskip("tensorflow")
@@ -128,4 +133,19 @@ def test_random_training_matches_tensorflow(seed):
     np.testing.assert_allclose(losses, want_losses, rtol=1e-4, atol=1e-5, err_msg=label)
     for name, value, expected in zip(names, values, want_values):
         np.testing.assert_allclose(value, expected, rtol=1e-4, atol=1e-5,
+                                   err_msg="%s: %s" % (label, name))
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_random_cnn_training_matches_tensorflow(seed):
+    """Small CNNs trained 1-3 steps: the plan's fusions (a conv's bias add and relu, a
+    relu's gradient under a max pool, shared patches) and, every tenth seed, a
+    LeNet-sized layer in the Fourier domain, against TensorFlow's unfused kernels."""
+    run, label = make_cnn_training_program(seed)
+    want_losses, want_values, want_names = run(tensorflow_v1())
+    losses, values, names = run(tfteach)
+    assert names == want_names, label
+    np.testing.assert_allclose(losses, want_losses, rtol=1e-4, atol=1e-5, err_msg=label)
+    for name, value, expected in zip(names, values, want_values):
+        np.testing.assert_allclose(value, expected, rtol=2e-4, atol=2e-5,
                                    err_msg="%s: %s" % (label, name))
