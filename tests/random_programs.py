@@ -571,13 +571,18 @@ def make_training_program(seed):
                         tf.nn.sigmoid_cross_entropy_with_logits(labels=target, logits=h)),
                     "l1_l2": lambda: tf.reduce_sum(tf.abs(h - target)) +
                     0.5 * tf.reduce_sum(tf.square(h))}[loss_kind]()
-            train = _OPTIMIZERS[optimizer](tf, lr).minimize(loss)
-            with tf.Session() as sess:
-                sess.run(tf.global_variables_initializer())
-                losses = [sess.run([loss, train], {x: x_value})[0] for _ in range(steps)]
-                return (losses, sess.run(tf.global_variables()),
-                        [v.name for v in tf.global_variables()])
+            return _train(tf, loss, _OPTIMIZERS[optimizer](tf, lr), {x: x_value}, steps)
     return run, label
+
+
+def _train(tf, loss, optimizer, feed, steps):
+    """(the loss of each step, every variable's value after them, their names)."""
+    train = optimizer.minimize(loss)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        losses = [sess.run([loss, train], feed)[0] for _ in range(steps)]
+        return (losses, sess.run(tf.global_variables()),
+                [v.name for v in tf.global_variables()])
 
 
 def make_cnn_training_program(seed):
@@ -655,10 +660,6 @@ def make_cnn_training_program(seed):
                                tf.Variable(w.astype(np.float32), name="W"))
             loss = tf.reduce_mean(
                 tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits))
-            train = _OPTIMIZERS[optimizer](tf, 0.01 if big else 0.1).minimize(loss)
-            with tf.Session() as sess:
-                sess.run(tf.global_variables_initializer())
-                losses = [sess.run([loss, train], {x: x_value})[0] for _ in range(steps)]
-                return (losses, sess.run(tf.global_variables()),
-                        [v.name for v in tf.global_variables()])
+            return _train(tf, loss, _OPTIMIZERS[optimizer](tf, 0.01 if big else 0.1),
+                          {x: x_value}, steps)
     return run, label

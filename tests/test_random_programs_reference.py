@@ -126,14 +126,7 @@ def test_random_control_flow_matches_tensorflow(seed):
 
 @pytest.mark.parametrize("seed", range(60))
 def test_random_training_matches_tensorflow(seed):
-    run, label = make_training_program(seed)
-    want_losses, want_values, want_names = run(tensorflow_v1())
-    losses, values, names = run(tfteach)
-    assert names == want_names, label
-    np.testing.assert_allclose(losses, want_losses, rtol=1e-4, atol=1e-5, err_msg=label)
-    for name, value, expected in zip(names, values, want_values):
-        np.testing.assert_allclose(value, expected, rtol=1e-4, atol=1e-5,
-                                   err_msg="%s: %s" % (label, name))
+    _assert_same_training(*make_training_program(seed), tol=(1e-4, 1e-5))
 
 
 @pytest.mark.parametrize("seed", range(100))
@@ -141,11 +134,15 @@ def test_random_cnn_training_matches_tensorflow(seed):
     """Small CNNs trained 1-3 steps: the plan's fusions (a conv's bias add and relu, a
     relu's gradient under a max pool, shared patches) and, every tenth seed, a
     LeNet-sized layer in the Fourier domain, against TensorFlow's unfused kernels."""
-    run, label = make_cnn_training_program(seed)
+    _assert_same_training(*make_cnn_training_program(seed), tol=(2e-4, 2e-5))
+
+
+def _assert_same_training(run, label, tol):
+    """The losses of every step and every variable (by name) after training, on both."""
     want_losses, want_values, want_names = run(tensorflow_v1())
     losses, values, names = run(tfteach)
     assert names == want_names, label
     np.testing.assert_allclose(losses, want_losses, rtol=1e-4, atol=1e-5, err_msg=label)
     for name, value, expected in zip(names, values, want_values):
-        np.testing.assert_allclose(value, expected, rtol=2e-4, atol=2e-5,
+        np.testing.assert_allclose(value, expected, rtol=tol[0], atol=tol[1],
                                    err_msg="%s: %s" % (label, name))
