@@ -55,16 +55,22 @@ def _compute_dtype(x):
 # spin between matmuls and other work shares the 2 cores, so the loops are serial and
 # release the GIL instead: in a step with convolutions (BLAS one-threaded there) max
 # pooling and its gradient run on two halves of the batch (two_workers.split_rows).
+@njit(cache=True, inline="always")
+def _window(index, stride, pad_before, size, in_size):
+    """[lo, hi): the input rows (or columns) output `index`'s window reads, clipped to
+    the image (padded cells are never read)."""
+    start = index * stride - pad_before
+    return max(start, 0), min(start + size, in_size)
+
+
 @njit(cache=True, nogil=True)
 def _max_pool(x, out, kh, kw, sh, sw, pad_top, pad_left):
     n_batch, in_h, in_w, n_chan = x.shape
     for n in range(n_batch):
         for i in range(out.shape[1]):
-            h0 = max(i * sh - pad_top, 0)
-            h1 = min(i * sh - pad_top + kh, in_h)
+            h0, h1 = _window(i, sh, pad_top, kh, in_h)
             for j in range(out.shape[2]):
-                w0 = max(j * sw - pad_left, 0)
-                w1 = min(j * sw - pad_left + kw, in_w)
+                w0, w1 = _window(j, sw, pad_left, kw, in_w)
                 for c in range(n_chan):
                     out[n, i, j, c] = x[n, h0, w0, c]       # the window's first real cell
                 for h in range(h0, h1):
@@ -104,11 +110,9 @@ def _max_pool_grad(x, grad, dx, kh, kw, sh, sw, pad_top, pad_left):
     for n in range(n_batch):
         dxf[n, :, :] = 0
         for i in range(grad.shape[1]):
-            h0 = max(i * sh - pad_top, 0)
-            h1 = min(i * sh - pad_top + kh, in_h)
+            h0, h1 = _window(i, sh, pad_top, kh, in_h)
             for j in range(grad.shape[2]):
-                w0 = max(j * sw - pad_left, 0)
-                w1 = min(j * sw - pad_left + kw, in_w)
+                w0, w1 = _window(j, sw, pad_left, kw, in_w)
                 _window_argmax(xf, n, h0, h1, w0, w1, in_w, best, arg)
                 for c in range(n_chan):
                     dxf[n, arg[c], c] += grad[n, i, j, c]
@@ -121,7 +125,8 @@ def _max_pool_grad_tiled(x, grad, dx, kh, kw, sh, sw, pad_top, pad_left, relu_of
 
     The argmax scan keeps, per channel, the window position k of the first maximum with
     selects instead of branches, so the channel loop is SIMD code: 1.6x faster than the
-    scan + scatter for [50, 28, 28, 32] (1.14 vs 1.87 ms), same bits.
+    scan + scatter for [50, 28, 28, 32] (1.14 vs 1.87 ms), same bits. (Not
+    `_window_argmax` with selects: measured 0.17 ms slower here, and no faster there.)
     `relu_of_input`: also apply ReluGrad(dx, x) as each cell is written (`x` being a
     relu's output; see max_pool_grad)."""
     n_batch, in_h, in_w, n_chan = x.shape
@@ -130,11 +135,9 @@ def _max_pool_grad_tiled(x, grad, dx, kh, kw, sh, sw, pad_top, pad_left, relu_of
     for n in range(n_batch):
         dx[n] = 0                       # cells no window covers (VALID's last rows) stay 0
         for i in range(grad.shape[1]):
-            h0 = max(i * sh - pad_top, 0)
-            h1 = min(i * sh - pad_top + kh, in_h)
+            h0, h1 = _window(i, sh, pad_top, kh, in_h)
             for j in range(grad.shape[2]):
-                w0 = max(j * sw - pad_left, 0)
-                w1 = min(j * sw - pad_left + kw, in_w)
+                w0, w1 = _window(j, sw, pad_left, kw, in_w)
                 k = 0
                 for h in range(h0, h1):
                     for w in range(w0, w1):
@@ -171,11 +174,9 @@ def _max_pool_grad_grad(x, grad_dx, out, kh, kw, sh, sw, pad_top, pad_left):
     arg = np.empty(n_chan, np.int64)
     for n in range(n_batch):
         for i in range(out.shape[1]):
-            h0 = max(i * sh - pad_top, 0)
-            h1 = min(i * sh - pad_top + kh, in_h)
+            h0, h1 = _window(i, sh, pad_top, kh, in_h)
             for j in range(out.shape[2]):
-                w0 = max(j * sw - pad_left, 0)
-                w1 = min(j * sw - pad_left + kw, in_w)
+                w0, w1 = _window(j, sw, pad_left, kw, in_w)
                 _window_argmax(xf, n, h0, h1, w0, w1, in_w, best, arg)
                 for c in range(n_chan):
                     out[n, i, j, c] = gf[n, arg[c], c]
@@ -234,11 +235,9 @@ def _avg_pool(x, out, kh, kw, sh, sw, pad_top, pad_left):
     acc = np.empty(n_chan, np.float64)      # sums in float64, rounded once
     for n in range(n_batch):
         for i in range(out.shape[1]):
-            h0 = max(i * sh - pad_top, 0)
-            h1 = min(i * sh - pad_top + kh, in_h)
+            h0, h1 = _window(i, sh, pad_top, kh, in_h)
             for j in range(out.shape[2]):
-                w0 = max(j * sw - pad_left, 0)
-                w1 = min(j * sw - pad_left + kw, in_w)
+                w0, w1 = _window(j, sw, pad_left, kw, in_w)
                 acc[:] = 0.0
                 for h in range(h0, h1):
                     for w in range(w0, w1):
@@ -256,11 +255,9 @@ def _avg_pool_grad(grad, dx, kh, kw, sh, sw, pad_top, pad_left):
     share = np.empty(n_chan, dx.dtype)
     for n in range(n_batch):
         for i in range(grad.shape[1]):
-            h0 = max(i * sh - pad_top, 0)
-            h1 = min(i * sh - pad_top + kh, in_h)
+            h0, h1 = _window(i, sh, pad_top, kh, in_h)
             for j in range(grad.shape[2]):
-                w0 = max(j * sw - pad_left, 0)
-                w1 = min(j * sw - pad_left + kw, in_w)
+                w0, w1 = _window(j, sw, pad_left, kw, in_w)
                 count = (h1 - h0) * (w1 - w0)
                 for c in range(n_chan):
                     share[c] = grad[n, i, j, c] / count
