@@ -30,8 +30,8 @@ calling a Numba function costs more than it saves) keeps the NumPy call.
 import numpy as np
 from numba import njit
 
-__all__ = ["is_channel_bias", "bias_operands", "add_channel_bias", "add_bias_then_relu",
-           "sums_all_but_last", "sum_all_but_last"]
+__all__ = ["is_channel_bias", "bias_operands", "add_channel_bias", "sums_all_but_last",
+           "sum_all_but_last"]
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 # Below ~4K elements np.add's call (~1-2 us) is as fast as the Numba dispatch; with
@@ -47,18 +47,6 @@ def _add_rows(x, b, out):
     for r in range(x.shape[0]):
         for c in range(x.shape[1]):          # contiguous: SIMD
             out[r, c] = x[r, c] + b[c]
-
-
-@njit(cache=True, nogil=True)
-def add_bias_then_relu(rows, b):
-    """rows[r, c] = relu(rows[r, c] + b[c]) in place: a fused plan's bias add and Relu
-    after a convolution (runtime/fusion.py), with their formulas and roundings (the add
-    in the rows' dtype, then `0 if v < 0 else v`)."""
-    for r in range(rows.shape[0]):
-        for c in range(rows.shape[1]):
-            v = rows[r, c] + b[c]
-            rows[r, c] = 0 if v < 0 else v
-    return rows
 
 
 @njit(cache=True, nogil=True)

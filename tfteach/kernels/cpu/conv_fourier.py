@@ -40,6 +40,7 @@ import functools
 import numpy as np
 from numba import njit
 
+from tfteach.kernels.cpu.nn_kernels import relu_scalar
 from tfteach.kernels.cpu.two_workers import over_batch
 
 __all__ = ["fourier_size", "pays", "Spectra", "forward", "backprop_input", "backprop_filter"]
@@ -230,8 +231,7 @@ def _columns_back(z, br, bi, out, bias, relu):
                     probe[ch] += acc[ch] * 0
                 if relu:
                     for ch in range(c):
-                        v = acc[ch] + bias[ch]
-                        out[b, i, j, ch] = 0 if v < 0 else v
+                        out[b, i, j, ch] = relu_scalar(acc[ch] + bias[ch])
                 else:
                     for ch in range(c):
                         out[b, i, j, ch] = acc[ch]

@@ -22,10 +22,10 @@ import numpy as np
 
 from tfteach.framework.errors import InvalidArgumentError, UnimplementedError
 from tfteach.kernels.cpu import conv_fourier
-from tfteach.kernels.cpu.channel_loops import add_bias_then_relu
 from tfteach.kernels.cpu.conv_geometry import ConvParams
 from tfteach.kernels.cpu.two_workers import over_batch
 from tfteach.kernels.cpu.conv_patches import col2im, im2col, im2col_transposed
+from tfteach.kernels.cpu.nn_kernels import add_bias_then_relu
 from tfteach.kernels.cpu.cwise import shape_string
 
 __all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "SharedPatches",

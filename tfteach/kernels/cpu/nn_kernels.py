@@ -26,7 +26,8 @@ from tfteach.kernels.cpu.two_workers import split_rows, worth_splitting
 __all__ = ["softmax", "log_softmax", "softmax_xent", "sparse_softmax_xent", "l2_loss",
            "relu", "relu_grad", "relu6", "relu6_grad", "elu", "elu_grad", "selu",
            "selu_grad", "softplus", "softplus_grad", "softsign", "softsign_grad",
-           "leaky_relu", "leaky_relu_grad", "SELU_ALPHA", "SELU_SCALE"]
+           "leaky_relu", "leaky_relu_grad", "SELU_ALPHA", "SELU_SCALE", "relu_scalar",
+           "relu_grad_scalar", "add_bias_then_relu"]
 
 
 # -- row loops (Numba) -----------------------------------------------------------------------
@@ -331,20 +332,33 @@ def relu_grad(g, x):
 
 # In a step with convolutions big activations run in two halves (two_workers.py). A
 # LazyUfunc runs whole (two_workers.split_ufunc), so the halves use these nogil loops.
-_relu_scalar = njit(cache=True, inline="always")(_relu)
-_relu_grad_scalar = njit(cache=True, inline="always")(_relu_grad)
+# The scalar forms are also what fused kernels apply (pooling, conv_fourier): one
+# formula for Relu and ReluGrad wherever they are computed.
+relu_scalar = njit(cache=True, inline="always")(_relu)
+relu_grad_scalar = njit(cache=True, inline="always")(_relu_grad)
 
 
 @njit(cache=True, nogil=True)
 def _relu_loop(out, x):
     for i in range(out.size):
-        out[i] = _relu_scalar(x[i])
+        out[i] = relu_scalar(x[i])
 
 
 @njit(cache=True, nogil=True)
 def _relu_grad_loop(out, g, x):
     for i in range(out.size):
-        out[i] = _relu_grad_scalar(g[i], x[i])
+        out[i] = relu_grad_scalar(g[i], x[i])
+
+
+@njit(cache=True, nogil=True)
+def add_bias_then_relu(rows, b):
+    """rows[r, c] = relu(rows[r, c] + b[c]) in place: a fused plan's bias add and Relu
+    after a convolution (runtime/fusion.py), with their roundings (the add in the rows'
+    dtype, then Relu's formula)."""
+    for r in range(rows.shape[0]):
+        for c in range(rows.shape[1]):
+            rows[r, c] = relu_scalar(rows[r, c] + b[c])
+    return rows
 
 
 def _splittable(x):

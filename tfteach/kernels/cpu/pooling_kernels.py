@@ -19,7 +19,7 @@ instead of storing an argmax array in the forward pass.
 import numpy as np
 from numba import njit
 
-from tfteach.kernels.cpu.nn_kernels import relu_grad
+from tfteach.kernels.cpu.nn_kernels import relu_grad, relu_grad_scalar
 from tfteach.kernels.cpu.two_workers import split_rows
 
 __all__ = ["output_size_and_padding", "max_pool", "max_pool_grad", "max_pool_grad_grad",
@@ -157,8 +157,8 @@ def _max_pool_grad_tiled(x, grad, dx, kh, kw, sh, sw, pad_top, pad_left, relu_of
                     for w in range(w0, w1):
                         for c in range(n_chan):
                             v = grad[n, i, j, c] if arg[c] == k else 0
-                            if relu_of_input:      # nn_kernels._relu_grad's formula
-                                v = v if x[n, h, w, c] > 0 else v * 0
+                            if relu_of_input:
+                                v = relu_grad_scalar(v, x[n, h, w, c])
                             dx[n, h, w, c] = v
                         k += 1
 
