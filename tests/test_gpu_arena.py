@@ -68,3 +68,28 @@ def test_release_gives_back_only_unused_regions():
     arena.free(held)
     assert arena.release_unused() == 2048
     assert driver.live == {} and arena.bytes_reserved == 0
+
+
+def test_the_reservation_is_taken_in_chunks_so_a_cell_can_give_most_of_it_back():
+    driver = FakeDriver()
+    arena = Arena(driver.alloc, driver.free, chunk=1024)
+    arena.reserve_up_to(3000)                 # TF's greedy default: all of it, in chunks
+    assert [c for c in driver.calls] == [("alloc", 1024), ("alloc", 1024), ("alloc", 1024)]
+    assert arena.bytes_reserved == 3072       # the last chunk rounded to 256 bytes
+    variable = arena.allocate(100)            # a session's variable: in the first chunk
+    assert variable == arena.regions[0].base
+    assert arena.release_unused() == 2048     # a cell's release: only that chunk stays
+    assert list(driver.live.values()) == [1024] and arena.bytes_reserved == 1024
+    arena.reserve_up_to(3000)                 # the next run takes the rest again
+    assert arena.bytes_reserved == 3072 and len(driver.live) == 3
+
+
+def test_an_array_bigger_than_a_chunk_gets_a_region_of_its_own():
+    driver = FakeDriver()
+    arena = Arena(driver.alloc, driver.free, chunk=1024)
+    arena.reserve_up_to(2048)
+    assert arena.allocate(1500) is None       # no chunk is big enough: the caller grows
+    base = arena.reserve(1500)
+    assert arena.allocate(1500) == base and arena.bytes_reserved == 2048 + 1536
+    arena.free(base)
+    assert arena.release_unused() == 2048 + 1536 and driver.live == {}

@@ -115,8 +115,10 @@ def _cuda_gpus():
         from numba import cuda
         if not cuda.is_available():
             return []
-        if os.environ.get("TFTEACH_CUDA_RESERVE", "").strip() == "1":
-            # Opt-in: device arrays carved from a real reservation (before any context).
+        if os.environ.get("TFTEACH_CUDA_RESERVE", "1").strip() != "0":
+            # Device arrays carved from a real reservation, as TensorFlow's BFC allocator
+            # (docs/devices.md); TFTEACH_CUDA_RESERVE=0 keeps Numba's one cudaMalloc per
+            # array. Must come before any CUDA context exists.
             from tfteach.kernels.cuda import memory_manager
             memory_manager.install()
         gpus = []

@@ -11,11 +11,19 @@ nothing is carved from back to the driver (`driver_free(address)`).
 kernels/cuda/memory_manager.py plugs it into Numba (an External Memory Management
 plugin) so that device arrays live inside the reservation; the tests drive it with a
 fake driver (tests/test_gpu_arena.py).
+
+`reserve_up_to` takes the reservation in chunks (`chunk` bytes each, 256 MiB by
+default) rather than in one region, because a region goes back to the driver only when
+nothing is carved from it: with one region of the whole card, a session's variables
+would pin all of it, and the notebook's release after each cell (which leaves live
+buffers alone) would give nothing back. With chunks, only those holding live buffers
+stay. An array bigger than a chunk gets a region of its own (`reserve`).
 """
 
-__all__ = ["Arena", "ROUND"]
+__all__ = ["Arena", "ROUND", "CHUNK"]
 
 ROUND = 256
+CHUNK = 256 << 20
 
 
 class _Region:
@@ -57,14 +65,16 @@ class _Region:
 class Arena:
     """Regions reserved from the driver, and the pieces in use inside them."""
 
-    def __init__(self, driver_alloc, driver_free):
+    def __init__(self, driver_alloc, driver_free, chunk=CHUNK):
         self._alloc = driver_alloc
         self._free = driver_free
+        self.chunk = _rounded(chunk)
         self.regions = []
+        self._reserved = 0              # kept as a sum: read at every allocation
 
     @property
     def bytes_reserved(self):
-        return sum(r.size for r in self.regions)
+        return self._reserved
 
     @property
     def bytes_in_use(self):
@@ -75,13 +85,15 @@ class Arena:
         nbytes = _rounded(nbytes)
         region = _Region(self._alloc(nbytes), nbytes)
         self.regions.append(region)
+        self._reserved += nbytes
         return region.base
 
     def reserve_up_to(self, total):
-        """Reserves what is missing for `bytes_reserved` to reach `total`."""
-        missing = total - self.bytes_reserved
-        if missing > 0:
-            self.reserve(missing)
+        """Reserves what is missing for `bytes_reserved` to reach `total`, in chunks."""
+        missing = total - self._reserved
+        while missing > 0:
+            self.reserve(min(missing, self.chunk))
+            missing = total - self._reserved
 
     def allocate(self, nbytes):
         """The address of a free piece of `nbytes` (rounded), or None if none fits."""
@@ -109,6 +121,7 @@ class Arena:
                 self._free(region.base)
                 freed += region.size
         self.regions = kept
+        self._reserved -= freed
         return freed
 
 

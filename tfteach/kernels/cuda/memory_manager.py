@@ -1,17 +1,18 @@
 """A Numba External Memory Management plugin: device arrays inside TF's reservation.
 
-Opt-in (`TFTEACH_CUDA_RESERVE=1` in the environment before the first session; see
-docs/devices.md): runtime/devices.py then calls `install()` before Numba creates any
+On by default on a real GPU (`TFTEACH_CUDA_RESERVE=0` before the first session turns it
+off; see docs/devices.md): runtime/devices.py calls `install()` before Numba creates any
 CUDA context. From then on every device array Numba allocates on a card comes from a
 `runtime.gpu_arena.Arena` that first takes from the driver what the card's tfteach
 allocator has reserved (`bytes_reserved`, by TensorFlow's GPUOptions: nearly the whole
-card by default), so `nvidia-smi` shows TensorFlow's big reservation; an array that does
-not fit (allow_growth) grows it by one region. `tf.config.release_memory()` gives the
-regions nothing is carved from back to the driver (`release_unused`).
+card by default), in 256 MiB chunks, so `nvidia-smi` shows TensorFlow's big reservation;
+an array that fits no chunk (allow_growth, or a big tensor) gets a region of its own, and
+when the card is full the empty chunks go back to the driver first.
+`tf.config.release_memory()` (and the notebook's release after each cell) gives every
+chunk nothing is carved from back to the driver (`release_unused`).
 
-Checked without a GPU only: the arena's bookkeeping (tests/test_gpu_arena.py) and this
-class with a fake driver and a fake context (tests/test_cuda_memory_manager.py). That
-real cuMemAlloc addresses work as Numba device pointers is verified only on a card.
+Verified on an H100 (scripts/gpu_check.sh; figures in docs/cuda_kernels.md) and tested
+without a GPU with a fake driver and context (tests/test_cuda_memory_manager.py).
 """
 import weakref
 
@@ -55,6 +56,11 @@ class ReservingMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
     """Numba's device memory for one context (one card), carved from one reservation."""
 
     def initialize(self):
+        # Numba calls this again at every push of the context (`with cuda.gpus[i]`,
+        # prepare_for_use): a second Arena would orphan the first one's regions, which
+        # the driver still holds (seen on a card: the next session found it full).
+        if getattr(self, "arena", None) is not None:
+            return
         alloc, free, self._info = self._driver_functions()
         self.arena = Arena(alloc, free)
 
@@ -77,10 +83,18 @@ class ReservingMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
 
     def memalloc(self, size):
         arena = self.arena
-        arena.reserve_up_to(self._target())
+        try:
+            arena.reserve_up_to(self._target())
+        except Exception:  # noqa: BLE001 - the driver is out of room: carve what we have
+            pass
         address = arena.allocate(size)
         if address is None:                    # beyond the reservation: grow by a region
-            arena.reserve(size)
+            try:
+                arena.reserve(size)
+            except Exception:  # noqa: BLE001 - the card is full of empty chunks: free them
+                if not arena.release_unused():
+                    raise
+                arena.reserve(size)
             address = arena.allocate(size)
         return MemoryPointer(weakref.proxy(self.context), self._pointer(address), size,
                              finalizer=lambda: arena.free(address))
