@@ -13,7 +13,11 @@ backward pass by hand (MLP and LeNet). Rows whose
 ops tfteach does not have yet (max_pool, dynamic_rnn) print why and are skipped.
 Then conv2d forward throughput in GFLOP/s: tfteach, NumPy im2col + matmul, TensorFlow.
 
-    python bench/nn_steps.py [--quick]
+    python bench/nn_steps.py [--quick] [--device gpu]
+
+With `--device gpu` (a machine with an NVIDIA GPU): the same three steps run by
+tfteach's CUDA kernels, next to tfteach on the CPU and TensorFlow on the same GPU
+(when a GPU build of TensorFlow is installed).
 """
 import argparse
 import json
@@ -97,11 +101,11 @@ def lstm_graph(tf):
     return tf.train.GradientDescentOptimizer(0.1).minimize(loss), {x: x_val, y: y_val}
 
 
-def graph_step(tf, build):
+def graph_step(tf, build, config=None):
     graph = tf.Graph()
     with graph.as_default():
         step, feed = build(tf)
-        sess = tf.Session(graph=graph)
+        sess = tf.Session(graph=graph, config=config)
         sess.run(tf.global_variables_initializer())
     return lambda: sess.run(step, feed_dict=feed)
 
@@ -247,14 +251,57 @@ def eigen_tf_times(quick):
         return {}
 
 
+def tf_sees_a_gpu(tf1):
+    try:
+        return bool(tf1.config.list_physical_devices("GPU"))
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def main_gpu(numbers):
+    """The same steps on a real GPU: tfteach's CUDA kernels, tfteach on the CPU, and
+    TensorFlow on the same GPU where a GPU build of TensorFlow is installed."""
+    import tfteach
+    from tfteach.runtime import devices
+    gpus = [d for d in devices.local_devices() if d.kind == "cuda"]
+    if not gpus:
+        print("--device gpu: no CUDA GPU here (numba.cuda sees none); nothing to measure")
+        return
+    print("Training step time on %s, milliseconds per step (best of 5)"
+          % gpus[0].description)
+    tf1 = import_tf1()
+    on_gpu = tf1 is not None and tf_sees_a_gpu(tf1)
+    if not on_gpu:
+        print("TensorFlow on this GPU: %s" % ("not installed" if tf1 is None else
+                                             "installed without GPU support"))
+    header = "%-8s %12s %12s %9s %15s %14s" % ("workload", "tfteach-gpu", "tfteach-cpu",
+                                                "tf-gpu", "gpu/cpu (ours)", "tfteach/tf-gpu")
+    print(header)
+    print("-" * len(header))
+    cpu_only = tfteach.ConfigProto(device_count={"GPU": 0})
+    for name, build, _, _ in WORKLOADS:
+        number = numbers[name]
+        gpu_ms = best_ms(graph_step(tfteach, build), number)
+        cpu_ms = best_ms(graph_step(tfteach, build, cpu_only), number)
+        tf_ms = tf_step_ms(tf1, build, number) if on_gpu else None
+        print("%-8s %12.2f %12.2f %9s %15.2f %14s" % (
+            name, gpu_ms, cpu_ms, "-" if tf_ms is None else "%.2f" % tf_ms, gpu_ms / cpu_ms,
+            "-" if tf_ms is None else "%.2f" % (gpu_ms / tf_ms)))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--tf-only", action="store_true",
                         help="print TensorFlow's step times as JSON (used for the Eigen run)")
+    parser.add_argument("--device", choices=("cpu", "gpu"), default="cpu",
+                        help="gpu: the steps on a real CUDA GPU, against tfteach on the "
+                             "CPU and TensorFlow on the same GPU")
     args = parser.parse_args()
     numbers = {name: max(2, number // (5 if args.quick else 1))
                for name, _, _, number in WORKLOADS}
+    if args.device == "gpu":
+        return main_gpu(numbers)
     tf1 = import_tf1()
     if args.tf_only:
         print(json.dumps({name: tf_step_ms(tf1, build, numbers[name]) if tf1 else None

@@ -11,6 +11,7 @@ skipped, saying why. On a GPU machine, to run only these:
 Sizes are the lessons' (MNIST batches, LeNet-5 layers); values are compared with the
 CPU kernels and NumPy, as the simulator tests do on tiny shapes.
 """
+import json
 import os
 import re
 import subprocess
@@ -56,7 +57,7 @@ def test_real_gpu_suite():
                           cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-3000:]
     summary = proc.stdout.strip().splitlines()[-1]       # e.g. "6 passed, 1 skipped in 9s"
-    assert re.search(r"\b6 passed", summary) and "failed" not in summary, summary
+    assert re.search(r"\b12 passed", summary) and "failed" not in summary, summary
 
 
 # -- run in the child, on the card -------------------------------------------------------------------
@@ -184,3 +185,141 @@ def test_a_training_step_on_the_gpu_matches_the_cpu():
         assert stats["peak_bytes_in_use"] > 100 * 784 * 4 and stats["bytes_in_use"] == 0
     finally:
         devices._registry = None
+
+
+# -- variables, optimizers and a CNN training step on the card ---------------------------------------
+_OPTIMIZERS = {
+    "GradientDescent": lambda: tf.train.GradientDescentOptimizer(0.1),
+    "Momentum": lambda: tf.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True),
+    "Adam": lambda: tf.train.AdamOptimizer(0.01),
+    "RMSProp": lambda: tf.train.RMSPropOptimizer(0.01),      # a host-fallback update
+}
+
+
+def _lenet_sized_training(config, make_optimizer, steps=3):
+    """A LeNet-5-like net at the lessons' size (batch 50, MNIST-shaped input), trained
+    a few steps; its losses and final variables."""
+    tf.reset_default_graph()
+    rng = np.random.RandomState(4)
+    x = tf.placeholder(tf.float32, [None, 28, 28, 1])
+    y = tf.placeholder(tf.float32, [None, 10])
+    shapes = [(5, 5, 1, 8), (8,), (5, 5, 8, 16), (16,), (7 * 7 * 16, 64), (64,), (64, 10)]
+    params = [tf.Variable((rng.randn(*s) * 0.1).astype(np.float32)) for s in shapes]
+    w1, b1, w2, b2, w3, b3, w4 = params
+    h = tf.nn.max_pool(tf.nn.relu(tf.nn.conv2d(x, w1, [1, 1, 1, 1], "SAME") + b1),
+                       [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+    h = tf.nn.avg_pool(tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(h, w2, [1, 1, 1, 1], "SAME"),
+                                                 b2)), [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+    h = tf.nn.relu(tf.matmul(tf.reshape(h, [-1, 7 * 7 * 16]), w3) + b3)
+    loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(
+        labels=y, logits=tf.matmul(h, w4)))
+    train = make_optimizer().minimize(loss)
+    feed = {x: rng.rand(50, 28, 28, 1).astype(np.float32),
+            y: np.eye(10, dtype=np.float32)[rng.randint(0, 10, 50)]}
+    with tf.Session(config=config) as sess:
+        sess.run(tf.global_variables_initializer())
+        losses = [sess.run([loss, train], feed)[0] for _ in range(steps)]
+        return losses, sess.run(params)
+
+
+@on_gpu
+@pytest.mark.parametrize("name", sorted(_OPTIMIZERS))
+def test_training_a_cnn_with_variables_on_the_gpu_matches_the_cpu(name):
+    from tfteach.runtime import devices
+    devices._registry = None
+    try:
+        assert any(d.kind == "cuda" for d in devices.local_devices())
+        cpu_losses, cpu_values = _lenet_sized_training(
+            tf.ConfigProto(device_count={"GPU": 0}), _OPTIMIZERS[name])
+        losses, values = _lenet_sized_training(None, _OPTIMIZERS[name])
+        assert cpu_losses[-1] < cpu_losses[0]                   # it trained
+        np.testing.assert_allclose(losses, cpu_losses, rtol=1e-4, atol=1e-5)
+        for got, expected in zip(values, cpu_values):
+            np.testing.assert_allclose(got, expected, rtol=1e-3, atol=1e-4)
+    finally:
+        devices._registry = None
+
+
+# -- the reservation, as the driver sees it ----------------------------------------------------------
+# Run in a fresh process each: the reserving memory plugin must be installed before the
+# process makes its CUDA context. Free memory is the driver's (cuMemGetInfo), what
+# nvidia-smi shows.
+_RESERVATION_SCRIPT = r"""
+import json
+import numpy as np
+import tfteach as tf
+from numba import cuda
+from tfteach.runtime import devices
+
+MIB = 1 << 20
+gpu = [d for d in devices.local_devices() if d.kind == "cuda"][0]   # plugin, then context
+free = lambda: cuda.current_context().get_memory_info()[0] / MIB     # noqa: E731
+rng = np.random.RandomState(5)
+x = tf.placeholder(tf.float32, [None, 784])
+w = tf.Variable((rng.randn(784, 4096) * 0.01).astype(np.float32))      # 12.25 MiB
+loss = tf.reduce_mean(tf.square(tf.matmul(x, w)))
+train = tf.train.AdamOptimizer(0.01).minimize(loss)
+feed = {x: rng.rand(256, 784).astype(np.float32)}
+with tf.Session() as warm_up:          # loads the kernels' code onto the card first
+    warm_up.run(tf.global_variables_initializer())
+    warm_up.run(train, feed)
+tf.config.release_memory()
+out = {"free_before": free()}
+sess = tf.Session()
+sess.run(tf.global_variables_initializer())
+out["losses"] = [float(sess.run([loss, train], feed)[0]) for _ in range(3)]
+out["free_with_session"] = free()
+out["reserved"] = gpu.allocator.bytes_reserved / MIB
+out["in_use"] = gpu.allocator.bytes_in_use / MIB
+manager = getattr(cuda.current_context(), "memory_manager", None)
+out["arena"] = getattr(getattr(manager, "arena", None), "bytes_reserved", -MIB) / MIB
+tf.config.release_memory()                      # the session is open: its variables stay
+out["free_after_release_open"] = free()
+out["losses"].append(float(sess.run(loss, feed)))      # still runs after the release
+sess.close()
+tf.config.release_memory()
+out["free_after_close"] = free()
+with tf.Session(config=tf.ConfigProto(device_count={"GPU": 0})) as cpu:
+    cpu.run(tf.global_variables_initializer())
+    out["cpu_losses"] = [float(cpu.run([loss, train], feed)[0]) for _ in range(3)]
+    out["cpu_losses"].append(float(cpu.run(loss, feed)))
+print(json.dumps(out))
+"""
+
+
+def _reservation_run(reserve):
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="0", TFTEACH_CUDA_RESERVE=reserve,
+               PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+    env.pop("TFTEACH_VIRTUAL_GPUS", None)
+    proc = subprocess.run([sys.executable, "-c", _RESERVATION_SCRIPT], env=env,
+                          capture_output=True, text=True, timeout=600, cwd=root)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    print("reservation (TFTEACH_CUDA_RESERVE=%s), MiB: %s" % (reserve, out))
+    return out
+
+
+@on_gpu
+def test_the_reservation_is_real_device_memory_and_goes_back():
+    out = _reservation_run("1")                 # the default on a real GPU
+    np.testing.assert_allclose(out["losses"], out["cpu_losses"], rtol=1e-4)
+    # TensorFlow's default: nearly the whole card, taken from the driver at once
+    assert out["reserved"] > 0.8 * out["free_before"]
+    assert abs(out["arena"] - out["reserved"]) < 1
+    assert out["free_with_session"] < out["free_before"] - 0.9 * out["reserved"]
+    # released with the session open: only the chunks holding its buffers stay
+    held = out["free_before"] - out["free_after_release_open"]
+    assert 0 <= held <= 2 * 256 + 64, held
+    # closed and released: back to what the process had before its first session
+    assert out["free_before"] - out["free_after_close"] < 64
+
+
+@on_gpu
+def test_without_the_reservation_only_the_arrays_are_taken():
+    out = _reservation_run("0")
+    np.testing.assert_allclose(out["losses"], out["cpu_losses"], rtol=1e-4)
+    assert out["arena"] < 0                     # Numba's own memory manager
+    assert out["reserved"] > 0.8 * out["free_before"]      # accounted all the same
+    assert out["free_before"] - out["free_with_session"] < 512
+    assert out["free_before"] - out["free_after_close"] < 64
