@@ -27,7 +27,7 @@ import numpy as np
 from tfteach.framework import errors
 from tfteach.framework.dead import DEAD
 from tfteach.kernels.cpu import two_workers
-from tfteach.runtime import device_run, errors_text, fusion
+from tfteach.runtime import device_run, errors_text, fusion, ref_reads
 from tfteach.runtime.run_metadata import (AllocationDescription, NodeExecStats, NodeOutput,
                                           TensorDescription)
 
@@ -170,6 +170,13 @@ class Plan:
                                     for op in ops)
         if not self.has_control_flow:
             self._fold_constants()
+        # A step that a write of its variable precedes reads the variable again when it
+        # runs: TF1 reads alias the variable's buffer (runtime/ref_reads.py).
+        replaced, self.fetch_rereads = ref_reads.read_when_run(
+            self.steps, self.feed_slots, self.fetch_slots, session.variable_values)
+        if replaced:
+            self.steps = [replaced.get(step, step) for step in self.steps]
+            self.fast_steps = [replaced.get(step, step) for step in self.fast_steps]
         # On a GPU, constants (and folded values) live in device memory for as long as
         # the session: they are accounted once, when the plan is built.
         self.accounted = any(step.alloc is not None for step in self.steps)
@@ -239,6 +246,8 @@ class Plan:
             else:
                 self._run_fast(values)
         results = [values[s] for s in self.fetch_slots]
+        for i, ref in self.fetch_rereads:       # a fetched read: the value at the end
+            results[i] = ref_reads.current(results[i], ref)
         for i, op in self.ref_fetches:          # a fetched variable: its current value
             try:
                 results[i] = deref(results[i])
