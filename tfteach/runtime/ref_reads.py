@@ -17,9 +17,9 @@ order, so the two differ only where a step writing a variable runs between a rea
 and a step consuming that read that depends on the write. `read_when_run` finds those
 steps when the plan is built and runs them as copies that read the variable again; a
 fetched read with a write after it is read again at the end of the run (`current`),
-as TensorFlow hands the client the buffer itself. A read fetched from a GPU is copied
-to the host as soon as it is ready (a copy step, which nothing orders after the write,
-like TensorFlow's Send), so it keeps the value of the read.
+as TensorFlow hands the client the buffer itself. A read that goes to another device
+(a fetch from a GPU, an op on the CPU) is copied as soon as it is ready, as TensorFlow's
+Send is, so the copy keeps the value of the read.
 Plans without such a pattern (a usual training step: every read comes before the
 updates) run exactly as before.
 """
@@ -57,7 +57,8 @@ def read_when_run(steps, feed_slots, fetch_slots, store):
     replaced = {}
     for i, step in enumerate(steps):
         stale = []                  # (input position, VariableV2 op)
-        for position, slot in enumerate(step.in_slots):
+        # A copy to another device runs when its value is ready (TF's Send): never later.
+        for position, slot in enumerate(step.in_slots if step.source is None else ()):
             alias = aliases.get(slot)
             if alias is None:
                 continue
