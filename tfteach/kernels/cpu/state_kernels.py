@@ -10,7 +10,10 @@ TensorFlow's FailedPreconditionError. Ops that take the reference itself (`Assig
 Stored values are read-only arrays owned by the Session. Kernels replace them, except
 that an optimizer's update may write into the stored array itself when nothing but the
 Session holds it (`VariableRef.array_for_update`): a value a student fetched, or that
-another op of the same run still reads, is never changed under them.
+another op of the same run still reads, is never changed under them. (TensorFlow's reads
+alias the variable's buffer instead; where that is visible — an op ordered after an
+update consuming a read made before it — the plan makes that op read the variable
+again: runtime/ref_reads.py.)
 """
 import sys
 
