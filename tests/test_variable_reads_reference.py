@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import tfteach
-from tests.device_helpers import virtual_gpus  # noqa: F401 (fixture)
+from device_helpers import virtual_gpus  # noqa: F401 (fixture)
 from tests.tf_reference import tensorflow_v1
 
 
