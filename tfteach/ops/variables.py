@@ -188,15 +188,18 @@ class Variable:
         return identity(self._variable, name="read")
 
     def initialized_value(self):
-        """The value, for use as another variable's initial value.
+        """The variable's value if it is initialized, else its initial value.
 
-        TF 1.15 builds `cond(is_variable_initialized(v), v.read_value, initial_value)`.
-        tfteach reads the variable instead: ops run in the order they were built, so
-        when both initializers run in one `sess.run`, this variable's initializer has
-        already stored its value when the read happens.
+        TF 1.15's `cond(is_variable_initialized(v), v.read_value, lambda: initial_value)`
+        (ops `IsVariableInitialized`, `cond/...`, `cond/read`, `cond/Merge` in the
+        current name scope): `sess.run(v.initialized_value())` works before any
+        initializer ran, and `tf.Variable(v.initialized_value() * 2)` initializes
+        whether or not `v`'s initializer ran first.
         """
+        from tfteach.ops.cond_ops import cond     # cond_ops imports this module's peers
         with _InitScope(self.graph), self.graph.as_default():
-            return self.read_value()
+            return cond(state_ops.is_variable_initialized(self._variable), self.read_value,
+                        lambda: self._initial_value)
 
     def eval(self, session=None):
         """The variable's value in `session` (or the default session)."""

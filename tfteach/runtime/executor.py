@@ -27,13 +27,16 @@ import numpy as np
 from tfteach.framework import errors
 from tfteach.framework.dead import DEAD
 from tfteach.kernels.cpu import two_workers
-from tfteach.runtime import device_run, errors_text, fusion
+from tfteach.runtime import assign_forwarding, device_run, errors_text, fusion, ref_reads
 from tfteach.runtime.run_metadata import (AllocationDescription, NodeExecStats, NodeOutput,
                                           TensorDescription)
 
 __all__ = ["Plan", "DEAD", "CPU_DEVICE", "deref"]
 
 CPU_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
+# TensorFlow folds no constant bigger than this (10 MiB: the graph optimizer's
+# max_constant_size_in_bytes, Grappler's kMaxConstantSize).
+MAX_FOLDED_BYTES = 10 * 1024 * 1024
 _NO_WINDOW = contextlib.nullcontext()
 
 
@@ -147,6 +150,7 @@ class Plan:
                 frees_at[i].append(s)
         for step, frees in zip(self.steps, frees_at):
             step.frees = tuple(frees)
+        assign_forwarding.forward_assigned_values(self.steps)
         self.num_slots = len(slot_of) + 1     # the last slot swallows unused outputs
         for step in self.steps:
             step.out_slots = tuple(self.num_slots - 1 if s == -1 else s for s in step.out_slots)
@@ -170,6 +174,13 @@ class Plan:
                                     for op in ops)
         if not self.has_control_flow:
             self._fold_constants()
+        # A step that a write of its variable precedes reads the variable again when it
+        # runs: TF1 reads alias the variable's buffer (runtime/ref_reads.py).
+        replaced, self.fetch_rereads = ref_reads.read_when_run(
+            self.steps, self.feed_slots, self.fetch_slots, session.variable_values)
+        if replaced:
+            self.steps = [replaced.get(step, step) for step in self.steps]
+            self.fast_steps = [replaced.get(step, step) for step in self.fast_steps]
         # On a GPU, constants (and folded values) live in device memory for as long as
         # the session: they are accounted once, when the plan is built.
         self.accounted = any(step.alloc is not None for step in self.steps)
@@ -201,7 +212,10 @@ class Plan:
         build shapes in `softmax_cross_entropy_with_logits`. Their values join the
         template; the fast loop skips them. A traced run still executes every op, so the
         notebook views show the real graph. An op that fails here is left to fail at run
-        time, with the usual error."""
+        time, with the usual error. As in TensorFlow, a value over MAX_FOLDED_BYTES is
+        not folded: `tf.ones([16, 1024, 1024])` (a Fill) is computed on its device each
+        time it runs and freed after its last use, instead of living as long as the
+        session (docs/devices.md)."""
         known = {s for s, v in enumerate(self.template) if v is not None}
         kept = []
         with np.errstate(all="ignore"):
@@ -217,6 +231,9 @@ class Plan:
                     value = step.kernel(step.ctx, *[self.template[s] for s in step.in_slots])
                 except Exception:  # noqa: BLE001 - it will fail again, properly, at run time
                     kept.append(step)
+                    continue
+                if getattr(value, "nbytes", 0) > MAX_FOLDED_BYTES:
+                    kept.append(step)       # too big to keep: computed when it runs
                     continue
                 if isinstance(value, np.ndarray):
                     value.flags.writeable = False     # shared by every run, like a Const
@@ -239,6 +256,8 @@ class Plan:
             else:
                 self._run_fast(values)
         results = [values[s] for s in self.fetch_slots]
+        for i, ref in self.fetch_rereads:       # a fetched read: the value at the end
+            results[i] = ref_reads.current(results[i], ref)
         for i, op in self.ref_fetches:          # a fetched variable: its current value
             try:
                 results[i] = deref(results[i])

@@ -203,6 +203,8 @@ def conv_bias_relus(steps, fetch_slots, awaited=frozenset()):
             continue
         if conv.op in awaited or add.op in awaited:     # moving them later could break it
             continue
+        if add.kernel is not add.ctx.kernel:    # it reads a variable again (ref_reads.py)
+            continue
         one = _with_kernel(conv, functools.partial(
             _conv_bias_relu, conv_kernel=conv.kernel, add=add, relu=relu,
             bias_first=conv_at == 1))

@@ -40,12 +40,21 @@ class DeviceVariableStore(dict):
         return 1 if name in self._buffers else 0
 
     def __setitem__(self, name, value):
+        self._store(name, value, own_buffer=True)
+
+    def take(self, name, value):
+        """Stores a tensor of the running plan whose last reader is the Assign storing it
+        (kernels/cpu/state_kernels.assign_taking_value): the variable keeps its buffer,
+        as TensorFlow's Assign forwards it, and the run's charge for it passes over."""
+        self._store(name, value, own_buffer=False)
+
+    def _store(self, name, value, own_buffer):
         if dict.get(self, name) is value:
             return          # updated in place (training_kernels): same buffer, same bytes
         alloc = self._allocator_of(name)
         new = None
         if alloc is not None:
-            if alloc.owns(value):
+            if own_buffer and alloc.owns(value):
                 # The value is another tensor's buffer (a constant initial value): like
                 # TF's Assign, the variable gets a buffer of its own.
                 value = value.copy()

@@ -10,7 +10,10 @@ TensorFlow's FailedPreconditionError. Ops that take the reference itself (`Assig
 Stored values are read-only arrays owned by the Session. Kernels replace them, except
 that an optimizer's update may write into the stored array itself when nothing but the
 Session holds it (`VariableRef.array_for_update`): a value a student fetched, or that
-another op of the same run still reads, is never changed under them.
+another op of the same run still reads, is never changed under them. (TensorFlow's reads
+alias the variable's buffer instead; where that is visible — an op ordered after an
+update consuming a read made before it — the plan makes that op read the variable
+again: runtime/ref_reads.py.)
 """
 import sys
 
@@ -20,6 +23,7 @@ from tfteach.framework.errors import FailedPreconditionError, InvalidArgumentErr
 from tfteach.framework.hints import with_hint
 
 __all__ = ["VariableRef", "variable_ref_of", "variable_kernel", "assign_kernel",
+           "assign_taking_value",
            "check_assign_shape", "check_update_shape",
            "assign_add_kernel", "assign_sub_kernel", "is_variable_initialized_kernel"]
 
@@ -53,15 +57,20 @@ class VariableRef:
     def store_value(self, value, owned=False):
         """Makes `value` the variable's value: read-only and shared with nobody.
 
-        `owned` says the kernel just computed `value` (nobody else holds it), so it can
-        be frozen without a copy. Otherwise it may be a fed array the student still
-        holds: copy it, unless it is already an immutable array of its own.
+        `owned` says nobody else holds `value` (the kernel just computed it, or the plan
+        hands over a tensor whose last reader this is), so it can be frozen without a
+        copy. Otherwise it may be a fed array the student still holds: copy it, unless it
+        is already an immutable array of its own.
         """
         value = np.asarray(value)
         if not owned and (value.flags.writeable or value.base is not None):
             value = value.copy()
         value.flags.writeable = False
-        self.store[self.op.name] = value
+        take = getattr(self.store, "take", None) if owned else None
+        if take is not None:
+            take(self.op.name, value)      # a GPU's store: no copy of a run's tensor
+        else:
+            self.store[self.op.name] = value
 
     def array_for_update(self):
         """The stored array itself, made writeable, if the Session's store is its only
@@ -142,6 +151,19 @@ def assign_kernel(ctx, ref, value):
     value = np.asarray(value)
     check_assign_shape(ctx, ref, value)
     ref.store_value(value)
+    return ref
+
+
+def assign_taking_value(ctx, ref, value):
+    """Assign, where the plan knows it is the last reader of `value`: a tensor the run
+    made (writeable, not a view) becomes the variable's buffer without a copy, as
+    TensorFlow's Assign forwards its input's buffer. So `tf.Variable(tf.ones([16, 1024,
+    1024]))` takes 64 MiB on a GPU when initialized, not twice that. A constant's or
+    another variable's value (read-only) is copied as by `assign_kernel`."""
+    ref = variable_ref_of(ctx, ref)
+    value = np.asarray(value)
+    check_assign_shape(ctx, ref, value)
+    ref.store_value(value, owned=value.flags.writeable and value.base is None)
     return ref
 
 
