@@ -68,7 +68,7 @@ kernel: install
 	$(PY) -m tfteach.kernel install --sys-prefix
 
 test: install kernel chromium
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -p no:cacheprovider --durations=15
 
 lab: install
 	$(PY) -m pip install -q -e ".[lab]"

@@ -1,0 +1,141 @@
+"""Every lesson executes top to bottom on the tfteach kernel, with its exercises solved
+(docs/lessons.md).
+
+Each `lessons/NN_*.ipynb` is stored without outputs. Its exercise cells (nbgrader
+"solution" cells, `answer = ...` for the student) are replaced by the solutions in
+`lessons/solutions/NN_*.py` (sections `# %% <grade_id>`), the notebook is executed by
+nbclient on the tfteach kernel, and then: no cell failed unless tagged
+`raises-exception` (and those did fail), and every check cell said "right!". So the
+stored lesson is what runs, a wrong solution or a check digest that does not match
+fails, and an exercise without a solution fails. `pytest --durations` (the Makefile's
+`make test`) lists the slowest lessons.
+"""
+import glob
+import os
+import re
+import sys
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nb_kernel_helpers import install_kernelspec, kernel_environment  # noqa: E402
+from tfteach.notebook.exercises import NOT_ANSWERED, check, digest  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LESSONS = sorted(glob.glob(os.path.join(ROOT, "lessons", "[0-9][0-9]_*.ipynb")))
+CHECK_CALL = re.compile(r"""check\(\s*["']([\w.-]+)["']\s*,\s*answer\s*,\s*["']([0-9a-f]{16})["']""")
+
+
+def solutions_for(lesson_path):
+    """{grade_id: source} from lessons/solutions/<stem>.py, split at `# %% <id>`."""
+    stem = os.path.splitext(os.path.basename(lesson_path))[0]
+    path = os.path.join(ROOT, "lessons", "solutions", stem + ".py")
+    if not os.path.exists(path):
+        return {}
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    parts = re.split(r"^# %% ([\w.-]+)[ \t]*$", text, flags=re.M)
+    return {grade_id: body.strip("\n") for grade_id, body in zip(parts[1::2], parts[2::2])}
+
+
+def nbgrader(cell):
+    return cell.metadata.get("nbgrader", {})
+
+
+def exercise_cells(nb):
+    return [c for c in nb.cells if c.cell_type == "code" and nbgrader(c).get("solution")]
+
+
+@pytest.fixture(scope="module")
+def tfteach_kernel(tmp_path_factory):
+    prefix = str(tmp_path_factory.mktemp("kernelspec"))
+    install_kernelspec(prefix)
+    with kernel_environment(prefix):
+        yield "tfteach"
+
+
+def test_there_are_lessons():
+    assert len(LESSONS) >= 1
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=[os.path.basename(p) for p in LESSONS])
+def test_lesson_is_stored_clean_and_well_formed(path):
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    assert nb.metadata["kernelspec"]["name"] == "tfteach"
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert not any(c.get("outputs") or c.get("execution_count") for c in code)
+    solutions = solutions_for(path)
+    ids = [nbgrader(c)["grade_id"] for c in exercise_cells(nb)]
+    assert len(ids) == len(set(ids))
+    assert sorted(ids) == sorted(solutions), "exercises and lessons/solutions differ"
+    for k, cell in enumerate(nb.cells):
+        if not (cell.cell_type == "code" and nbgrader(cell).get("solution")):
+            continue
+        assert re.search(r"^answer = \.\.\.", cell.source, flags=re.M), cell.source
+        checker = nb.cells[k + 1]                   # the check cell right after it
+        assert nbgrader(checker).get("grade") and nbgrader(checker).get("locked")
+        found = CHECK_CALL.search(checker.source)
+        assert found and found.group(1) == nbgrader(cell)["grade_id"], checker.source
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=[os.path.basename(p) for p in LESSONS])
+def test_lesson_executes_with_its_exercises_solved(path, tfteach_kernel, tmp_path):
+    nb = nbformat.read(path, as_version=4)
+    solutions = solutions_for(path)
+    for cell in exercise_cells(nb):
+        cell.source = solutions[nbgrader(cell)["grade_id"]]
+    client = nbclient.NotebookClient(
+        nb, timeout=120, kernel_name="tfteach",
+        resources={"metadata": {"path": os.path.join(ROOT, "lessons")}})
+    try:
+        client.execute()
+    finally:
+        nbformat.write(nb, str(tmp_path / os.path.basename(path)))   # for a look
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        if "raises-exception" in cell.metadata.get("tags", []):
+            assert errors, "a cell tagged raises-exception ran without error:\n" + cell.source
+        else:
+            assert not errors, cell.source
+        found = CHECK_CALL.search(cell.source)
+        if found:
+            text = "".join(o.get("text", "") for o in cell.outputs
+                           if o.output_type == "stream")
+            assert "%s: right!" % found.group(1) in text, (found.group(1), text)
+
+
+# -- the check itself ------------------------------------------------------------------------------
+def test_check_says_right_or_not_yet_without_showing_the_answer(capsys, monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    right = digest([[0.1 + 0.2, 2.0], [3.0, 4.0]])
+    assert check("ex", [[0.3, 2], [3, 4.00001]], right)           # float noise is ignored
+    assert not check("ex", [[0.3, 2], [3, 4.1]], right)
+    assert not check("ex", [0.3, 2, 3, 4], right)                  # the shape counts
+    assert not check("ex", NOT_ANSWERED, right)
+    out = capsys.readouterr().out
+    assert "ex: right!" in out and out.count("not yet") == 2 and "not answered yet" in out
+    assert "0.3" not in out and "4.1" not in out
+
+
+def test_check_kinds_of_answers():
+    assert digest("Hello  world") == digest("Hello world")
+    assert digest(True) != digest(1)
+    assert digest({"a": 1.0, "b": [1, 2]}) == digest({"b": [1.0, 2.0], "a": 1})
+    assert digest(-0.0) == digest(0.0) and digest(float("nan")) == digest(float("nan"))
+    assert digest([[1], [2, 3]]) != digest([[1, 2], [3]])          # ragged lists
+    assert digest(1e-12) != digest(0.0)
+
+
+def test_under_nbgrader_a_wrong_answer_raises(monkeypatch):
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    assert check("ex", 3, digest(3))
+    with pytest.raises(AssertionError, match="ex: wrong or missing answer"):
+        check("ex", 4, digest(3))
+    with pytest.raises(AssertionError):
+        check("ex", NOT_ANSWERED, digest(3))
