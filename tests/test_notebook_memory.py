@@ -168,6 +168,28 @@ def test_error_cells_show_the_students_line_and_hint_without_engine_frames(nb):
     assert "return 1 / 0" in text and "----> 2" in text            # IPython's own form
 
 
+def test_build_time_errors_get_the_teaching_form_and_a_hint(nb):
+    cell = nb.run("tf.reset_default_graph()\n"
+                  "a = tf.ones([2, 3])\n"
+                  "b = tf.matmul(a, a)")
+    err = error_output(cell)
+    assert err["ename"] == "ValueError"                 # TensorFlow's class, as raised
+    text = traceback_text(cell)
+    assert "Dimensions must be equal, but are 3 and 2 for 'MatMul'" in text
+    assert "Hint: tf.matmul(a, b) needs a of shape [m, k]" in text
+    assert "Cell In[%d], line 3" % cell["execution_count"] in text
+    assert "b = tf.matmul(a, a)" in text
+    assert "tfteach/" not in text.replace("tfteach's", "")          # no engine frames
+    scope = nb.run("with tf.variable_scope('foo'):\n    v = tf.get_variable('v', [1])\n"
+                   "with tf.variable_scope('foo'):\n    v = tf.get_variable('v', [1])")
+    text = traceback_text(scope)
+    assert "Variable foo/v already exists, disallowed" in text and "reuse=True" in text
+    assert "tfteach/" not in text.replace("tfteach's", "")
+    own = nb.run("raise ValueError('my own bug')")        # not from tfteach: IPython's form
+    text = traceback_text(own)
+    assert "my own bug" in text and "Hint:" not in text and "----> 1" in text
+
+
 def test_skip_release_keeps_the_reservation_for_one_cell(nb):
     cell = nb.run("tf.reset_default_graph()\n"
                   "cell_memory.skip_release_for_this_cell()\n"

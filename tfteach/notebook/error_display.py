@@ -7,13 +7,17 @@ kernel). With the extension loaded, tfteach's error classes — and only those, 
 IPython's `set_custom_exc` — are shown as: the message, with FILE:LINE of a notebook
 cell written as IPython writes cells (`Cell In[3], line 2`), the cell's line text, the
 hint, then the student's own frames that led to the error, and a pointer to `%tb` for
-the full traceback. Any other exception keeps IPython's normal traceback.
+the full traceback. Errors raised while a graph is *built* are Python's ValueError and
+TypeError, as in TensorFlow (a matmul of misfit shapes, mixed dtypes, a variable that
+already exists): when one comes out of tfteach's code it gets the same form, with a
+hint for the errors the notes discuss (`framework/hints.BUILD_HINTS`). Any other
+exception keeps IPython's normal traceback.
 """
 import linecache
 import re
 import traceback
 
-from tfteach.framework import errors
+from tfteach.framework import errors, hints
 
 __all__ = ["register", "unregister", "teaching_traceback", "cell_location"]
 
@@ -65,11 +69,24 @@ def _student_frames(shell, tb):
     return frames
 
 
+def raised_by_tfteach(tb):
+    """Whether the traceback passes through tfteach's own code (a build-time error from
+    tf.matmul, tf.get_variable, ...), rather than being the student's or a library's."""
+    return any(_PACKAGE in frame.filename.replace("\\", "/") and
+               "/tfteach/notebook/" not in frame.filename.replace("\\", "/")
+               for frame in traceback.extract_tb(tb))
+
+
 def teaching_traceback(shell, etype, value, tb):
-    """The structured traceback (list of strings) IPython shows for an OpError."""
+    """The structured traceback (list of strings) IPython shows for an OpError, or for
+    a ValueError/TypeError raised while building a graph."""
     message_lines = _rewrite_message(shell, str(value))
     first = "%s%s%s: %s" % (_RED, etype.__name__, _RESET, message_lines[0])
     stb = [first] + message_lines[1:]
+    if not isinstance(value, errors.OpError):
+        hint = hints.hint_for(str(value))
+        if hint:
+            stb.append(hint)
     frames = _student_frames(shell, tb)
     if frames:
         stb.append("%sRaised from:%s" % (_DIM, _RESET))
@@ -86,6 +103,9 @@ def teaching_traceback(shell, etype, value, tb):
 def _handler(shell, etype, value, tb, tb_offset=None):
     # IPython's run_code ignores a custom handler's return value: show it ourselves, and
     # store the error where %tb and %debug look for it (sys.last_*).
+    if not issubclass(etype, errors.OpError) and not raised_by_tfteach(tb):
+        shell.showtraceback((etype, value, tb), tb_offset=tb_offset)   # not ours
+        return None
     shell._get_exc_info((etype, value, tb))
     stb = teaching_traceback(shell, etype, value, tb)
     shell._showtraceback(etype, value, stb)
@@ -94,10 +114,13 @@ def _handler(shell, etype, value, tb, tb_offset=None):
     return None
 
 
+_HANDLED = (errors.OpError, ValueError, TypeError)
+
+
 def register(ipython):
-    ipython.set_custom_exc((errors.OpError,), _handler)
+    ipython.set_custom_exc(_HANDLED, _handler)
 
 
 def unregister(ipython):
-    if getattr(ipython, "custom_exceptions", ()) == (errors.OpError,):
+    if getattr(ipython, "custom_exceptions", ()) == _HANDLED:
         ipython.set_custom_exc((), None)
