@@ -340,6 +340,15 @@ def test_static_html_shows_the_svg(executed):
     notes = [ET.fromstring(s) for s in svgs if ">add2<" in s and ">#6 output<" in s]
     assert notes                                 # the notes' run, drawn in the page
     assert "<img src=x onerror" not in html
+    assert "VBox(children" not in html
+    # saved without widget state (JupyterLab's default), the widgets read as a sentence,
+    # not as their repr
+    import copy
+    plain = copy.deepcopy(executed)
+    plain.metadata.pop("widgets", None)
+    html, _ = HTMLExporter().from_notebook_node(plain)
+    assert "VBox(children" not in html and "HBox(" not in html
+    assert "run selector and step-through" in html
 
 
 def test_lesson_01_executes_top_to_bottom(tmp_path, tfteach_kernel):

@@ -14,7 +14,12 @@ import html
 
 from tfteach.notebook.graph_export import short_device, value_preview
 
-__all__ = ["StepThrough", "controls", "step_html"]
+__all__ = ["StepThrough", "controls", "step_html", "STATIC_TEXT"]
+
+# What an export without widget state (nbconvert, GitHub's viewer) shows in place of the
+# controls: ipywidgets' own fallback is the box's repr, `VBox(children=(HBox(...`.
+STATIC_TEXT = ("[interactive controls of the graph above: run selector and step-through "
+               "— open the notebook in Jupyter to use them]")
 
 
 class StepThrough:
@@ -126,4 +131,17 @@ def controls(view):
     box = [w.HBox(parts)] if parts else []
     if any(r["steps"] for r in runs):
         box += [w.HBox([prev_b, next_b]), panel]
-    return w.VBox(box)
+    return _with_static_text(w.VBox(box))
+
+
+def _with_static_text(box):
+    """`box`, whose text/plain (what a static export shows) is STATIC_TEXT."""
+    widget_bundle = box._repr_mimebundle_
+
+    def bundle(**kwargs):
+        data = widget_bundle(**kwargs)
+        if isinstance(data, dict):
+            data["text/plain"] = STATIC_TEXT
+        return data
+    box._repr_mimebundle_ = bundle
+    return box
