@@ -8,6 +8,7 @@ One module per family, each with TF 1.15's formulas:
 - reduction_grad: sum, mean, max, min, prod, logsumexp, cumsum, cumprod
 `broadcast_grad` holds the shared rule that sums a gradient back to an input's shape.
 """
-from tfteach.ops import binary_grad, linalg_grad, reduction_grad, unary_grad  # noqa: F401
+from tfteach.ops import binary_grad, complex_grad, linalg_grad, reduction_grad  # noqa: F401
+from tfteach.ops import unary_grad  # noqa: F401
 
 __all__ = []

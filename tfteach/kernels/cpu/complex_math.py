@@ -1,0 +1,55 @@
+"""Elementwise functions of complex numbers where NumPy's formula is not TensorFlow's.
+
+NumPy computes most complex functions as TF's Eigen does (exp, log, sqrt, sin, tanh,
+...: the same principal branches), so those kernels are the NumPy ufuncs themselves.
+The functions here are the few TF defines otherwise, or NumPy lacks for complex:
+- `sign(z)` is z / |z| (0 at 0), where NumPy 2 gives the same but NumPy 1 gave the sign
+  of the real part;
+- `rsqrt`, `expm1`, `log1p` and `sigmoid` are TF's formulas written with NumPy's
+  complex exp/log/sqrt (Numba's scalar `math` module has no complex functions).
+Each keeps the input's dtype: complex64 in, complex64 out.
+"""
+import numpy as np
+
+__all__ = ["sign", "rsqrt", "expm1", "log1p", "sigmoid", "conj_grad"]
+
+
+def sign(z):
+    z = np.asarray(z)
+    modulus = np.abs(z)
+    safe = np.where(modulus == 0, 1, modulus).astype(z.dtype)
+    return np.where(modulus == 0, z.dtype.type(0), z / safe)
+
+
+def rsqrt(z):
+    z = np.asarray(z)
+    return (1 / np.sqrt(z)).astype(z.dtype, copy=False)
+
+
+def expm1(z):
+    z = np.asarray(z)
+    # exp(z) - 1 loses the small real part; exp(x)(cos y + i sin y) - 1 split as
+    # expm1(x) cos y + (cos y - 1) for the real part keeps it (Eigen's complex expm1).
+    x, y = z.real, z.imag
+    real = np.expm1(x) * np.cos(y) - 2 * np.sin(y / 2) ** 2
+    imag = np.exp(x) * np.sin(y)
+    return (real + 1j * imag).astype(z.dtype, copy=False)
+
+
+def log1p(z):
+    z = np.asarray(z)
+    return np.log(1 + z).astype(z.dtype, copy=False)
+
+
+def sigmoid(z):
+    z = np.asarray(z)
+    return (1 / (1 + np.exp(-z))).astype(z.dtype, copy=False)
+
+
+def conj_grad(formula):
+    """The complex version of a `*Grad(y, dy)` kernel: TF multiplies dy by the
+    *conjugate* of the derivative (d = formula's derivative part)."""
+    def kernel(y, dy):
+        return (dy * np.conj(formula(y))).astype(y.dtype, copy=False)
+    kernel.__name__ = "complex_" + formula.__name__
+    return kernel
