@@ -98,9 +98,8 @@ def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections
              updates_collections=None, name=None):
     """(mean_iou, update_op); the update op returns the confusion matrix so far."""
     with variable_scope(name, "mean_iou", (predictions, labels, weights)):
-        predictions = convert.convert_to_tensor(predictions)
-        labels = convert.convert_to_tensor(labels)
-        predictions.shape.assert_is_compatible_with(labels.shape)
+        # (No conversion first: like TF's, Python lists fail here with AttributeError.)
+        predictions.get_shape().assert_is_compatible_with(labels.get_shape())
         total_cm, update_op = _streaming_confusion_matrix(labels, predictions, num_classes,
                                                           weights)
         mean_iou_v = _compute_mean_iou(total_cm)
