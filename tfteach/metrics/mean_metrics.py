@@ -8,7 +8,6 @@ turn labels and predictions into per-element values, then call `mean` in their o
 variable scope: `accuracy/total`, `accuracy/count`, `accuracy/value`, `accuracy/update_op`.
 """
 from tfteach.framework import dtypes
-from tfteach.framework.graph import GraphKeys  # noqa: F401 (documented collections)
 from tfteach.framework.graph_functions import add_to_collections, control_dependencies
 from tfteach.losses.safe_div import div_no_nan
 from tfteach.losses.weights_broadcast import broadcast_weights
