@@ -109,6 +109,8 @@ CASES = {
     "ConjugateTranspose": Case(lambda tf, x, y: tf.imag(tf.matmul(
         tf.transpose(tf.complex(x, y), conjugate=True), tf.complex(x, x))),
         [rand(2, 3), rand(2, 3)]),
+    "Diag": Case(lambda tf, x: tf.diag(x) * tf.diag(x * x + 1.0)[0:1], [rand(2, 3)]),
+    "DiagPart": Case(lambda tf, x: tf.diag_part(x) ** 2, [rand(2, 3, 2, 3)]),
     # -- their gradient ops, as second derivatives -----------------------------------------
     "TanhGrad": Case(second(lambda tf, x: tf.tanh(x)), [rand(4), rand(4)]),
     "SigmoidGrad": Case(second(lambda tf, x: tf.sigmoid(x)), [rand(4), rand(4)]),

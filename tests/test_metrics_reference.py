@@ -174,3 +174,35 @@ def test_bad_arguments_raise_tfs_error_class(tf1, build):
                 build(tf)
             errors.append(info.value)
     assert len(errors) == 2
+
+
+def _graph_ops(tf):
+    """(name, type) of every op the metrics build, but the run-time assertions' insides
+    (TF 2.x guards each Assert with a cond; tfteach and TF 1.15's string data do not)
+    and constants (the Select's scalar 0 is `e` in TF, `t_1` in tfteach)."""
+    graph = tf.Graph()
+    with graph.as_default():
+        labels = tf.placeholder(tf.int64, [None])
+        preds = tf.placeholder(tf.float32, [None])
+        weights = tf.placeholder(tf.float32, [None])
+        _metrics(tf, labels, preds, weights)
+    return [(op.name, op.type) for op in graph.get_operations()
+            if "assert" not in op.name.lower() and op.type != "Const"]
+
+
+def test_every_op_name_and_type_matches_tensorflow(tf1):
+    assert _graph_ops(tfteach) == _graph_ops(tf1)
+
+
+def test_diag_ops_match_tensorflow():
+    """mean_iou reads the confusion matrix's diagonal with TF's DiagPart."""
+    from tf_reference import errors_of_both, run_both
+    x = np.arange(36.0).reshape(2, 3, 2, 3)
+    expected, actual = run_both(lambda tf: ([tf.diag_part(x), tf.diag([[1, 2], [3, 4]]),
+                                             tf.diag_part(tf.diag([1.5, -2.0]))], None))
+    for e, a in zip(expected, actual):
+        assert a.dtype == e.dtype and a.shape == e.shape
+        np.testing.assert_array_equal(a, e)
+    tf_error, our_error = errors_of_both(lambda tf: (tf.diag_part(
+        tf.placeholder_with_default(np.ones((2, 3)), [None, None])), None))
+    assert type(our_error).__name__ == type(tf_error).__name__ == "InvalidArgumentError"

@@ -20,6 +20,7 @@ from tfteach.ops.check_ops import *  # noqa: F401,F403
 from tfteach.ops.clip_norm_ops import *  # noqa: F401,F403
 from tfteach.ops.constant_op import *  # noqa: F401,F403
 from tfteach.ops.control_flow_ops import *  # noqa: F401,F403
+from tfteach.ops.diag_ops import *  # noqa: F401,F403
 from tfteach.ops.init_ops import *  # noqa: F401,F403
 from tfteach.ops.gradients_impl import *  # noqa: F401,F403
 from tfteach.ops.hessians_impl import *  # noqa: F401,F403

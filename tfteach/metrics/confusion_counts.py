@@ -13,6 +13,7 @@ from tfteach.metrics.metric_variables import (metric_variable, read_variable,
 from tfteach.ops import state_ops
 from tfteach.ops.binary_ops import multiply, truediv
 from tfteach.ops.cast_ops import cast
+from tfteach.ops.check_ops import assert_type
 from tfteach.ops.comparison_ops import equal, greater, logical_and
 from tfteach.ops.reduction_ops import reduce_sum
 from tfteach.ops.variable_scope import variable_scope
@@ -25,9 +26,7 @@ __all__ = ["true_positives", "false_positives", "false_negatives", "true_negativ
 def _count_condition(values, weights=None, metrics_collections=None,
                      updates_collections=None):
     """Sums the weights where the bool tensor `values` is True: (value, update_op)."""
-    if values.dtype.base_dtype != dtypes.bool:      # TF's check_ops.assert_type
-        raise TypeError("%s must be of type %s; got %s" % (
-            values.name, dtypes.bool.name, values.dtype.base_dtype.name))
+    assert_type(values, dtypes.bool)
     count = metric_variable([], dtypes.float32, name="count")
     values = cast(values, dtypes.float32)
     if weights is not None:

@@ -12,12 +12,13 @@ from tfteach.metrics.mean_metrics import _add_to
 from tfteach.metrics.metric_variables import (metric_variable,
                                               squeeze_labels_or_predictions)
 from tfteach.ops import state_ops
-from tfteach.ops.array_grad_ops import matrix_diag_part, scatter_nd
+from tfteach.ops.array_grad_ops import scatter_nd
 from tfteach.ops.binary_ops import divide, maximum
 from tfteach.ops.cast_ops import cast
 from tfteach.ops.check_ops import assert_less, assert_non_negative
 from tfteach.ops.comparison_ops import greater, not_equal
 from tfteach.ops.dependency_ops import with_dependencies
+from tfteach.ops.diag_ops import diag_part
 from tfteach.ops.fill_ops import ones_like
 from tfteach.ops.join_ops import stack
 from tfteach.ops.reduction_ops import reduce_max, reduce_sum
@@ -83,7 +84,7 @@ def _streaming_confusion_matrix(labels, predictions, num_classes, weights=None):
 def _compute_mean_iou(total_cm):
     sum_over_row = cast(reduce_sum(total_cm, 0), dtypes.float32)
     sum_over_col = cast(reduce_sum(total_cm, 1), dtypes.float32)
-    cm_diag = cast(matrix_diag_part(total_cm), dtypes.float32)
+    cm_diag = cast(diag_part(total_cm), dtypes.float32)
     denominator = sum_over_row + sum_over_col - cm_diag
     # Only classes that occur in the labels or the predictions count.
     num_valid_entries = reduce_sum(cast(not_equal(denominator, 0), dtype=dtypes.float32))

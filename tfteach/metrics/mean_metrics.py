@@ -13,7 +13,7 @@ from tfteach.losses.safe_div import div_no_nan
 from tfteach.losses.weights_broadcast import broadcast_weights
 from tfteach.metrics.metric_variables import metric_variable, remove_squeezable_dimensions
 from tfteach.ops import state_ops
-from tfteach.ops.binary_ops import maximum, multiply, squared_difference, subtract
+from tfteach.ops.binary_ops import maximum, multiply, squared_difference
 from tfteach.ops.cast_ops import cast
 from tfteach.ops.comparison_ops import equal
 from tfteach.ops.reduction_ops import reduce_sum
@@ -78,6 +78,6 @@ def mean_absolute_error(labels, predictions, weights=None, metrics_collections=N
                         updates_collections=None, name=None):
     """The mean of |predictions - labels|."""
     predictions, labels, weights = remove_squeezable_dimensions(predictions, labels, weights)
-    absolute_errors = abs_op(subtract(predictions, labels))
+    absolute_errors = abs_op(predictions - labels)     # the operator: TF's op is `sub`
     return mean(absolute_errors, weights, metrics_collections, updates_collections,
                 name or "mean_absolute_error")
