@@ -206,6 +206,7 @@ def test_dtype_attributes_match_tensorflow():
         assert (str(ours), repr(ours)) == (str(theirs), repr(theirs))
         assert tfteach.as_dtype(theirs.as_numpy_dtype) is ours
         assert tfteach.as_dtype(name) is ours
+        assert tfteach.dtypes.as_dtype(name) is getattr(tfteach.dtypes, name) is ours
         with pytest.raises(TypeError):
             ours.min
     assert tfteach.float32.real_dtype is tfteach.float32

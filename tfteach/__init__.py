@@ -41,6 +41,7 @@ from tfteach.runtime.session import (InteractiveSession, Session,  # noqa: F401
 from tfteach import contrib, examples, layers, losses, metrics, nn, train  # noqa: F401,E402
 from tfteach.metrics.mean_iou import confusion_matrix  # noqa: F401,E402
 from tfteach import config, test  # noqa: F401,E402 (devices and memory; tf.test)
+from tfteach import dtypes  # noqa: F401,E402 (tf.dtypes: the dtypes, cast, complex)
 from tfteach.losses.safe_div import div_no_nan  # noqa: F401,E402
 from tfteach._removed import removed_name_error as _removed_name_error
 
