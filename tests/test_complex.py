@@ -96,6 +96,13 @@ def _finite_difference_gradient(loss_of, z, eps=1e-6):
      lambda v: np.sum(np.imag((v @ np.conj(v).T) * np.sqrt(v[:, :2])))),
     (lambda t: tf.reduce_sum(tf.angle(tf.transpose(t, conjugate=True) ** 2)),
      lambda v: np.sum(np.angle(np.conj(v).T ** 2))),
+    # TF's own Cumprod gradient is not conjugated; tfteach's is (docs/complex.md).
+    (lambda t: tf.reduce_sum(tf.real(tf.cumprod(t, 1) * (1 + 2j))),
+     lambda v: np.sum(np.real(np.cumprod(v, 1) * (1 + 2j)))),
+    (lambda t: tf.reduce_sum(tf.imag(tf.cumprod(t * [[1, 0, 1], [1, 1, 1]], 1))),
+     lambda v: np.sum(np.imag(np.cumprod(v * np.array([[1, 0, 1], [1, 1, 1]]), 1)))),
+    (lambda t: tf.reduce_sum(tf.abs(tf.reduce_prod(t, 0))),
+     lambda v: np.sum(np.abs(np.prod(v, 0)))),
 ])
 def test_gradients_follow_tfs_convention(build, numpy_loss):
     z = tf.placeholder(tf.complex128, Z.shape)

@@ -64,7 +64,9 @@ PROGRAMS = {
                                         tf.cast(Z64, tf.float32), tf.cast(Z128, tf.int32),
                                         tf.cast(Z64, tf.complex128),
                                         tf.cast([1.5, -2.0], tf.complex64),
-                                        tf.add_n([Z64, W64, Z64])],
+                                        tf.add_n([Z64, W64, Z64]),
+                                        tf.cumsum(Z64, 1), tf.cumprod(Z128, 0, reverse=True),
+                                        tf.cumprod(Z64, 1, exclusive=True)],
 }
 
 
@@ -121,6 +123,8 @@ GRADIENT_PROGRAMS = {
     "parts_and_modulus": lambda tf, z: [tf.complex(tf.real(z) * 2.0, tf.imag(z) ** 2),
                                         tf.cast(tf.abs(z), tf.complex64) * z,
                                         tf.cast(tf.angle(z), tf.complex64), tf.conj(z) * z],
+    "reductions": lambda tf, z: [tf.reduce_prod(z, 1), tf.reduce_prod(z),
+                                 tf.reduce_mean(z * z, 0), tf.cumsum(z, 1, reverse=True)],
     "binary": lambda tf, z: [z * tf.conj(z + 1.0), z / (z + 2.0), tf.pow(z, z),
                              tf.squared_difference(z, 1.0 + 0.5j) * z,
                              (z - 3.0) * tf.constant([[1j], [2.0]], tf.complex64)],

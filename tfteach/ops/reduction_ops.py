@@ -327,7 +327,7 @@ def _scan(op_type, x, axis, exclusive, reverse, name):
     with graph.as_default(), graph.name_scope(name or op_type) as scope:
         x = convert.convert_to_tensor(x, name="x")
         axis = _index_tensor(axis, "axis")
-        _check_dtype("x", x.dtype, _is_number, _NUMBER_TYPES)
+        _check_dtype("x", x.dtype, _is_number_or_complex, _NUMBER_TYPES)
         return apply_op(op_type, [x, axis], {
             "T": x.dtype.base_dtype, "Tidx": axis.dtype, "exclusive": bool(exclusive),
             "reverse": bool(reverse)}, name=scope)
