@@ -34,17 +34,16 @@ def test_dtype_properties():
     assert tf.complex64._as_ref.real_dtype == tf.float32
 
 
+NOTE = [[1 + 1j, 2 + 2j, 3 + 3j], [4 + 4j, 5 + 5j, 6 + 6j]]
+
+
 def test_notes_conjugate_transpose():
-    x = tf.constant([[1 + 1j, 2 + 2j, 3 + 3j], [4 + 4j, 5 + 5j, 6 + 6j]])
-    y = tf.transpose(x, conjugate=True)
+    """The notes' example (seed E21): a complex128 constant, conjugated and transposed."""
+    y = tf.transpose(tf.constant(NOTE), conjugate=True)
     assert y.op.type == "ConjugateTranspose"
     value = run(y)
     assert value.dtype == np.complex128
-    np.testing.assert_array_equal(value, np.conj(np.array(x_list())).T)
-
-
-def x_list():
-    return [[1 + 1j, 2 + 2j, 3 + 3j], [4 + 4j, 5 + 5j, 6 + 6j]]
+    np.testing.assert_array_equal(value, [[1 - 1j, 4 - 4j], [2 - 2j, 5 - 5j], [3 - 3j, 6 - 6j]])
 
 
 def test_values_against_numpy():

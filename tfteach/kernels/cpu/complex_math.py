@@ -7,7 +7,9 @@ The functions here are the few TF defines otherwise, or NumPy lacks for complex:
   of the real part;
 - `rsqrt`, `expm1`, `log1p` and `sigmoid` are TF's formulas written with NumPy's
   complex exp/log/sqrt (Numba's scalar `math` module has no complex functions).
-Each keeps the input's dtype: complex64 in, complex64 out.
+Each keeps the input's dtype: complex64 in, complex64 out. The formulas of several
+steps are computed in complex128 and rounded once at the end (`_in_double`), so a
+complex64 result is as close as one rounding allows.
 """
 import numpy as np
 
@@ -21,29 +23,38 @@ def sign(z):
     return np.where(modulus == 0, z.dtype.type(0), z / safe)
 
 
+def _in_double(formula):
+    """`formula` computed in complex128, the result rounded to the input's dtype."""
+    def kernel(z):
+        z = np.asarray(z)
+        return np.asarray(formula(z.astype(np.complex128, copy=False))).astype(
+            z.dtype, copy=False)
+    kernel.__name__ = formula.__name__
+    kernel.__doc__ = formula.__doc__
+    return kernel
+
+
+@_in_double
 def rsqrt(z):
-    z = np.asarray(z)
-    return (1 / np.sqrt(z)).astype(z.dtype, copy=False)
+    return 1 / np.sqrt(z)
 
 
+@_in_double
 def expm1(z):
-    z = np.asarray(z)
-    # exp(z) - 1 loses the small real part; exp(x)(cos y + i sin y) - 1 split as
-    # expm1(x) cos y + (cos y - 1) for the real part keeps it (Eigen's complex expm1).
+    # exp(z) - 1 loses a small real part; exp(x)(cos y + i sin y) - 1 with the real part
+    # written expm1(x) cos y - 2 sin^2(y / 2) keeps it.
     x, y = z.real, z.imag
-    real = np.expm1(x) * np.cos(y) - 2 * np.sin(y / 2) ** 2
-    imag = np.exp(x) * np.sin(y)
-    return (real + 1j * imag).astype(z.dtype, copy=False)
+    return (np.expm1(x) * np.cos(y) - 2 * np.sin(y / 2) ** 2) + 1j * (np.exp(x) * np.sin(y))
 
 
+@_in_double
 def log1p(z):
-    z = np.asarray(z)
-    return np.log(1 + z).astype(z.dtype, copy=False)
+    return np.log(1 + z)
 
 
+@_in_double
 def sigmoid(z):
-    z = np.asarray(z)
-    return (1 / (1 + np.exp(-z))).astype(z.dtype, copy=False)
+    return 1 / (1 + np.exp(-z))
 
 
 def conj_grad(formula):
