@@ -97,6 +97,20 @@ CASES = {
     "Elu": Case(lambda tf, x: tf.nn.elu(x), [away(6)]),
     "Selu": Case(lambda tf, x: tf.nn.selu(x), [away(6)]),
     "LeakyRelu": Case(lambda tf, x: tf.nn.leaky_relu(x, 0.3), [away(6)]),
+    # -- complex numbers, between real inputs and a real result (TF's convention) -----------
+    "Complex": Case(lambda tf, x, y: tf.abs(tf.complex(x, y) * tf.complex(y, x)),
+                    [away(2, 3), away(3)]),
+    "Real": Case(lambda tf, x, y: tf.real(tf.exp(tf.complex(x, y))), [rand(4), rand(4)]),
+    "Imag": Case(lambda tf, x, y: tf.imag(tf.exp(tf.complex(x, y))), [rand(4), rand(4)]),
+    "Conj": Case(lambda tf, x, y: tf.imag(tf.conj(tf.complex(x, y)) * tf.complex(y, y)),
+                 [rand(4), rand(4)]),
+    "Angle": Case(lambda tf, x, y: tf.angle(tf.complex(x, y)), [away(4), away(4)]),
+    "ComplexAbs": Case(lambda tf, x, y: tf.abs(tf.complex(x, y)), [away(4), rand(4)]),
+    "ConjugateTranspose": Case(lambda tf, x, y: tf.imag(tf.matmul(
+        tf.transpose(tf.complex(x, y), conjugate=True), tf.complex(x, x))),
+        [rand(2, 3), rand(2, 3)]),
+    "Diag": Case(lambda tf, x: tf.diag(x) * tf.diag(x * x + 1.0)[0:1], [rand(2, 3)]),
+    "DiagPart": Case(lambda tf, x: tf.diag_part(x) ** 2, [rand(2, 3, 2, 3)]),
     # -- their gradient ops, as second derivatives -----------------------------------------
     "TanhGrad": Case(second(lambda tf, x: tf.tanh(x)), [rand(4), rand(4)]),
     "SigmoidGrad": Case(second(lambda tf, x: tf.sigmoid(x)), [rand(4), rand(4)]),

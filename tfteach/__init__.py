@@ -16,9 +16,11 @@ from tfteach.framework.tensor import Tensor  # noqa: F401
 from tfteach.framework.tensor_shape import Dimension, TensorShape  # noqa: F401
 from tfteach.ops import array_grad, control_flow_grad, math_grad  # noqa: F401 (registers)
 from tfteach.ops.array_ops import *  # noqa: F401,F403
+from tfteach.ops.check_ops import *  # noqa: F401,F403
 from tfteach.ops.clip_norm_ops import *  # noqa: F401,F403
 from tfteach.ops.constant_op import *  # noqa: F401,F403
 from tfteach.ops.control_flow_ops import *  # noqa: F401,F403
+from tfteach.ops.diag_ops import *  # noqa: F401,F403
 from tfteach.ops.init_ops import *  # noqa: F401,F403
 from tfteach.ops.gradients_impl import *  # noqa: F401,F403
 from tfteach.ops.hessians_impl import *  # noqa: F401,F403
@@ -36,8 +38,10 @@ from tfteach.runtime.config import (ConfigProto, GPUOptions, GraphOptions,  # no
 from tfteach.runtime.run_metadata import RunMetadata  # noqa: F401
 from tfteach.runtime.session import (InteractiveSession, Session,  # noqa: F401
                                      get_default_session)
-from tfteach import contrib, examples, layers, losses, nn, train  # noqa: F401,E402
+from tfteach import contrib, examples, layers, losses, metrics, nn, train  # noqa: F401,E402
+from tfteach.metrics.mean_iou import confusion_matrix  # noqa: F401,E402
 from tfteach import config, test  # noqa: F401,E402 (devices and memory; tf.test)
+from tfteach import dtypes  # noqa: F401,E402 (tf.dtypes: the dtypes, cast, complex)
 from tfteach.losses.safe_div import div_no_nan  # noqa: F401,E402
 from tfteach._removed import removed_name_error as _removed_name_error
 

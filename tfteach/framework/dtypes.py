@@ -10,6 +10,7 @@ __all__ = [
     "DType", "as_dtype",
     "float16", "half", "float32", "float64", "double",
     "int8", "int16", "int32", "int64", "uint8", "uint16", "bool", "string",
+    "complex64", "complex128",
     "QUANTIZED_DTYPES",
 ]
 
@@ -52,7 +53,10 @@ class DType:
 
     @property
     def real_dtype(self):
-        return self.base_dtype
+        """The dtype of a complex number's real and imaginary parts (complex64 ->
+        float32, complex128 -> float64); any other dtype is its own real dtype."""
+        base = self.base_dtype
+        return _REAL_OF_COMPLEX.get(base._name, base)
 
     # -- numpy side -------------------------------------------------------------
     @property
@@ -87,7 +91,7 @@ class DType:
 
     @property
     def is_complex(self):
-        return False
+        return self._numpy_dtype.kind == "c"
 
     @property
     def is_quantized(self):
@@ -154,6 +158,8 @@ _SPECS = [
     ("uint8", np.dtype(np.uint8), "uint8", 4),
     ("uint16", np.dtype(np.uint16), "uint16", 17),
     ("bool", np.dtype(np.bool_), "bool", 10),
+    ("complex64", np.dtype(np.complex64), "complex64", 8),
+    ("complex128", np.dtype(np.complex128), "complex128", 18),
     ("string", np.dtype(object), "string", 7),
 ]
 _BASE = {n: DType(n, d, c, e) for n, d, c, e in _SPECS}
@@ -170,6 +176,9 @@ uint8 = _BASE["uint8"]
 uint16 = _BASE["uint16"]
 bool = _BASE["bool"]  # noqa: A001 - TensorFlow's public name
 string = _BASE["string"]
+complex64 = _BASE["complex64"]
+complex128 = _BASE["complex128"]
+_REAL_OF_COMPLEX = {"complex64": float32, "complex128": float64}
 QUANTIZED_DTYPES = frozenset()
 
 _BY_NAME = dict(_BASE)

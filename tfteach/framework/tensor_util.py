@@ -1,7 +1,7 @@
 """Python values -> NumPy arrays with TensorFlow 1.x's rules (its `make_tensor_proto`).
 
 - Python floats become float32, ints int32 (int64 when they do not fit), bools bool,
-  str/bytes string; NumPy arrays keep their dtype.
+  complex numbers complex128, str/bytes string; NumPy arrays keep their dtype.
 - A requested dtype casts NumPy values silently (as TF1 does), but a Python value that
   does not fit raises `TypeError: Expected int32, got 1.5 of type 'float' instead.`
 - `shape=` reshapes, and a value with fewer elements is padded with its last element
@@ -57,6 +57,8 @@ def infer_dtype(values):
                 big = True
         elif isinstance(v, (numbers.Real, np.floating)):
             kinds.add("float")
+        elif isinstance(v, (numbers.Complex, np.complexfloating)):
+            kinds.add("complex")    # Python complex numbers are complex128, as in TF
         elif isinstance(v, (str, bytes)):
             kinds.add("string")
         else:
@@ -75,6 +77,8 @@ def infer_dtype(values):
                             "Consider casting elements to a supported type."
                             % (type(values), values))
         return dtypes.string
+    if "complex" in kinds:
+        return dtypes.complex128
     return dtypes.float32
 
 
@@ -86,7 +90,10 @@ def _check_compatible(values, dtype):
         elif dtype.is_integer:
             ok = isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, bool)
         elif dtype.is_floating:
-            ok = isinstance(v, (numbers.Real, np.number)) and not isinstance(v, bool)
+            ok = (isinstance(v, (numbers.Real, np.number)) and not isinstance(v, bool)
+                  and not isinstance(v, (complex, np.complexfloating)))
+        elif dtype.is_complex:
+            ok = isinstance(v, (numbers.Number, np.number)) and not isinstance(v, bool)
         else:  # string
             ok = isinstance(v, (str, bytes))
         if not ok:
@@ -112,7 +119,7 @@ def make_ndarray(values, dtype=None, shape=None, verify_shape=False):
         if dtype is not None and dtype != dtypes.string:
             arr = arr.astype(dtype.np)
         elif dtype is None:
-            dtypes.as_dtype(arr.dtype)   # rejects complex and other unsupported dtypes
+            dtypes.as_dtype(arr.dtype)   # rejects dtypes TF has no tensor type for
     else:
         if isinstance(values, (list, tuple)):
             _nested_shape(values)

@@ -63,6 +63,11 @@ def _transpose_grad(op, grad):
     return [transpose(grad, grad_ops.invert_permutation(op.inputs[1])), None]
 
 
+@gradient("ConjugateTranspose")
+def _conjugate_transpose_grad(op, grad):
+    return [transpose(grad, grad_ops.invert_permutation(op.inputs[1]), conjugate=True), None]
+
+
 @gradient("ReverseV2")
 def _reverse_v2_grad(op, grad):
     return [reverse_v2(grad, op.inputs[1]), None]

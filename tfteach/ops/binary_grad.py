@@ -5,7 +5,8 @@ back to the shape of each input (see broadcast_grad.py). When both inputs have t
 same shape nothing is summed and the graph is TF's `return grad, grad` shortcut.
 """
 from tfteach.framework.registry import gradient
-from tfteach.ops import binary_ops, comparison_ops, random_ops, unary_ops, where_ops  # noqa: F401
+from tfteach.ops import (binary_ops, comparison_ops, complex_ops, random_ops,  # noqa: F401
+                         unary_ops, where_ops)
 from tfteach.ops.broadcast_grad import BroadcastGradients
 from tfteach.ops.fill_ops import ones_like, zeros_like
 
@@ -35,6 +36,7 @@ def binary_ops_negative(t):
 def _mul_grad(op, grad):
     x, y = op._inputs
     bcast = BroadcastGradients(x, y)
+    x, y = complex_ops.conj(x), complex_ops.conj(y)   # no op for real dtypes
     return [bcast.for_x(binary_ops.multiply(grad, y)),
             bcast.for_y(binary_ops.multiply(x, grad))]
 
@@ -43,6 +45,7 @@ def _mul_grad(op, grad):
 def _real_div_grad(op, grad):
     x, y = op._inputs
     bcast = BroadcastGradients(x, y)
+    x, y = complex_ops.conj(x), complex_ops.conj(y)
     gx = bcast.for_x(binary_ops.realdiv(grad, y))
     gy = bcast.for_y(grad * binary_ops.realdiv(binary_ops.realdiv(-x, y), y))
     return [gx, gy]
@@ -72,13 +75,15 @@ def _no_gradient(op, grad):
 
 @gradient("Pow")
 def _pow_grad(op, grad):
-    """grad * (y * x^(y-1), z * log(x)), with log(x) taken as 0 where x <= 0 (TF)."""
+    """grad * (y * x^(y-1), z * log(x)), with log(x) taken as 0 where x <= 0 (TF; for
+    complex x only x == 0 is excluded, and x, y, z are conjugated)."""
     x, y = op._inputs
     z = op._outputs[0]
     bcast = BroadcastGradients(x, y)
+    x, y, z = complex_ops.conj(x), complex_ops.conj(y), complex_ops.conj(z)
     gx = bcast.for_x(binary_ops.multiply(grad, binary_ops.multiply(
         y, binary_ops.pow(x, y - 1))))
-    mask = x > 0
+    mask = comparison_ops.not_equal(x, 0) if x.dtype.is_complex else x > 0
     safe_x = where_ops.where(mask, x, ones_like(x))
     log_x = where_ops.where(mask, unary_ops.log(safe_x), zeros_like(x))
     gy = bcast.for_y(binary_ops.multiply(grad, binary_ops.multiply(z, log_x)))

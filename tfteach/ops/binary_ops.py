@@ -43,20 +43,27 @@ def _register(op_type, kernels_by_kind):
                 cpu=run_impl)
 
 
-def _numpy_kernels(ufunc, strings=False):
-    """Floats quietly, ints/bools as they are; strings only where TF allows them."""
-    return {"f": quiet_ufunc_kernel(ufunc), "iub" + ("O" if strings else ""): ufunc_kernel(ufunc)}
+def _numpy_kernels(ufunc, strings=False, complex_too=False):
+    """Floats quietly, ints/bools as they are; strings and complex numbers only where
+    TF has kernels for them."""
+    kernels = {"f": quiet_ufunc_kernel(ufunc),
+               "iub" + ("O" if strings else ""): ufunc_kernel(ufunc)}
+    if complex_too:
+        kernels["c"] = quiet_ufunc_kernel(ufunc)
+    return kernels
 
 
 # Float adds take the per-channel bias fast path (`conv + b`; cwise.quiet_add_kernel).
-_register("Add", dict(_numpy_kernels(np.add, strings=True), f=quiet_add_kernel()))
-_register("AddV2", dict(_numpy_kernels(np.add), f=quiet_add_kernel()))
-_register("Sub", _numpy_kernels(np.subtract))
-_register("Mul", _numpy_kernels(np.multiply))
+_register("Add", dict(_numpy_kernels(np.add, strings=True, complex_too=True),
+                      f=quiet_add_kernel()))
+_register("AddV2", dict(_numpy_kernels(np.add, complex_too=True), f=quiet_add_kernel()))
+_register("Sub", _numpy_kernels(np.subtract, complex_too=True))
+_register("Mul", _numpy_kernels(np.multiply, complex_too=True))
 _register("Maximum", _numpy_kernels(np.maximum))
 _register("Minimum", _numpy_kernels(np.minimum))
-# TF has RealDiv kernels for floats only.
-_register("RealDiv", {"f": quiet_ufunc_kernel(np.true_divide)})
+# TF has RealDiv kernels for floats and complex numbers only.
+_register("RealDiv", {"f": quiet_ufunc_kernel(np.true_divide),
+                      "c": quiet_ufunc_kernel(np.true_divide)})
 _register("FloorDiv", {"f": quiet_ufunc_kernel(elementwise.floor_div_real),
                        "iu": integer_division_kernel(np.floor_divide)})
 _register("FloorMod", {"f": quiet_ufunc_kernel(elementwise.floor_mod_real),
@@ -77,9 +84,19 @@ def _truncate_divide_real(x, y):
 
 _register("TruncateDiv", {"f": quiet_ufunc_kernel(_truncate_divide_real),
                           "iu": integer_division_kernel(_truncate_divide)})
-_register("Pow", {"f": quiet_ufunc_kernel(np.power), "iu": integer_power_kernel})
+_register("Pow", {"f": quiet_ufunc_kernel(np.power), "iu": integer_power_kernel,
+                  "c": quiet_ufunc_kernel(np.power)})
+
+
+def _squared_difference_complex(x, y):
+    # TF's complex SquaredDifference is (x - y) * conj(x - y) = |x - y|^2 (imaginary 0).
+    d = np.subtract(x, y)
+    return d * np.conj(d)
+
+
 _register("SquaredDifference", {"f": quiet_ufunc_kernel(elementwise.squared_difference),
-                                "iu": ufunc_kernel(elementwise.squared_difference)})
+                                "iu": ufunc_kernel(elementwise.squared_difference),
+                                "c": quiet_ufunc_kernel(_squared_difference_complex)})
 
 
 # -- building ----------------------------------------------------------------------------
@@ -164,6 +181,7 @@ _TRUEDIV_TABLE = {
     dtypes.uint16: dtypes.float64, dtypes.int16: dtypes.float32,
     dtypes.int32: dtypes.float64, dtypes.int64: dtypes.float64,
     dtypes.float16: None, dtypes.float32: None, dtypes.float64: None,
+    dtypes.complex64: None, dtypes.complex128: None,
 }
 
 
@@ -196,7 +214,7 @@ def div(x, y, name=None):
     """Python 2's `/` (deprecated in TF 1.x): floor division for ints, true for floats."""
     with name_scope(name, "div", [x, y]) as scope:
         x, y = _same_dtype_pair(x, y, y_dtype_from_x=True)
-        if x.dtype.is_floating:
+        if x.dtype.is_floating or x.dtype.is_complex:
             return binary_op("RealDiv", x, y, scope, "binary_more")
         return binary_op("FloorDiv", x, y, scope, "binary_more")
 

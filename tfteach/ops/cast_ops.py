@@ -26,6 +26,14 @@ def _astype_kernel(target):
     return kernel
 
 
+def _from_complex_kernel(target):
+    """complex -> real keeps the real part, as TF's Cast (NumPy would warn first)."""
+    def kernel(ctx, x):
+        with np.errstate(all="ignore"):
+            return np.real(x).astype(target)
+    return kernel
+
+
 def _unsupported_cast_kernel(ctx, x):
     raise UnimplementedError(None, ctx.op, "Cast %s to %s is not supported" % (
         ctx.attrs["SrcT"].c_name, ctx.attrs["DstT"].c_name))
@@ -35,6 +43,8 @@ def _cast_shape(op):
     source, target = op._attrs["SrcT"], op._attrs["DstT"]
     if dtypes.string in (source, target):
         op._attrs["_impl"] = _unsupported_cast_kernel
+    elif source.is_complex and not target.is_complex:
+        op._attrs["_impl"] = _from_complex_kernel(target.np)
     else:
         op._attrs["_impl"] = _astype_kernel(target.np)
     return [(target, op._inputs[0].shape)]

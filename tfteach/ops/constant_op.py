@@ -36,7 +36,7 @@ def _constant_conversion(value, dtype=None, name=None, as_ref=False):
 
 
 convert.register_tensor_conversion_function(
-    (list, tuple, int, float, bool, str, bytes, np.ndarray, np.generic), _constant_conversion,
+    (list, tuple, int, float, complex, bool, str, bytes, np.ndarray, np.generic), _constant_conversion,
     priority=100)
 
 

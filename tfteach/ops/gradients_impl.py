@@ -42,8 +42,9 @@ class UnconnectedGradients:
 
 
 # Output dtypes that carry gradients (TF's `IsTrainable`: the floating and complex types;
-# tfteach has no complex or bfloat16 dtypes).
-_TRAINABLE = frozenset([dtypes.float16, dtypes.float32, dtypes.float64])
+# tfteach has no bfloat16).
+_TRAINABLE = frozenset([dtypes.float16, dtypes.float32, dtypes.float64, dtypes.complex64,
+                        dtypes.complex128])
 
 # Op type -> fn(op, index) building the zero gradient of an unused output. Control flow
 # registers Switch here (a Switch's zeros must be built inside its branch).

@@ -46,10 +46,17 @@ def _transpose_shape(op):
 
 
 register_op("Transpose", _transpose_shape, cpu=array_kernels.transpose)
+# transpose(..., conjugate=True) of a complex tensor: the conjugate of the transpose.
+register_op("ConjugateTranspose", _transpose_shape,
+            cpu=lambda ctx, x, perm: np.conj(array_kernels.transpose(ctx, x, perm)))
 
 
 def transpose(a, perm=None, name="transpose", conjugate=False):
-    """Permutes the dimensions of `a`; the default `perm` reverses them."""
+    """Permutes the dimensions of `a`; the default `perm` reverses them.
+
+    `conjugate=True` also conjugates a complex tensor (`ConjugateTranspose`: for a
+    matrix, its conjugate transpose a^H); for real dtypes it changes nothing.
+    """
     with name_scope(name, "transpose", [a]) as scope:
         x = convert_to_tensor(a, name="a")
         if perm is None:
@@ -63,7 +70,8 @@ def transpose(a, perm=None, name="transpose", conjugate=False):
                 perm = np.arange(rank - 1, -1, -1, dtype=np.int32)
         perm_t = convert_to_tensor(perm, name="perm", preferred_dtype=dtypes.int32)
         index_dtype_of(perm_t, "perm")
-        return apply_op("Transpose", [x, perm_t], {"T": x.dtype.base_dtype,
+        op_type = "ConjugateTranspose" if conjugate and x.dtype.is_complex else "Transpose"
+        return apply_op(op_type, [x, perm_t], {"T": x.dtype.base_dtype,
                                                    "Tperm": perm_t.dtype}, scope)
 
 

@@ -6,7 +6,7 @@ the same per batch index, then sums over batch dimensions that were broadcast.
 """
 from tfteach.framework import dtypes
 from tfteach.framework.registry import gradient
-from tfteach.ops import aggregate_ops, cast_ops, linalg_ops, where_ops  # noqa: F401
+from tfteach.ops import aggregate_ops, cast_ops, complex_ops, linalg_ops, where_ops  # noqa: F401
 from tfteach.ops.broadcast_grad import BroadcastGradients
 from tfteach.ops.constant_op import constant
 from tfteach.ops.fill_ops import zeros_like
@@ -18,9 +18,17 @@ def _mat_mul(a, b, transpose_a=False, transpose_b=False):
     return linalg_ops.matmul(a, b, transpose_a=transpose_a, transpose_b=transpose_b)
 
 
+def _adjoint_mat_mul(a, b, transpose_a=False, transpose_b=False):
+    """BatchMatMulV2's gradients use adjoints, as TF's (the same as transposes for real
+    dtypes, the conjugate transposes for complex ones)."""
+    return linalg_ops.matmul(a, b, adjoint_a=transpose_a, adjoint_b=transpose_b)
+
+
 @gradient("MatMul")
 def _mat_mul_grad(op, grad):
-    a, b = op._inputs
+    # TF's convention for complex numbers: the gradient is the conjugate of the
+    # derivative times grad, so the inputs are conjugated (no op for real dtypes).
+    a, b = [complex_ops.conj(t) for t in op._inputs]
     t_a = op._attrs["transpose_a"]
     t_b = op._attrs["transpose_b"]
     if not t_a and not t_b:
@@ -40,18 +48,18 @@ def _batch_mat_mul_grad(op, grad):
     adj_y = op._attrs["adj_y"]
     if not adj_x:
         if not adj_y:
-            grad_x = _mat_mul(grad, y, transpose_b=True)
-            grad_y = _mat_mul(x, grad, transpose_a=True)
+            grad_x = _adjoint_mat_mul(grad, y, transpose_b=True)
+            grad_y = _adjoint_mat_mul(x, grad, transpose_a=True)
         else:
-            grad_x = _mat_mul(grad, y)
-            grad_y = _mat_mul(grad, x, transpose_a=True)
+            grad_x = _adjoint_mat_mul(grad, y)
+            grad_y = _adjoint_mat_mul(grad, x, transpose_a=True)
     else:
         if not adj_y:
-            grad_x = _mat_mul(y, grad, transpose_b=True)
-            grad_y = _mat_mul(x, grad)
+            grad_x = _adjoint_mat_mul(y, grad, transpose_b=True)
+            grad_y = _adjoint_mat_mul(x, grad)
         else:
-            grad_x = _mat_mul(y, grad, transpose_a=True, transpose_b=True)
-            grad_y = _mat_mul(grad, x, transpose_a=True, transpose_b=True)
+            grad_x = _adjoint_mat_mul(y, grad, transpose_a=True, transpose_b=True)
+            grad_y = _adjoint_mat_mul(grad, x, transpose_a=True, transpose_b=True)
     if x.shape.is_fully_defined() and y.shape.is_fully_defined() and x.shape == y.shape:
         return [grad_x, grad_y]
     # Compare batch dimensions only: give each side the other's matrix dims.
@@ -69,7 +77,10 @@ def _add_n_grad(op, grad):
     return [grad] * len(op._inputs)
 
 
-_FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
+# TF's _CastGrad: the gradient flows back through casts among floats and complex types
+# (complex -> float keeps the real part, so the gradient comes back as a real complex).
+_FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.complex64,
+           dtypes.complex128)
 
 
 @gradient("Cast")

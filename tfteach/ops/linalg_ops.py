@@ -74,9 +74,14 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
            a_is_sparse=False, b_is_sparse=False, name=None):
     """The matrix product a @ b (`MatMul`), batched over leading axes (`BatchMatMulV2`).
 
-    For real dtypes an adjoint is a transpose. `a_is_sparse`/`b_is_sparse` are only
-    hints to TF's kernel choice; tfteach accepts and ignores them.
+    For real dtypes an adjoint is a transpose; for complex ones it is the conjugate
+    transpose, built as TF does: `MatMul` has only transpose flags, so an adjoint becomes
+    a `Conj` op and a transpose; `BatchMatMulV2` has only adjoint flags, so a transpose
+    becomes a `Conj` and an adjoint (`Conj` of a real tensor is no op at all).
+    `a_is_sparse`/`b_is_sparse` are only hints to TF's kernel choice; tfteach accepts and
+    ignores them.
     """
+    from tfteach.ops.complex_ops import conj
     with name_scope(name, "MatMul", [a, b]) as scope:
         if transpose_a and adjoint_a:
             raise ValueError("Only one of transpose_a and adjoint_a can be True.")
@@ -84,15 +89,19 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
             raise ValueError("Only one of transpose_b and adjoint_b can be True.")
         a = convert.convert_to_tensor(a, name="a")
         b = convert.convert_to_tensor(b, name="b")
-        flip_a = transpose_a or adjoint_a
-        flip_b = transpose_b or adjoint_b
         if _has_batch_dims(a) or _has_batch_dims(b):
             x, y = convert_same_type("BatchMatMulV2", [("x", a), ("y", b)], "matmul")
-            return apply_op("BatchMatMulV2", [x, y], {"T": x.dtype.base_dtype,
-                                                      "adj_x": flip_a, "adj_y": flip_b}, scope)
+            x = conj(x) if transpose_a else x
+            y = conj(y) if transpose_b else y
+            return apply_op("BatchMatMulV2", [x, y], {
+                "T": x.dtype.base_dtype, "adj_x": transpose_a or adjoint_a,
+                "adj_y": transpose_b or adjoint_b}, scope)
         a, b = convert_same_type("MatMul", [("a", a), ("b", b)], "matmul")
-        return apply_op("MatMul", [a, b], {"T": a.dtype.base_dtype, "transpose_a": flip_a,
-                                           "transpose_b": flip_b}, scope)
+        a = conj(a) if adjoint_a else a
+        b = conj(b) if adjoint_b else b
+        return apply_op("MatMul", [a, b], {"T": a.dtype.base_dtype,
+                                           "transpose_a": transpose_a or adjoint_a,
+                                           "transpose_b": transpose_b or adjoint_b}, scope)
 
 
 from tfteach.ops.tensordot import tensordot  # noqa: E402 - built on matmul

@@ -196,8 +196,10 @@ def _l2_loss_grad(op, grad):
 
 @gradient("DivNoNan")
 def _div_no_nan_grad(op, grad):
+    from tfteach.ops.complex_ops import conj
     x, y = op.inputs
     bcast = BroadcastGradients(x, y)
+    x, y = conj(x), conj(y)          # complex: TF's conjugate convention (no op if real)
     return [bcast.for_x(div_no_nan(grad, y)),
             bcast.for_y(grad * div_no_nan(div_no_nan(-x, y), y))]
 

@@ -15,6 +15,7 @@ from tfteach.ops import (binary_ops, cast_ops, comparison_ops, fill_ops, unary_o
                          where_ops)
 from tfteach.ops.array_grad_ops import invert_permutation
 from tfteach.ops.broadcast_grad import kept_dims, reshape_like, shape_constant
+from tfteach.ops.complex_ops import conj, real
 from tfteach.ops.constant_op import constant
 from tfteach.ops.fill_ops import fill
 from tfteach.ops.gather_ops import gather
@@ -191,7 +192,8 @@ def _prod_grad(op, grad):
     reshaped = reshape(permuted, target)
     left = cumprod(reshaped, axis=0, exclusive=True)
     right = cumprod(reshaped, axis=0, exclusive=True, reverse=True)
-    y = reshape_like(left * right, permuted)
+    # For complex inputs the gradient is in the conjugate direction (TF; no op if real).
+    y = reshape_like(conj(left) * conj(right), permuted)
     inverse = np.argsort(perm).astype(np.int32)
     out = grad * transpose(y, inverse)
     return [reshape_like(out, r.x), None]
@@ -211,7 +213,8 @@ def _cumprod_grad(op, grad):
     # cumprod is a polynomial: its gradient exists everywhere). Along the axis, with z
     # the first zero (in the scan's direction): before z, x_i != 0 and TF's formula is
     # right; at z, the products that skip x_z are those of x with x_z set to 1; after z,
-    # every product holds x_z, so 0.
+    # every product holds x_z, so 0. Complex x: the products are conjugated, as every
+    # complex gradient (TF's own Cumprod gradient forgets to; docs/complex.md).
     x, axis = op._inputs
     exclusive = op._attrs["exclusive"]
     reverse = op._attrs["reverse"]
@@ -224,11 +227,12 @@ def _cumprod_grad(op, grad):
     before_first_zero = no_zero_before * nonzero
     first_zero = no_zero_before - before_first_zero
     ones = fill_ops.ones_like(x)
-    safe_x = where_ops.where(nonzero > 0, x, ones)
-    before = scan_sum(cumprod(x, axis, exclusive=exclusive, reverse=reverse) * grad) / safe_x
-    x_without_zero = where_ops.where(first_zero > 0, ones, x)
-    at_zero = scan_sum(cumprod(x_without_zero, axis, exclusive=exclusive,
-                               reverse=reverse) * grad)
+    safe_x = where_ops.where(real(nonzero) > 0, x, ones)
+    before = scan_sum(conj(cumprod(x, axis, exclusive=exclusive, reverse=reverse)) * grad
+                      ) / conj(safe_x)
+    x_without_zero = where_ops.where(real(first_zero) > 0, ones, x)
+    at_zero = scan_sum(conj(cumprod(x_without_zero, axis, exclusive=exclusive,
+                                    reverse=reverse)) * grad)
     return [before * before_first_zero + at_zero * first_zero, None]
 
 
@@ -241,6 +245,6 @@ def _prod_grad_at_run_time(r, grad):
     reshaped = reshape(permuted, sizes)
     left = cumprod(reshaped, axis=0, exclusive=True)
     right = cumprod(reshaped, axis=0, exclusive=True, reverse=True)
-    y = reshape(left * right, shape(permuted))
+    y = reshape(conj(left) * conj(right), shape(permuted))
     out = grad * transpose(y, invert_permutation(perm))
     return reshape(out, shape(r.x))

@@ -43,6 +43,11 @@ def _is_number(dtype):
     return dtype.is_floating or dtype.is_integer
 
 
+def _is_number_or_complex(dtype):
+    """Sum, Prod and Mean also add complex numbers (Max/Min need an order)."""
+    return _is_number(dtype) or dtype.is_complex
+
+
 def _check_dtype(param, dtype, accepted, allowed_text):
     dtype = dtype.base_dtype
     if not accepted(dtype):
@@ -214,12 +219,12 @@ _AXIS_DOC = """
     `reduction_indices` for `axis`, `keep_dims` for `keepdims`."""
 
 
-reduce_sum = _make_reduction("reduce_sum", "Sum", _is_number, _NUMBER_TYPES,
+reduce_sum = _make_reduction("reduce_sum", "Sum", _is_number_or_complex, _NUMBER_TYPES,
                              "The sum of the elements across `axis`, as `tf.reduce_sum`.")
-reduce_prod = _make_reduction("reduce_prod", "Prod", _is_number, _NUMBER_TYPES,
+reduce_prod = _make_reduction("reduce_prod", "Prod", _is_number_or_complex, _NUMBER_TYPES,
                               "The product of the elements across `axis`, as `tf.reduce_prod`.")
 reduce_mean = _make_reduction(
-    "reduce_mean", "Mean", _is_number, _NUMBER_TYPES,
+    "reduce_mean", "Mean", _is_number_or_complex, _NUMBER_TYPES,
     "The mean across `axis`, as `tf.reduce_mean`; integer means truncate, like TF's.")
 reduce_max = _make_reduction(
     "reduce_max", "Max", _is_number, _REAL_NUMBER_TYPES,
@@ -322,7 +327,7 @@ def _scan(op_type, x, axis, exclusive, reverse, name):
     with graph.as_default(), graph.name_scope(name or op_type) as scope:
         x = convert.convert_to_tensor(x, name="x")
         axis = _index_tensor(axis, "axis")
-        _check_dtype("x", x.dtype, _is_number, _NUMBER_TYPES)
+        _check_dtype("x", x.dtype, _is_number_or_complex, _NUMBER_TYPES)
         return apply_op(op_type, [x, axis], {
             "T": x.dtype.base_dtype, "Tidx": axis.dtype, "exclusive": bool(exclusive),
             "reverse": bool(reverse)}, name=scope)

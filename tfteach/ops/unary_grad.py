@@ -7,9 +7,9 @@ uses a dedicated op (`SigmoidGrad`, `TanhGrad`, `SqrtGrad`, `RsqrtGrad`,
 """
 from tfteach.framework import registry
 from tfteach.framework.registry import gradient, register_op
-from tfteach.kernels.cpu import grad_kernels
+from tfteach.kernels.cpu import complex_math, grad_kernels
 from tfteach.kernels.cpu.cwise import ufunc_kernel
-from tfteach.ops import binary_ops, unary_ops
+from tfteach.ops import binary_ops, complex_ops, unary_ops
 from tfteach.ops.constant_op import constant
 from tfteach.ops.fill_ops import zeros
 from tfteach.ops.op_builder import apply_op, same_shape_fn
@@ -19,15 +19,44 @@ __all__ = []
 
 
 # -- the *Grad ops -------------------------------------------------------------------------
-def _register_grad_op(op_type, ufunc):
-    register_op(op_type, same_shape_fn, cpu=ufunc_kernel(ufunc))
+def _register_grad_op(op_type, ufunc, derivative_of_y):
+    """`ufunc(y, dy)` for real dtypes; for complex ones dy * conj(f'(x)), with f'(x)
+    written from y by `derivative_of_y` (TF's complex *Grad functors)."""
+    real_kernel = ufunc_kernel(ufunc)
+    complex_kernel = ufunc_kernel(complex_math.conj_grad(derivative_of_y))
+
+    def kernel(ctx, y, dy):
+        if y.dtype.kind == "c":
+            return complex_kernel(ctx, y, dy)
+        return real_kernel(ctx, y, dy)
+    register_op(op_type, same_shape_fn, cpu=kernel)
 
 
-_register_grad_op("SigmoidGrad", grad_kernels.sigmoid_grad)
-_register_grad_op("TanhGrad", grad_kernels.tanh_grad)
-_register_grad_op("SqrtGrad", grad_kernels.sqrt_grad)
-_register_grad_op("RsqrtGrad", grad_kernels.rsqrt_grad)
-_register_grad_op("ReciprocalGrad", grad_kernels.reciprocal_grad)
+def _sigmoid_derivative(y):
+    return y * (1 - y)
+
+
+def _tanh_derivative(y):
+    return 1 - y * y
+
+
+def _sqrt_derivative(y):
+    return 0.5 / y          # conj(0.5 / y) = 0.5 / conj(y), TF's SqrtGrad
+
+
+def _rsqrt_derivative(y):
+    return -0.5 * y * y * y
+
+
+def _reciprocal_derivative(y):
+    return -(y * y)
+
+
+_register_grad_op("SigmoidGrad", grad_kernels.sigmoid_grad, _sigmoid_derivative)
+_register_grad_op("TanhGrad", grad_kernels.tanh_grad, _tanh_derivative)
+_register_grad_op("SqrtGrad", grad_kernels.sqrt_grad, _sqrt_derivative)
+_register_grad_op("RsqrtGrad", grad_kernels.rsqrt_grad, _rsqrt_derivative)
+_register_grad_op("ReciprocalGrad", grad_kernels.reciprocal_grad, _reciprocal_derivative)
 
 
 def _grad_op(op_type, y, dy):
@@ -35,6 +64,13 @@ def _grad_op(op_type, y, dy):
 
 
 # -- gradients -------------------------------------------------------------------------------
+# TF's convention for complex x: the gradient is grad times the *conjugate* of f'(x)
+# (math_grad.py conjugates x, or y, first). `conj` of a real tensor is the tensor itself,
+# so for real dtypes these graphs have no Conj op.
+def _conj_input(op):
+    return complex_ops.conj(op._inputs[0])
+
+
 @gradient("Neg")
 def _neg_grad(op, grad):
     return [-grad]
@@ -47,7 +83,7 @@ def _abs_grad(op, grad):
 
 @gradient("Square")
 def _square_grad(op, grad):
-    x = op._inputs[0]
+    x = _conj_input(op)
     two = constant(2.0, dtype=x.dtype.base_dtype)
     return [binary_ops.multiply(grad, binary_ops.multiply(x, two))]
 
@@ -79,42 +115,42 @@ def _sigmoid_grad(op, grad):
 
 @gradient("Exp")
 def _exp_grad(op, grad):
-    return [grad * op._outputs[0]]
+    return [grad * complex_ops.conj(op._outputs[0])]
 
 
 @gradient("Expm1")
 def _expm1_grad(op, grad):
-    return [grad * unary_ops.exp(op._inputs[0])]
+    return [grad * unary_ops.exp(_conj_input(op))]
 
 
 @gradient("Log")
 def _log_grad(op, grad):
-    return [grad * unary_ops.reciprocal(op._inputs[0])]
+    return [grad * unary_ops.reciprocal(_conj_input(op))]
 
 
 @gradient("Log1p")
 def _log1p_grad(op, grad):
-    return [grad * unary_ops.reciprocal(1 + op._inputs[0])]
+    return [grad * unary_ops.reciprocal(1 + _conj_input(op))]
 
 
 @gradient("Sin")
 def _sin_grad(op, grad):
-    return [grad * unary_ops.cos(op._inputs[0])]
+    return [grad * unary_ops.cos(_conj_input(op))]
 
 
 @gradient("Cos")
 def _cos_grad(op, grad):
-    return [-grad * unary_ops.sin(op._inputs[0])]
+    return [-grad * unary_ops.sin(_conj_input(op))]
 
 
 @gradient("Tan")
 def _tan_grad(op, grad):
-    secx = unary_ops.reciprocal(unary_ops.cos(op._inputs[0]))
+    secx = unary_ops.reciprocal(unary_ops.cos(_conj_input(op)))
     return [unary_ops.square(secx) * grad]
 
 
 def _one_minus_square_root(op, grad):
-    x2 = unary_ops.square(op._inputs[0])
+    x2 = unary_ops.square(_conj_input(op))
     one = constant(1, dtype=grad.dtype.base_dtype)
     den = unary_ops.sqrt(binary_ops.subtract(one, x2))
     return unary_ops.reciprocal(den)
@@ -133,7 +169,7 @@ def _acos_grad(op, grad):
 
 @gradient("Atan")
 def _atan_grad(op, grad):
-    x2 = unary_ops.square(op._inputs[0])
+    x2 = unary_ops.square(_conj_input(op))
     one = constant(1, dtype=grad.dtype.base_dtype)
     return [grad * unary_ops.reciprocal(binary_ops.add_v2(one, x2))]
 

@@ -2,14 +2,15 @@
 
 The output has the input's shape and dtype (bool for `is_nan`/`is_inf`/`is_finite`).
 Each op accepts TF 1.15's dtypes: `tf.sqrt(4)` is a TypeError because 4 becomes an
-int32 tensor and Sqrt is defined for floats only.
+int32 tensor and Sqrt is defined for floats only. Complex tensors have kernels for the
+ops TF computes on them (exp, log, sqrt, square, sin, tanh, ...; docs/complex.md).
 """
 import numpy as np
 
 from tfteach.framework import convert, dtypes
 from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import not_differentiable, register_op
-from tfteach.kernels.cpu import elementwise
+from tfteach.kernels.cpu import complex_math, elementwise
 from tfteach.kernels.cpu.cwise import (dispatch_by_dtype, quiet_ufunc_kernel, run_impl,
                                        ufunc_kernel)
 from tfteach.ops.op_builder import apply_op
@@ -28,30 +29,38 @@ def _unary_shape_fn(choose_kernel, output_dtype):
     return shape_fn
 
 
-def _register(op_type, ufunc, ints=False, output_dtype=None):
+def _register(op_type, ufunc, ints=False, output_dtype=None, complex_ufunc=None):
     """`ufunc` for floats (silently: log(0) is -inf without a warning) and, if TF has
-    integer kernels for the op, for ints."""
+    integer kernels for the op, for ints; `complex_ufunc` for complex64/complex128 where
+    TF has a complex kernel. Any other dtype gets TF's "No OpKernel was registered"."""
     kernels = {"f": quiet_ufunc_kernel(ufunc)}
     if ints:
         kernels["iu"] = ufunc_kernel(ufunc)
+    if complex_ufunc is not None:
+        kernels["c"] = quiet_ufunc_kernel(complex_ufunc)
     register_op(op_type, _unary_shape_fn(dispatch_by_dtype(kernels, op_type), output_dtype),
                 cpu=run_impl)
 
 
-for _op_type, _ufunc in [("Neg", np.negative), ("Abs", np.absolute), ("Square", np.square),
-                         ("Sign", elementwise.sign)]:
-    _register(_op_type, _ufunc, ints=True)
-for _op_type, _ufunc in [("Sqrt", np.sqrt), ("Rsqrt", elementwise.rsqrt), ("Exp", np.exp),
-                         ("Expm1", np.expm1), ("Log", np.log), ("Log1p", np.log1p),
-                         ("Sin", np.sin), ("Cos", np.cos), ("Tan", np.tan),
-                         ("Asin", np.arcsin), ("Acos", np.arccos), ("Atan", np.arctan),
-                         ("Tanh", np.tanh), ("Sigmoid", elementwise.sigmoid),
-                         ("Floor", np.floor), ("Ceil", np.ceil),
-                         # np.rint rounds half to even: banker's rounding, as TF's Round.
-                         ("Round", np.rint),
-                         # TF has no integer kernel for Reciprocal (1/x of ints).
-                         ("Reciprocal", np.reciprocal)]:
-    _register(_op_type, _ufunc)
+for _op_type, _ufunc, _complex in [("Neg", np.negative, np.negative),
+                                   ("Abs", np.absolute, None),   # complex: ComplexAbs
+                                   ("Square", np.square, np.square),
+                                   ("Sign", elementwise.sign, complex_math.sign)]:
+    _register(_op_type, _ufunc, ints=True, complex_ufunc=_complex)
+for _op_type, _ufunc, _complex in [
+        ("Sqrt", np.sqrt, np.sqrt), ("Rsqrt", elementwise.rsqrt, complex_math.rsqrt),
+        ("Exp", np.exp, np.exp), ("Expm1", np.expm1, complex_math.expm1),
+        ("Log", np.log, np.log), ("Log1p", np.log1p, complex_math.log1p),
+        ("Sin", np.sin, np.sin), ("Cos", np.cos, np.cos), ("Tan", np.tan, np.tan),
+        ("Asin", np.arcsin, np.arcsin), ("Acos", np.arccos, np.arccos),
+        ("Atan", np.arctan, np.arctan), ("Tanh", np.tanh, np.tanh),
+        ("Sigmoid", elementwise.sigmoid, complex_math.sigmoid),
+        ("Floor", np.floor, None), ("Ceil", np.ceil, None),
+        # np.rint rounds half to even: banker's rounding, as TF's Round.
+        ("Round", np.rint, None),
+        # TF has no integer kernel for Reciprocal (1/x of ints).
+        ("Reciprocal", np.reciprocal, np.reciprocal)]:
+    _register(_op_type, _ufunc, complex_ufunc=_complex)
 for _op_type, _ufunc in [("IsNan", np.isnan), ("IsInf", np.isinf),
                          ("IsFinite", np.isfinite)]:
     _register(_op_type, _ufunc, output_dtype=dtypes.bool)
@@ -74,8 +83,15 @@ def negative(x, name=None):
 
 
 def abs(x, name=None):  # noqa: A001 - TensorFlow's name
-    """|x| (`Abs`). The absolute value of the most negative int wraps, as in TF."""
-    return unary_op("Abs", x, name, "abs")
+    """|x| (`Abs`). The absolute value of the most negative int wraps, as in TF.
+
+    Of a complex tensor: its modulus, a real tensor (`ComplexAbs`, complex_ops.py)."""
+    with name_scope(name, "Abs", [x]) as scope:
+        x = convert.convert_to_tensor(x, name="x")
+        if x.dtype.is_complex:
+            dtype = x.dtype.base_dtype
+            return apply_op("ComplexAbs", [x], {"T": dtype, "Tout": dtype.real_dtype}, scope)
+        return unary_op("Abs", x, scope, "abs")
 
 
 def square(x, name=None):

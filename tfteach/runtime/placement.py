@@ -65,6 +65,10 @@ def _has_string(op):
         t.dtype.base_dtype == dtypes.string for t in op._outputs)
 
 
+def _has_complex(op):
+    return any(t.dtype.is_complex for t in list(op._inputs) + list(op._outputs))
+
+
 def _is_generator(op):
     return (not op._inputs and len(op._outputs) == 1 and
             not op._outputs[0].dtype.is_ref_dtype)
@@ -198,7 +202,8 @@ class Placer:
         if self.devices.has_gpu and not (op.type in CPU_ONLY_OPS or _has_string(op)):
             kernels = op._op_def.kernels
             if self.devices.gpus[0].kind == "cuda":
-                ok = "GPU" in kernels
+                # tfteach's @cuda.jit kernels are real-valued: complex ops stay on the CPU.
+                ok = "GPU" in kernels and not _has_complex(op)
             else:
                 ok = "CPU" in kernels or not kernels
             if ok:

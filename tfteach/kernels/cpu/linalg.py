@@ -80,6 +80,11 @@ def summed_matmul_kernel(ctx, a, b):
     return split_matmul(left, right)
 
 
+def _adjoint(m):
+    transposed = np.swapaxes(m, -1, -2)
+    return np.conj(transposed) if m.dtype.kind == "c" else transposed
+
+
 def batch_matmul_kernel(ctx, x, y):
     """Matrix products over the last two axes, batch axes broadcast (`BatchMatMulV2`)."""
     adj_x, adj_y = ctx.attrs["adj_x"], ctx.attrs["adj_y"]
@@ -91,8 +96,9 @@ def batch_matmul_kernel(ctx, x, y):
     except ValueError:
         raise _error(ctx, "In[0] and In[1] must have compatible batch dimensions: %s vs. %s"
                      % (shape_string(x), shape_string(y))) from None
-    left = np.swapaxes(x, -1, -2) if adj_x else x
-    right = np.swapaxes(y, -1, -2) if adj_y else y
+    # adj_x / adj_y: the adjoint, the conjugate transpose (a transpose for real dtypes).
+    left = _adjoint(x) if adj_x else x
+    right = _adjoint(y) if adj_y else y
     if left.shape[-1] != right.shape[-2]:
         raise _error(ctx, "In[0] mismatch In[1] shape: %d vs. %d: %s %s %d %d"
                      % (left.shape[-1], right.shape[-2], shape_string(x), shape_string(y),

@@ -82,7 +82,7 @@ def mean_kernel(ctx, x, axis):
     count = 1
     for a in axes:
         count *= x.shape[a]
-    if x.dtype.kind == "f":
+    if x.dtype.kind in "fc":        # floats and complex numbers: sum / count
         total = np.sum(x, axis=axes, keepdims=keep, dtype=x.dtype)
         with np.errstate(invalid="ignore", divide="ignore"):   # empty input: 0/0 = nan
             return np.asarray(total / count).astype(x.dtype)

@@ -28,6 +28,13 @@ __all__ = ["VariableRef", "variable_ref_of", "variable_kernel", "assign_kernel",
            "assign_add_kernel", "assign_sub_kernel", "is_variable_initialized_kernel"]
 
 
+def _is_local_variable(op):
+    """True for the VariableV2 op of a variable in LOCAL_VARIABLES (only asked when an
+    error is raised, to choose its hint)."""
+    return any(getattr(v, "op", None) is op
+               for v in op.graph.get_collection("local_variables"))
+
+
 class VariableRef:
     """The value of a ref tensor: where one variable's value lives in one Session."""
 
@@ -52,7 +59,8 @@ class VariableRef:
             # op=None: the executor names the op that tried to read it (TF does too).
             error = FailedPreconditionError(
                 None, None, "Attempting to use uninitialized value %s" % self.op.name)
-            raise with_hint(error, "uninitialized") from None
+            raise with_hint(error, "uninitialized_local" if _is_local_variable(self.op)
+                            else "uninitialized") from None
 
     def store_value(self, value, owned=False):
         """Makes `value` the variable's value: read-only and shared with nobody.
