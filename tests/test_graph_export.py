@@ -236,3 +236,89 @@ def test_recorder_keeps_the_first_runs_then_stops_observing():
         assert rec not in run_observers._observers      # the loop's tail ran untraced
     assert rec.full and len(rec.runs) == 3
     assert [r.values_of("y")[0] for r in rec.runs] == [0.0, 2.0, 4.0]
+
+
+# -- big training graphs read like TensorBoard's: training folded, initializers apart -----------
+def _mlp_training_graph(optimizer):
+    x = tf.placeholder(tf.float32, [None, 784], name="x")
+    y = tf.placeholder(tf.float32, [None, 10], name="y")
+    w1 = tf.Variable(tf.truncated_normal([784, 100], stddev=0.1), name="w1")
+    b1 = tf.Variable(tf.zeros([100]), name="b1")
+    w2 = tf.Variable(tf.truncated_normal([100, 10], stddev=0.1), name="w2")
+    b2 = tf.Variable(tf.zeros([10]), name="b2")
+    logits = tf.matmul(tf.nn.relu(tf.matmul(x, w1) + b1), w2) + b2
+    loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=logits))
+    train = optimizer.minimize(loss)
+    init = tf.global_variables_initializer()
+    return x, y, loss, train, init
+
+
+@pytest.mark.parametrize("make, scope", [
+    (lambda: tf.train.GradientDescentOptimizer(0.1), "GradientDescent"),
+    (lambda: tf.train.AdamOptimizer(0.1), "Adam")])
+def test_a_big_training_graph_starts_with_gradients_and_updates_folded(make, scope):
+    _mlp_training_graph(make())
+    ops = tf.get_default_graph().get_operations()
+    ex = graph_export.export_graph(tf.get_default_graph())
+    assert len(ops) >= graph_export.FOLD_TRAINING_FROM
+    # and the insides of the library's cross entropy (its reshapes: no variables)
+    assert ex["view"]["folded"] == sorted(["gradients", scope,
+                                           "softmax_cross_entropy_with_logits"])
+    dot = graph_dot.to_dot(ex)
+    n_grad = sum(1 for op in ops if op.name.startswith("gradients/"))
+    # the NoOp `GradientDescent` that minimize() returns is drawn in its own scope
+    n_update = sum(1 for op in ops if op.name == scope or op.name.startswith(scope + "/"))
+    assert "gradients/\\n(%d ops, folded)" % n_grad in dot
+    assert "%s/\\n(%d ops, folded)" % (scope, n_update) in dot
+    assert 'subgraph "cluster_gradients' not in dot
+    # an explicit level replaces the start folds
+    assert "ops, folded" not in graph_dot.to_dot(ex, collapse=None, folded=())
+
+
+def test_initializers_are_auxiliary_and_drawn_apart():
+    _mlp_training_graph(tf.train.GradientDescentOptimizer(0.1))
+    ex = graph_export.export_graph(tf.get_default_graph())
+    aux = {n["name"] for n in ex["nodes"] if n["auxiliary"]}
+    # the init NoOp, each variable's initializing Assign, the initial values feeding
+    # only them; never the variables, the placeholders or the model
+    assert {"init", "w1/Assign", "b1/Assign", "w2/Assign", "b2/Assign"} <= aux
+    assert {"truncated_normal", "truncated_normal/TruncatedNormal", "zeros"} <= aux
+    assert not aux & {"w1", "b1", "x", "y", "w1/read", "MatMul"}
+    assert all(n.startswith(("init", "truncated_normal", "zeros", "w1/", "b1/", "w2/",
+                             "b2/")) for n in aux)
+    dot = graph_dot.to_dot(ex)
+    cluster = dot[dot.index('subgraph "cluster_auxiliary"'):]
+    cluster = cluster[:cluster.index("\n  }")]
+    assert "initialization (auxiliary nodes)" in cluster
+    assert cluster.count("[shape=") == len(aux)
+    assert '"w1/Assign\\nAssign"' in cluster            # labelled with the whole name
+    # the Assign -> variable edge does not pull the layout
+    assert "constraint=false" in dot
+
+
+def test_a_small_graph_keeps_its_gradients_open():
+    x = tf.placeholder(tf.float32, name="x")
+    w = tf.Variable(1.0, name="w")
+    loss = tf.square(x * w - 1.0)
+    tf.train.GradientDescentOptimizer(0.1).minimize(loss)     # linear regression size
+    assert len(tf.get_default_graph().get_operations()) < graph_export.FOLD_TRAINING_FROM
+    ex = graph_export.export_graph(tf.get_default_graph())
+    assert ex["view"]["folded"] == []
+    assert "ops, folded" not in graph_dot.to_dot(ex)
+
+
+@needs_dot
+def test_the_svg_fits_the_output_width():
+    tf.add(tf.constant(1.0, name="a"), 2.0, name="b")
+    text = graph_dot.svg(graph_dot.to_dot(graph_export.export_graph(tf.get_default_graph())))
+    root = ET.fromstring(text)
+    assert "max-width: 100%" in root.get("style") and root.get("viewBox")
+
+
+def test_the_scope_menu_replaces_the_start_folds():
+    _mlp_training_graph(tf.train.GradientDescentOptimizer(0.1))
+    ex = graph_export.export_graph(tf.get_default_graph())
+    view = GraphView(ex, [], tf.get_default_graph())
+    assert "gradients/\\n(" in graph_dot.to_dot(view.bundle()[graph_export.MIME_TYPE])
+    view.select(collapse=None)                         # "all scopes open" in the menu
+    assert "ops, folded" not in graph_dot.to_dot(view.bundle()[graph_export.MIME_TYPE])

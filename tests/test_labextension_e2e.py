@@ -75,8 +75,28 @@ sess2 = tf.Session()
 sess2.run(v2.initializer, {x2: np.ones(%d, np.float32)})
 skip_release_for_this_cell()   # keep TF's greedy reservation for the release button''' % (N, N)
 
+# The issue-16 MLP: a two-layer network trained with minimize(), its inputs copied to
+# the GPU. Its gradients/ and GradientDescent/ scopes start folded, its initializers
+# are drawn apart.
+TRAIN_CELL = '''%%tfgraph
+tf.reset_default_graph()
+x3 = tf.placeholder(tf.float32, [None, 784], name="x3")
+y3 = tf.placeholder(tf.float32, [None, 10], name="y3")
+with tf.device("/gpu:0"):
+    w1 = tf.Variable(tf.truncated_normal([784, 100], stddev=0.1), name="w1")
+    b1 = tf.Variable(tf.zeros([100]), name="b1")
+    w2 = tf.Variable(tf.truncated_normal([100, 10], stddev=0.1), name="w2")
+    b2 = tf.Variable(tf.zeros([10]), name="b2")
+    logits = tf.matmul(tf.nn.relu(tf.matmul(x3, w1) + b1), w2) + b2
+    loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y3, logits=logits))
+train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+with tf.Session() as sess3:
+    sess3.run(tf.global_variables_initializer())
+    sess3.run(train, {x3: np.ones((2, 784), np.float32), y3: np.eye(10, dtype=np.float32)[:2]})
+print("ops:", len(tf.get_default_graph().get_operations()))'''
+
 CELLS = ["import numpy as np\nimport tfteach as tf", GRAPH_CELL, EVIL_CELL, BIG_CELL,
-         MEMORY_CELL]
+         TRAIN_CELL, MEMORY_CELL]
 
 
 def write_notebook(path):
@@ -261,3 +281,70 @@ def test_memory_panel_after_a_gpu_cell_and_release(page):
     row = texts(gpu_row.locator("td"))
     assert row[1] == "1 MiB" and row[2] == "1 MiB", row   # sess2 keeps its variable
     page.screenshot(path=os.path.join(ARTIFACTS, "lab.png"))
+
+
+def test_a_training_graph_folds_training_keeps_initializers_apart_and_draws_copies(page):
+    g = graph(page, 3)
+    g.scroll_into_view_if_needed()
+    select_run(g, "GradientDescent")
+    g.locator("g.node.tft-ran").first.wait_for()
+    folded = " ".join(texts(g.locator("g.node", has_text="ops, folded")))
+    assert "gradients/" in folded and "GradientDescent/" in folded
+    assert "initialization (auxiliary nodes)" in texts(g.locator("g.cluster text"))
+    status = g.locator(".tft-status").text_content()
+    ops, boxes = map(int, re.fullmatch(r"(\d+) ops, (\d+) boxes drawn", status).groups())
+    assert ops > 100 and boxes < 45, status       # was one box per op
+    # x3 and y3 are fed on the CPU and copied to GPU:0: each copy is drawn, and the
+    # step-through counts the copies among the steps
+    copies = g.locator("g.node.tft-copy")
+    assert copies.count() >= 2
+    assert all("CPU:0 -> GPU:0" in t for t in texts(copies))
+    ran_ops = g.locator("g.node.tft-ran").count()
+    steps = int(re.fullmatch(r"(\d+) steps", g.locator(".tft-step-status").text_content())
+                .group(1))
+    g.locator("button.tft-button", has_text="step ▶").click()
+    g.locator("g.node.tft-now").wait_for()
+    assert g.locator(".tft-step-status").text_content() == "step 1 of %d" % steps
+    assert g.locator('.tft-details td[data-field="step"]').text_content() == "#1"
+    assert steps >= copies.count() + 1 and ran_ops >= 1
+    g.screenshot(path=os.path.join(ARTIFACTS, "training-graph.png"))
+
+
+def test_one_run_selector_numbered_from_one_and_no_second_set_of_controls(page):
+    g = graph(page, 0)
+    options = texts(g.locator("select.tft-run-select option"))
+    assert options[0].startswith("(none") and options[1].startswith("1: ")
+    assert options[2].startswith("2: ")
+    # the kernel's ipywidgets (run menu, scopes, previous/next) are there for other front
+    # ends; under this view JupyterLab shows only one set of controls
+    controls = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .tft-graph-controls")
+    assert controls.count() >= 1
+    assert all(not controls.nth(i).is_visible() for i in range(controls.count()))
+    assert page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) "
+                        ".widget-dropdown:visible").count() == 0
+
+
+def test_the_memory_panel_fits_the_default_sidebar_width(page):
+    panel = page.locator("#tfteach-memory-panel")
+    if not panel.is_visible():                       # the tab toggles the sidebar
+        page.locator('.jp-SideBar .lm-TabBar-tab[data-id="tfteach-memory-panel"]').click()
+    panel.locator(".tft-devices tr").first.wait_for()
+    for table in (".tft-devices", ".tft-cells"):
+        fits = page.evaluate(
+            """(sel) => { const t = document.querySelector('#tfteach-memory-panel ' + sel);
+                          const wrap = t.closest('.tft-table-wrap') || t.parentElement;
+                          return [t.scrollWidth, wrap.clientWidth]; }""", table)
+        assert fits[0] <= fits[1] + 1, (table, fits)       # no column cut off
+    panel.screenshot(path=os.path.join(ARTIFACTS, "memory-panel-width.png"))
+
+
+def test_the_launcher_lists_the_tfteach_kernel_once_per_section(page):
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^File$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^New Launcher$")).click()
+    launcher = page.locator(".jp-Launcher:visible")
+    launcher.wait_for()
+    for section in ("Notebook", "Console"):
+        cards = launcher.locator(".jp-Launcher-section", has_text=section).locator(
+            ".jp-LauncherCard", has_text="Python 3 (tfteach)")
+        assert cards.count() == 1, (section, cards.count())
+    page.screenshot(path=os.path.join(ARTIFACTS, "launcher.png"))

@@ -237,7 +237,8 @@ def test_svg_clusters_and_device_colours(executed):
     root = svg_root(executed, "scoped")
     clusters = ["".join(g.find(SVG + "title").itertext()) for g in root.iter(SVG + "g")
                 if g.get("class") == "cluster"]
-    assert len(clusters) == len(ex["scopes"]) + 1                 # + the legend
+    aux = any(n["auxiliary"] for n in ex["nodes"])               # the initializers
+    assert len(clusters) == len(ex["scopes"]) + 1 + aux           # + the legend
     assert {s["path"] for s in ex["scopes"]} >= {"inputs", "layer1", "layer2"}
     devices = {d["name"]: d for d in ex["devices"]}
     assert {"CPU:0", "GPU:0", "GPU:1"} <= set(devices)

@@ -1,34 +1,43 @@
 // What the details pane says about one box: plain [label, value] rows computed from the
 // export alone, shown with textContent (never innerHTML), so every name stays text.
 import { shapeText, selectedRun } from './dot';
-import { GraphExport, shortDevice } from './model';
+import { formatBytes } from './bytes';
+import { GraphExport, Step, shortDevice } from './model';
 
 export type Row = [string, string];
 
-export function formatBytes(n: number): string {
-  // memory_report.format_bytes: binary units, at most three significant digits
-  if (Math.abs(n) < 1024) {
-    return `${Math.round(n)} B`;
-  }
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let value = n;
-  let unit = units[0];
-  for (unit of units) {
-    value /= 1024;
-    if (Math.abs(value) < 1024 || unit === units[units.length - 1]) {
-      break;
-    }
-  }
-  if (value === Math.trunc(value) || Math.abs(value) >= 100) {
-    return `${Math.round(value)} ${unit}`;
-  }
-  const text = value.toFixed(Math.abs(value) >= 10 ? 1 : 2).replace(/0+$/, '').replace(/\.$/, '');
-  return `${text} ${unit}`;
+/** Rows for one step of a run (the step-through): what ran, where, and its values. */
+export function stepDetails(step: Step): Row[] {
+  const rows: Row[] = [
+    ['step', `#${step.index + 1}`],
+    ['name', step.name],
+    ['op', step.op + (step.is_copy ? ' (a copy between devices)' : '')],
+    ['device', step.device],
+    ['time', `${step.time_us} µs`],
+    ['output bytes', `${step.output_bytes} B (${formatBytes(step.output_bytes)})`]
+  ];
+  (step.outputs ?? []).forEach((o, i) => {
+    const shape = o.shape === null ? '' : ` [${o.shape.join(',')}]`;
+    rows.push([`value ${i}`, `${o.dtype ?? ''}${shape} ${o.preview}`.trim()]);
+  });
+  return rows;
 }
 
-/** Rows for op `name` (or a folded scope box "path/") in run `runIndex`. */
+/** Rows for op `name` (or a folded scope box "path/", or a copy's step name) in run
+ * `runIndex`. */
 export function boxDetails(exp: GraphExport, box: string, runIndex: number | null): Row[] {
   const run = selectedRun(exp, runIndex);
+  const copy = run?.copies?.find(c => c.name === box);
+  if (copy) {
+    return [
+      ['copy', copy.name],
+      ['op', copy.op],
+      ['tensor', copy.tensor],
+      ['from', copy.from || '?'],
+      ['to', copy.to],
+      ['bytes', `${copy.bytes} B (${formatBytes(copy.bytes)})`]
+    ];
+  }
   if (box.endsWith('/')) {
     const path = box.slice(0, -1);
     const inside = exp.nodes.filter(n => n.scope === path || n.scope.startsWith(path + '/'));

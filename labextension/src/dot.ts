@@ -2,18 +2,24 @@
 // tfteach/notebook/graph_dot.py (the static SVG) so both pictures mean the same:
 // fill = assigned device colour (white-ish when never placed), shape by kind, name
 // scopes as clusters, and for the selected run: red border and "#k" = executed k-th,
-// faded and dashed = pruned, dashed blue = fed tensor (the cut). Differences: scopes
-// fold one by one (`collapsed`), ids map back to names for clicks, and there are no
-// tooltips or legend in the DOT (the widget shows details and a legend in HTML).
+// faded and dashed = pruned, dashed blue = fed tensor (the cut), a small node per copy
+// between devices, orange = the step-through's current step ("now"), the
+// initialization subgraph apart in its own cluster. Differences: scopes fold one by one
+// (`collapsed`), ids map back to names for clicks, and there are no tooltips or legend
+// in the DOT (the widget shows details and a legend in HTML).
 //
 // Every name, op, dtype and label is the kernel's text: `quote` escapes it, so it is
 // text in the SVG, never markup.
+import { formatBytes } from './bytes';
 import { Folding, scopeAncestors } from './folding';
 import { GraphExport, GraphNode, Run, UNPLACED_COLOR, shortDevice } from './model';
 
 export const RAN_COLOR = '#c0392b';
 export const FED_COLOR = '#1f77b4';
 export const DIM_TEXT = '#9a9a9a';
+export const NOW_COLOR = '#f39c12';
+const AUX = '\u0000auxiliary'; // the auxiliary cluster's key: no scope path looks like it
+const AUX_COLUMNS = 4;
 
 const SHAPES: { [kind: string]: [string, string] } = {
   placeholder: ['invhouse', ''],
@@ -71,9 +77,12 @@ export function selectedRun(exp: GraphExport, runIndex: number | null): Run | nu
 export function toDot(
   exp: GraphExport,
   runIndex: number | null,
-  collapsed: Iterable<string>
+  collapsed: Iterable<string>,
+  step: number | null = null
 ): DotResult {
   const run = selectedRun(exp, runIndex);
+  const now = run && step !== null && step >= 0 && step < run.steps.length ? run.steps[step].name : null;
+  const auxiliary = new Set(exp.nodes.filter(n => n.auxiliary).map(n => n.name));
   const fold = new Folding(exp, collapsed);
   const colors = new Map(exp.devices.map(d => [d.name, d.color] as [string, string]));
   const ran = new Map<string, number>(); // box -> execution position (1-based)
@@ -124,7 +133,9 @@ export function toDot(
       continue;
     }
     const [shape, extra] = SHAPES[n.kind] ?? SHAPES.op;
-    let label = n.name.slice(n.name.lastIndexOf('/') + 1) + '\n' + n.op;
+    const isAux = auxiliary.has(n.name);
+    // apart from its scope, an auxiliary node is labelled with its whole name
+    let label = (isAux ? n.name : n.name.slice(n.name.lastIndexOf('/') + 1)) + '\n' + n.op;
     const style = ['filled'].concat(extra ? [extra] : []);
     let fill = colors.get(deviceOf(n.name)) ?? UNPLACED_COLOR;
     const kw: { [key: string]: string } = { shape };
@@ -141,6 +152,10 @@ export function toDot(
         label += '\nfed';
         Object.assign(kw, { peripheries: '2', color: quote(FED_COLOR) });
       }
+      if (n.name === now) {
+        label = 'now: ' + label;
+        Object.assign(kw, { color: quote(NOW_COLOR), penwidth: '5', class: '"tft-ran tft-now"' });
+      }
     }
     Object.assign(kw, {
       label: quote(label),
@@ -148,7 +163,7 @@ export function toDot(
       style: quote(style.join(',')),
       tooltip: quote(' ')
     });
-    put(n.scope, `${nodeId(n.name)} ${attrs(kw)};`);
+    put(isAux ? AUX : n.scope, `${nodeId(n.name)} ${attrs(kw)};`);
   }
   for (const [box, nodes] of members) {
     const path = box.slice(0, -1);
@@ -165,6 +180,10 @@ export function toDot(
         fill += '55';
         Object.assign(kw, { fontcolor: quote(DIM_TEXT), class: '"tft-pruned"' });
       }
+      if (now !== null && fold.box(now) === box) {
+        label = 'now: ' + label;
+        Object.assign(kw, { color: quote(NOW_COLOR), penwidth: '5', class: '"tft-ran tft-now"' });
+      }
     }
     Object.assign(kw, { label: quote(label), fillcolor: quote(fill), style: 'filled', tooltip: quote(' ') });
     const parent = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
@@ -179,6 +198,20 @@ export function toDot(
   ];
   const clusterIds = new Map<string, string>();
   lines.push(...clusters(exp, fold, inside, clusterIds));
+  const auxLines = inside.get(AUX) ?? [];
+  if (auxLines.length) {
+    lines.push(
+      '  subgraph cluster_auxiliary {',
+      '    label="initialization (auxiliary nodes)"; style="rounded,dotted"; color="#aaaaaa"; fontcolor="#777777"; tooltip=" "; class="tft-auxiliary";'
+    );
+    lines.push(...auxLines.map(l => '    ' + l));
+    // a compact block beside the model, not a row as wide as the page
+    const ids = auxLines.map(l => l.slice(0, l.indexOf(' ')));
+    for (let i = 0; i + AUX_COLUMNS < ids.length; i++) {
+      lines.push(`    ${ids[i]} -> ${ids[i + AUX_COLUMNS]} [style=invis];`);
+    }
+    lines.push('  }');
+  }
 
   // -- edges ---------------------------------------------------------------------------
   const seen = new Set<string>();
@@ -193,8 +226,11 @@ export function toDot(
     if (!idOf.has(src) || !idOf.has(dst)) {
       continue; // an edge to an op the export does not list: nothing to draw
     }
+    // edges into the initialization subgraph do not shape the model's layout
+    const apart = auxiliary.has(src) || auxiliary.has(dst);
     if (e.control) {
-      lines.push(`  ${nodeId(src)} -> ${nodeId(dst)} [style=dotted, arrowhead=odot];`);
+      const extra = apart ? ', constraint=false, color="#cccccc"' : '';
+      lines.push(`  ${nodeId(src)} -> ${nodeId(dst)} [style=dotted, arrowhead=odot${extra}];`);
       continue;
     }
     let label = `${e.dtype} ${shapeText(e.shape)}`;
@@ -205,11 +241,58 @@ export function toDot(
     } else if (run && ran.has(src) && ran.has(dst)) {
       Object.assign(kw, { color: quote(RAN_COLOR), penwidth: '1.6' });
     }
+    if (apart) {
+      kw.constraint = 'false';
+      kw.color = kw.color ?? quote('#cccccc');
+    }
     kw.label = quote(label);
     lines.push(`  ${nodeId(src)} -> ${nodeId(dst)} ${attrs(kw)};`);
   }
+  if (run) {
+    lines.push(...copyNodes(exp, run, fold.box.bind(fold), idOf, nodeIds, now));
+  }
   lines.push('}');
   return { dot: lines.join('\n') + '\n', nodeIds, clusterIds, boxes: idOf.size };
+}
+
+/** A small node per copy between devices (graph_dot._copies), between the producer
+ * and the consumers on the copy's device; its id maps back to the copy's step name. */
+function copyNodes(
+  exp: GraphExport,
+  run: Run,
+  box: (name: string) => string,
+  idOf: Map<string, string>,
+  nodeIds: Map<string, string>,
+  now: string | null
+): string[] {
+  const out: string[] = [];
+  const stepDevice = new Map(run.steps.map(s => [s.name, s.device] as [string, string]));
+  (run.copies ?? []).forEach((c, k) => {
+    const id = `c${k}`;
+    nodeIds.set(id, c.name);
+    const isNow = c.name === now;
+    const what = c.op.replace('MEMCPY', '');
+    let label = `copy ${what}\n${c.from || '?'} -> ${c.to}\n${formatBytes(c.bytes)}`;
+    if (isNow) {
+      label = 'now: ' + label;
+    }
+    const color = quote(isNow ? NOW_COLOR : RAN_COLOR);
+    out.push(
+      `  ${id} [shape=cds, style=filled, fillcolor="#ffffff", fontsize=8, color=${color}, ` +
+        `penwidth=${isNow ? 5 : 1}, label=${quote(label)}, tooltip=${quote(' ')}, class="tft-copy${isNow ? ' tft-now' : ''}"];`
+    );
+    const producer = idOf.get(box(c.tensor.slice(0, c.tensor.lastIndexOf(':'))));
+    if (producer) {
+      out.push(`  ${producer} -> ${id} [style=dashed, color=${quote(RAN_COLOR)}];`);
+    }
+    for (const e of exp.edges) {
+      const consumer = idOf.get(box(e.dst));
+      if (e.tensor === c.tensor && stepDevice.get(e.dst) === c.to && consumer) {
+        out.push(`  ${id} -> ${consumer} [style=dashed, color=${quote(RAN_COLOR)}];`);
+      }
+    }
+  });
+  return out;
 }
 
 /** Nested `subgraph cluster_sK` blocks, one per open scope; `clusterIds` maps each

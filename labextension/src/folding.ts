@@ -48,22 +48,26 @@ export function countBoxes(exp: GraphExport, collapsed: Iterable<string>): numbe
   return new Set(exp.nodes.map(n => f.box(n.name))).size;
 }
 
-/** The scopes a view starts with collapsed. The export's own hint (`view.collapse`)
- * wins; otherwise a graph drawing more than `maxBoxes` boxes (an unrolled LSTM has
- * thousands of ops) starts at the deepest level that fits, so Graphviz lays out a few
- * hundred boxes, not thousands, and the page stays responsive. */
+/** The scopes a view starts with collapsed. The export's own depth hint
+ * (`view.collapse`) wins; otherwise the scopes the export asks to start folded
+ * (`view.folded`: gradients, the optimizer's updates, library internals of a big
+ * graph), and if that still draws more than `maxBoxes` boxes (an unrolled LSTM has
+ * thousands of ops) the deepest level that fits, so Graphviz lays out a few hundred
+ * boxes, not thousands, and the page stays responsive. */
 export function initialCollapse(exp: GraphExport, maxBoxes = 300): string[] {
   const hint = exp.view?.collapse;
   if (typeof hint === 'number') {
     return scopesAtDepth(exp, hint);
   }
-  if (exp.nodes.length <= maxBoxes) {
-    return [];
+  const asked = exp.view?.folded;
+  const folded = Array.isArray(asked) ? asked.filter(p => typeof p === 'string') : [];
+  if (countBoxes(exp, folded) <= maxBoxes) {
+    return folded;
   }
   const deepest = Math.max(0, ...exp.scopes.map(s => s.depth));
-  let best = scopesAtDepth(exp, 0);
+  let best = folded.concat(scopesAtDepth(exp, 0));
   for (let level = 1; level < deepest; level++) {
-    const candidate = scopesAtDepth(exp, level);
+    const candidate = folded.concat(scopesAtDepth(exp, level));
     if (countBoxes(exp, candidate) > maxBoxes) {
       break;
     }

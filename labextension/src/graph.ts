@@ -1,11 +1,15 @@
 // The interactive graph output: one widget per `application/vnd.tfteach.graph+json`
 // bundle. Graphviz (compiled to WebAssembly by @viz-js/viz) lays the DOT out in the
-// browser; the widget adds the run selector, collapsing scopes, pan/zoom, a details pane
-// and a device legend. All text comes from the kernel's export and is set as text.
+// browser; the widget adds the run selector, collapsing scopes, a step-through of the
+// selected run (each step's values, copies between devices included), pan/zoom, a
+// details pane and a device legend. All text comes from the kernel's export and is set
+// as text. In JupyterLab this view replaces the kernel's ipywidgets controls (the run
+// menu, the scope menu, previous/next), which style/index.css hides under it: one run
+// selector, numbered from 1 as they are.
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
-import { Row, boxDetails, rowsElement } from './details';
+import { Row, boxDetails, rowsElement, stepDetails } from './details';
 import { el } from './dom';
 import { DotResult, FED_COLOR, RAN_COLOR, toDot } from './dot';
 import { initialCollapse, scopesAtDepth } from './folding';
@@ -27,6 +31,7 @@ function viz(): Promise<Viz> {
 export class GraphView extends Widget implements IRenderMime.IRenderer {
   private exp: GraphExport | null = null;
   private runIndex: number | null = null;
+  private step: number | null = null; // the step-through's position in the run's steps
   private collapsed = new Set<string>();
   private drawing: DotResult | null = null;
   private pinned: string | null = null;
@@ -36,6 +41,7 @@ export class GraphView extends Widget implements IRenderMime.IRenderer {
   private toolbar = el('div', 'tft-toolbar');
   private legend = el('div', 'tft-legend');
   private status = el('span', 'tft-status');
+  private stepStatus = el('span', 'tft-step-status');
   private zoom: PanZoom;
 
   constructor() {
@@ -69,7 +75,7 @@ export class GraphView extends Widget implements IRenderMime.IRenderer {
   /** Lays the graph out again (after a run or collapse change) and re-attaches it. */
   private async draw(fit: boolean): Promise<void> {
     const exp = this.exp!;
-    this.drawing = toDot(exp, this.runIndex, this.collapsed);
+    this.drawing = toDot(exp, this.runIndex, this.collapsed, this.step);
     this.status.textContent = `${exp.nodes.length} ops, ${this.drawing.boxes} boxes drawn`;
     let svg: SVGSVGElement;
     try {
@@ -101,13 +107,16 @@ export class GraphView extends Widget implements IRenderMime.IRenderer {
     const select = el('select', 'tft-run-select');
     select.append(new Option('(none: graph only)', '-1'));
     for (const r of exp.runs) {
-      const text = `[${r.index}] ${r.kind === 'run' ? '' : r.kind + ': '}${r.label}${r.error ? ' (raised)' : ''}`;
+      // numbered from 1, as the kernel's widgets and the step-through count
+      const text = `${r.index + 1}: ${r.kind === 'run' ? '' : r.kind + ': '}${r.label}${r.error ? ' (raised)' : ''}`;
       select.append(new Option(text, String(r.index)));
     }
     select.value = String(this.runIndex ?? -1);
     select.addEventListener('change', () => {
       const i = Number(select.value);
       this.runIndex = i >= 0 ? i : null;
+      this.step = null;
+      this.updateStepStatus();
       this.showDetails(this.pinned);
       this.buildLegend();
       void this.draw(false);
@@ -132,8 +141,12 @@ export class GraphView extends Widget implements IRenderMime.IRenderer {
         this.collapsed = new Set();
         void this.draw(true);
       }),
+      button('◀ step', "The run's previous step", () => this.move(-1)),
+      button('step ▶', "The run's next step: the op (or copy) it ran and its values", () => this.move(1)),
+      this.stepStatus,
       this.status
     );
+    this.updateStepStatus();
     if (exp.note) {
       this.toolbar.append(el('div', 'tft-note', exp.note));
     }
@@ -170,6 +183,30 @@ export class GraphView extends Widget implements IRenderMime.IRenderer {
         this.legend.append(el('div', 'tft-run-error', run.error));
       }
     }
+  }
+
+  /** Steps through the selected run: the current step is drawn "now" (orange) and
+   * its values fill the details pane. */
+  private move(by: number): void {
+    const run = this.runIndex !== null ? this.exp?.runs[this.runIndex] : undefined;
+    if (!run || !run.steps.length) {
+      this.stepStatus.textContent = 'no steps to walk in this run';
+      return;
+    }
+    const last = run.steps.length - 1;
+    this.step = this.step === null ? (by > 0 ? 0 : last) : Math.min(last, Math.max(0, this.step + by));
+    this.updateStepStatus();
+    this.details.replaceChildren(
+      el('div', 'tft-details-title', `step ${this.step + 1} of ${run.steps.length}`),
+      rowsElement(document, stepDetails(run.steps[this.step]))
+    );
+    void this.draw(false);
+  }
+
+  private updateStepStatus(): void {
+    const run = this.runIndex !== null ? this.exp?.runs[this.runIndex] : undefined;
+    const n = run ? run.steps.length : 0;
+    this.stepStatus.textContent = !n ? '' : this.step === null ? `${n} steps` : `step ${this.step + 1} of ${n}`;
   }
 
   /** The box ("n3" -> op name) or cluster ("cluster_s2" -> scope) under an event. */

@@ -1,6 +1,6 @@
 // The "Devices & memory" panel's data: the kernel's reply (tfteach/notebook/lab_channel.py,
 // version 1) turned into text rows. Pure functions, tested without a browser.
-import { formatBytes } from './details';
+import { formatBytes } from './bytes';
 
 /** Evaluated by the kernel as a user expression of a silent execute request. */
 export const SNAPSHOT_EXPR = "__import__('tfteach.notebook.lab_channel', fromlist=['_']).snapshot()";
@@ -40,7 +40,7 @@ export interface Snapshot {
 }
 
 export const DEVICE_HEADERS = ['device', 'in use', 'reserved', 'limit', 'peak'];
-export const CELL_HEADERS = ['cell', 'device', 'peak', 'released', 'in use after', 'held by'];
+export const CELL_HEADERS = ['cell', 'device', 'peak', 'released', 'after', 'held by'];
 
 export function deviceRows(s: Snapshot): string[][] {
   return s.devices.map(d => {

@@ -21,6 +21,7 @@ export interface GraphNode {
   outputs: NodeOutput[];
   attrs: { [key: string]: string };
   location: string;
+  auxiliary?: boolean; // the initialization subgraph, drawn apart (TensorBoard's "auxiliary")
 }
 
 export interface GraphEdge {
@@ -48,6 +49,12 @@ export interface Device {
   color: string;
 }
 
+export interface ValuePreview {
+  dtype: string | null;
+  shape: number[] | null;
+  preview: string;
+}
+
 export interface Step {
   index: number;
   name: string;
@@ -56,6 +63,17 @@ export interface Step {
   time_us: number;
   output_bytes: number;
   is_copy: boolean;
+  outputs?: ValuePreview[];
+}
+
+/** A copy between devices the run made (MEMCPYHtoD, ...), drawn as its own small node. */
+export interface Copy {
+  name: string;
+  op: string;
+  tensor: string;
+  from: string;
+  to: string;
+  bytes: number;
 }
 
 export interface Run {
@@ -68,6 +86,7 @@ export interface Run {
   executed: string[];
   pruned: string[];
   steps: Step[];
+  copies?: Copy[];
   total_us: number;
   error: string | null;
 }
@@ -80,7 +99,12 @@ export interface GraphExport {
   scopes: Scope[];
   devices: Device[];
   runs: Run[];
-  view?: { collapse?: number | null; selected_run?: number | null; step?: number | null };
+  view?: {
+    collapse?: number | null;
+    folded?: string[]; // scopes a view starts with folded (training scopes of a big graph)
+    selected_run?: number | null;
+    step?: number | null;
+  };
   note?: string;
 }
 

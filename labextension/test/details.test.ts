@@ -1,7 +1,8 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
 
-import { boxDetails, formatBytes, rowsElement } from '../src/details';
+import { formatBytes } from '../src/bytes';
+import { boxDetails, rowsElement } from '../src/details';
 import { XSS, node, small } from './fixtures';
 
 const field = (rows: [string, string][], k: string) => rows.find(r => r[0] === k)?.[1];

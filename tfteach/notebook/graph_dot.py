@@ -53,36 +53,51 @@ def _attrs(**kw):
 
 
 class _Folding:
-    """Which drawn box each op belongs to when scopes deeper than `level` are folded."""
+    """Which drawn box each op belongs to when scopes deeper than `level` are folded,
+    and the scopes named in `scopes` (the export's `view.folded`) too. The outermost
+    folded ancestor wins."""
 
-    def __init__(self, export, level):
+    def __init__(self, export, level, scopes=()):
         self.level = level
+        self.scopes = set(scopes)
         self.folded = {}                 # op name -> folded scope path
-        if level is None:
-            return
         for n in export["nodes"]:
             parts = n["scope"].split("/") if n["scope"] else []
-            if len(parts) > level:
-                # "scope/" (an op name never ends with "/"): the op `c` of scope `c/`
-                # folds into the box of its scope, not onto itself
-                self.folded[n["name"]] = "/".join(parts[:level + 1]) + "/"
+            for i in range(len(parts)):
+                if (level is not None and i == level) or "/".join(parts[:i + 1]) in self.scopes:
+                    # "scope/" (an op name never ends with "/"): the op `c` of scope `c/`
+                    # folds into the box of its scope, not onto itself
+                    self.folded[n["name"]] = "/".join(parts[:i + 1]) + "/"
+                    break
 
     def box(self, name):
         return self.folded.get(name, name)
 
+    def is_open(self, path):
+        """Is scope `path` drawn as a cluster (neither folded nor inside a fold)?"""
+        parts = path.split("/")
+        if self.level is not None and len(parts) > self.level:
+            return False
+        return not any("/".join(parts[:i + 1]) in self.scopes for i in range(len(parts)))
 
-def to_dot(export, run_index=None, collapse="view", current_step=None):
+
+def to_dot(export, run_index=None, collapse="view", current_step=None, folded="view"):
     """DOT source for `export`, highlighting run `run_index` (default: the export's
     selected run; -1 or no runs: none). `collapse`: a depth, None, or "view" (the
-    export's own hint). `current_step`: index into that run's steps, marked as "now"
-    (the step-through view)."""
+    export's own hint). `folded`: scope paths drawn as one box each, or "view" (the
+    export's `view.folded`: training scopes of a big graph). `current_step`: index into
+    that run's steps, marked as "now" (the step-through view). Auxiliary nodes (the
+    initialization subgraph) are drawn apart, in their own cluster, as TensorBoard
+    does, with their edges into the model not shaping the layout."""
     if collapse == "view":
         collapse = export.get("view", {}).get("collapse")
     runs = export.get("runs", [])
     if run_index is None:
         run_index = export.get("view", {}).get("selected_run")
     run = runs[run_index] if run_index is not None and 0 <= run_index < len(runs) else None
-    fold = _Folding(export, collapse)
+    fold = _Folding(export, collapse,
+                    export.get("view", {}).get("folded") or () if folded == "view" else folded)
+    auxiliary = {n["name"] for n in export["nodes"] if n.get("auxiliary")}
     colors = {d["name"]: d["color"] for d in export.get("devices", [])}
     virtual = {d["name"] for d in export.get("devices", []) if d["virtual"]}
     ran = {}                             # node -> execution position (1-based)
@@ -124,7 +139,9 @@ def to_dot(export, run_index=None, collapse="view", current_step=None):
             members.setdefault(box, []).append(n)
             continue
         shape, extra = _SHAPES.get(n["kind"], _SHAPES["op"])
-        label = n["name"].rsplit("/", 1)[-1] + "\n" + n["op"]
+        is_aux = n["name"] in auxiliary
+        # apart from its scope, an auxiliary node is labelled with its whole name
+        label = (n["name"] if is_aux else n["name"].rsplit("/", 1)[-1]) + "\n" + n["op"]
         style = ["filled"] + ([extra] if extra else [])
         device = device_of(n["name"])
         fill = colors.get(device, UNPLACED_COLOR)
@@ -145,7 +162,8 @@ def to_dot(export, run_index=None, collapse="view", current_step=None):
                 label = "now: " + label
                 kw.update(color=quote(NOW_COLOR), penwidth="5")
         kw.update(label=quote(label), fillcolor=quote(fill), style=quote(",".join(style)))
-        boxes.append((n["scope"], "%s %s;" % (node_id(n["name"]), _attrs(**kw))))
+        boxes.append((_AUX if is_aux else n["scope"],
+                      "%s %s;" % (node_id(n["name"]), _attrs(**kw))))
     for box, nodes in members.items():
         devices = {device_of(n["name"]) for n in nodes}
         fill = colors.get(devices.pop(), UNPLACED_COLOR) if len(devices) == 1 else "#ffffff"
@@ -162,7 +180,7 @@ def to_dot(export, run_index=None, collapse="view", current_step=None):
         kw.update(label=quote(label), fillcolor=quote(fill), style="filled")
         parent = path.rsplit("/", 1)[0] if "/" in path else ""
         boxes.append((parent, "%s %s;" % (node_id(box), _attrs(**kw))))
-    lines += _clusters(export, boxes, collapse)
+    lines += _clusters(export, boxes, fold)
 
     # -- edges ----------------------------------------------------------------------------
     seen = set()
@@ -171,9 +189,10 @@ def to_dot(export, run_index=None, collapse="view", current_step=None):
         if src == dst or (src, dst, e["tensor"], e["control"]) in seen:
             continue
         seen.add((src, dst, e["tensor"], e["control"]))
+        apart = src in auxiliary or dst in auxiliary
         if e["control"]:
-            lines.append("  %s -> %s [style=dotted, arrowhead=odot];"
-                         % (node_id(src), node_id(dst)))
+            lines.append("  %s -> %s [style=dotted, arrowhead=odot%s];"
+                         % (node_id(src), node_id(dst), _APART if apart else ""))
             continue
         label = "%s %s" % (e["dtype"], _shape_text(e["shape"]))
         kw = {}
@@ -183,6 +202,10 @@ def to_dot(export, run_index=None, collapse="view", current_step=None):
                       penwidth="2")
         elif run and dst in ran and src in ran:
             kw.update(color=quote(RAN_COLOR), penwidth="1.6")
+        if apart and "color" not in kw:
+            kw.update(constraint="false", color=quote("#cccccc"), fontcolor=quote(DIM_TEXT))
+        elif apart:
+            kw.update(constraint="false")
         kw["label"] = quote(label)
         lines.append("  %s -> %s %s;" % (node_id(src), node_id(dst), _attrs(**kw)))
     if run:
@@ -205,10 +228,15 @@ def _tooltip(n, device):
     return "\n".join(lines)
 
 
-def _clusters(export, boxes, collapse):
-    """Nested `subgraph cluster_...` blocks, one per (unfolded) name scope."""
-    scopes = [s["path"] for s in export["scopes"]
-              if collapse is None or s["depth"] <= collapse]
+AUX_COLUMNS = 4
+_AUX = "\x00auxiliary"           # the aux cluster's key: no scope path looks like it
+_APART = ', constraint=false, color="#cccccc"'
+
+
+def _clusters(export, boxes, fold):
+    """Nested `subgraph cluster_...` blocks, one per open name scope, and the cluster of
+    auxiliary nodes beside them."""
+    scopes = [s["path"] for s in export["scopes"] if fold.is_open(s["path"])]
     children = {}
     for path in scopes:
         parent = path.rsplit("/", 1)[0] if "/" in path else ""
@@ -230,6 +258,18 @@ def _clusters(export, boxes, collapse):
             emit(child, indent + 1)
             out.append(pad + "}")
     emit("", 1)
+    if inside.get(_AUX):
+        out.append('  subgraph "cluster_auxiliary" {')
+        out.append('    label="initialization (auxiliary nodes)"; style="rounded,dotted"; '
+                   'color="#aaaaaa"; fontcolor="#777777"; tooltip="run once, by the '
+                   'initializer: drawn apart from the model";')
+        out += ["    " + line for line in inside[_AUX]]
+        # a compact block beside the model, not a row as wide as the page: invisible
+        # edges stack the nodes AUX_COLUMNS to a row
+        ids = [line.split(" ", 1)[0] for line in inside[_AUX]]
+        out += ["    %s -> %s [style=invis];" % (ids[i], ids[i + AUX_COLUMNS])
+                for i in range(len(ids) - AUX_COLUMNS)]
+        out.append("  }")
     return out
 
 
@@ -304,4 +344,6 @@ def svg(dot_source, timeout=30):
         raise RuntimeError("Graphviz dot failed: %s" % proc.stderr.decode("utf-8", "replace"))
     text = proc.stdout.decode("utf-8")
     start = text.find("<svg")
-    return text[start:] if start >= 0 else text
+    text = text[start:] if start >= 0 else text
+    # fit the output's width: shrink (never grow) a wide graph, keeping its proportions
+    return text.replace("<svg ", '<svg style="max-width: 100%; height: auto" ', 1)

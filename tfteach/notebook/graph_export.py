@@ -13,7 +13,8 @@ SVG, HTML and text escape differently).
 import numpy as np
 
 __all__ = ["SCHEMA_VERSION", "MIME_TYPE", "export_graph", "node_kind", "short_device",
-           "value_preview", "DEVICE_COLORS", "UNPLACED_COLOR"]
+           "value_preview", "DEVICE_COLORS", "UNPLACED_COLOR", "auxiliary_nodes",
+           "training_scopes", "FOLD_TRAINING_FROM"]
 
 SCHEMA_VERSION = 1
 MIME_TYPE = "application/vnd.tfteach.graph+json"
@@ -28,6 +29,11 @@ _KINDS = {"Placeholder": "placeholder", "PlaceholderWithDefault": "placeholder",
           "VariableV2": "variable", "Variable": "variable", "VarHandleOp": "variable",
           "Const": "constant"}
 _PREVIEW_CHARS = 160
+# From this many ops on, the scopes training adds (tf.gradients', the optimizer's
+# updates) start folded, as TensorBoard draws them: a two-layer MLP's minimize() alone
+# adds ~90 ops, which hide the model a student wrote. A small graph keeps them open
+# (the linear-regression lesson shows its gradient ops).
+FOLD_TRAINING_FROM = 60
 
 
 def node_kind(op_type, name):
@@ -198,11 +204,83 @@ def _virtual_gpu_names():
     return {short_device(d.name) for d in devices_lib.local_devices() if d.is_virtual}
 
 
+def auxiliary_nodes(nodes):
+    """The names of the initialization subgraph, which TensorBoard draws apart as
+    "auxiliary" nodes: the `init` ops (global_variables_initializer and friends, NoOps
+    named init, init_1, ...), each variable's initializing Assign (`v/Assign`), and the
+    ops whose every consumer is one of those (the initial values and their random ops).
+    Variables, placeholders and anything a model op reads are never auxiliary."""
+    by_name = {n["name"]: n for n in nodes}
+    consumers = {n["name"]: set() for n in nodes}
+    for n in nodes:
+        for inp in n["inputs"]:
+            consumers.setdefault(inp["node"], set()).add(n["name"])
+        for c in n["control_inputs"]:
+            consumers.setdefault(c, set()).add(n["name"])
+    aux = set()
+    for n in nodes:
+        base = n["name"].rsplit("/", 1)[-1]
+        if n["op"] == "NoOp" and (base == "init" or base.startswith("init_")):
+            aux.add(n["name"])
+        elif (n["op"] == "Assign" and n["inputs"] and n["name"] == n["inputs"][0]["node"]
+              + "/Assign" and by_name.get(n["inputs"][0]["node"], {}).get("kind")
+              == "variable"):
+            aux.add(n["name"])
+    changed = True
+    while changed:                      # walk back from them while only they consume
+        changed = False
+        for n in nodes:
+            name = n["name"]
+            if name in aux or n["kind"] in ("variable", "placeholder"):
+                continue
+            users = consumers.get(name, set())
+            if users and users <= aux:
+                aux.add(name)
+                changed = True
+    return aux
+
+
+LIBRARY_SCOPE_OPS = (8, 60)      # a library function's insides: 8 to 60 ops
+
+
+def training_scopes(nodes):
+    """The scopes a big graph starts with folded, as TensorBoard draws a model: the
+    scopes training adds — tf.gradients' (`gradients`, `gradients_1`) and an
+    optimizer's (a top-level scope holding an Apply* update: `GradientDescent/`,
+    `Adam/`) — and the insides of library functions: any scope of 8 to 60 ops
+    (LIBRARY_SCOPE_OPS) that holds no variable or placeholder (`softmax_cross_entropy_
+    with_logits/`'s reshapes), outermost first. Scopes with the student's variables
+    stay open, and so do bigger ones (an unrolled loop the student wrote: views fold
+    those by depth when the graph is too big to draw)."""
+    found = set()
+    for n in nodes:
+        top = n["scope"].split("/", 1)[0] if n["scope"] else ""
+        if top and (top == "gradients" or top.startswith("gradients_") or
+                    (n["op"].startswith(("Apply", "ResourceApply", "SparseApply")) and
+                     "/" in n["name"])):
+            found.add(top)
+    members, holds_state = {}, set()
+    for n in nodes:
+        parts = n["scope"].split("/") if n["scope"] else []
+        for i in range(len(parts)):
+            path = "/".join(parts[:i + 1])
+            members[path] = members.get(path, 0) + 1
+            if n["kind"] in ("variable", "placeholder"):
+                holds_state.add(path)
+    for path in sorted(members, key=lambda p: p.count("/")):
+        inside_found = any(path == f or path.startswith(f + "/") for f in found)
+        low, high = LIBRARY_SCOPE_OPS
+        if not inside_found and path not in holds_state and low <= members[path] <= high:
+            found.add(path)
+    return sorted(found)
+
+
 def export_graph(graph, runs=(), collapse=None, selected_run=0, note=""):
     """The export of `graph` with the recorded `runs` (RecordedRun objects, in order).
 
     `collapse`: a view hint, the name-scope depth below which views fold scopes into one
-    node (None: nothing folded). `selected_run`: which run views show first.
+    node (None: no depth folded; big graphs still start with their training scopes
+    folded, `view.folded`). `selected_run`: which run views show first.
     """
     placement = {}
     for run in runs:
@@ -215,6 +293,11 @@ def export_graph(graph, runs=(), collapse=None, selected_run=0, note=""):
     for n in nodes:
         if n["name"] in prefixes:
             n["scope"] = n["name"]
+    aux = auxiliary_nodes(nodes)
+    for n in nodes:
+        n["auxiliary"] = n["name"] in aux
+    folded = (training_scopes(nodes) if collapse is None and len(nodes) >= FOLD_TRAINING_FROM
+              else [])
     run_entries = [_run(i, r, names) for i, r in enumerate(runs)]
     devices = _devices(nodes, run_entries)
     return {
@@ -225,7 +308,7 @@ def export_graph(graph, runs=(), collapse=None, selected_run=0, note=""):
         "scopes": _scopes(nodes),
         "devices": devices,
         "runs": run_entries,
-        "view": {"collapse": collapse,
+        "view": {"collapse": collapse, "folded": folded,
                  "selected_run": selected_run if run_entries else None},
         "note": note,
     }

@@ -29,6 +29,7 @@ def mime_bundle(export, run_index=None, collapse="view", step=None):
         view["selected_run"] = run_index
     if collapse != "view":
         view["collapse"] = collapse
+        view["folded"] = []           # a level chosen in the menu replaces the start folds
     view["step"] = step
     export["view"] = view
     bundle = {MIME_TYPE: export, "text/plain": graph_outline.outline(export)}
@@ -52,12 +53,15 @@ class GraphView:
         self.run_index = export["view"]["selected_run"]
         self.collapse = export["view"]["collapse"]
         self.step = None
+        self.chosen_collapse = False
         self.handle = None                    # IPython DisplayHandle once displayed
         from tfteach.notebook.graph_widgets import StepThrough
         self.stepper = StepThrough(self)
 
     def bundle(self):
-        return mime_bundle(self.export, self.run_index, self.collapse, self.step)
+        # the export's own fold hints until the student picks a level in the menu
+        collapse = self.collapse if self.chosen_collapse else "view"
+        return mime_bundle(self.export, self.run_index, collapse, self.step)
 
     def display(self):
         from IPython.display import display
@@ -73,6 +77,7 @@ class GraphView:
             self.run_index = run_index
         if collapse != "same":
             self.collapse = collapse
+            self.chosen_collapse = True
         if step != "same":
             self.step = step
         self.redraw()

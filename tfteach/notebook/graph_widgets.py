@@ -131,7 +131,10 @@ def controls(view):
     box = [w.HBox(parts)] if parts else []
     if any(r["steps"] for r in runs):
         box += [w.HBox([prev_b, next_b]), panel]
-    return _with_static_text(w.VBox(box))
+    controls_box = w.VBox(box)
+    # the lab extension's own view has these controls: its CSS hides this box under it
+    controls_box.add_class("tft-graph-controls")
+    return _with_static_text(controls_box)
 
 
 def _with_static_text(box):
