@@ -461,8 +461,11 @@ RUNTIME_ERRORS = [
      r"filter must be 4-dimensional: \[1,1,1\]"),
     (((1, 3, 3, 3), (1, 1, 2, 1), 1, "VALID"), tf.errors.InvalidArgumentError,
      "input depth must be evenly divisible by filter depth: 3 vs 2"),
-    (((1, 3, 3, 4), (1, 1, 2, 1), 1, "VALID"), tf.errors.UnimplementedError,
+    (((1, 3, 3, 4), (1, 1, 2, 2), 1, "VALID"), tf.errors.UnimplementedError,
      "does not support grouped convolutions"),
+    # Invalid for any implementation: TF 2.x checks it first (TF 1.15 said Unimplemented).
+    (((1, 3, 3, 4), (1, 1, 2, 1), 1, "VALID"), tf.errors.InvalidArgumentError,
+     "output depth must be evenly divisible by number of groups: 1 vs 2"),
     (((1, 3, 3, 1), (1, 1, 1, 1), [2, 1, 1, 1], "VALID"), tf.errors.InvalidArgumentError,
      "does not yet support strides in the batch and depth dimensions"),
 ]
