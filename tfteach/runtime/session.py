@@ -24,9 +24,9 @@ from tfteach.framework.operation import Operation
 from tfteach.framework.tensor import Tensor
 from tfteach.runtime import config as config_lib
 from tfteach.runtime import devices as devices_lib
-from tfteach.runtime import executor, fetches as fetches_lib, placement, placement_log
-from tfteach.runtime import session_memory
+from tfteach.runtime import executor, fetches as fetches_lib, placement, session_memory
 from tfteach.runtime import run_observers
+from tfteach.runtime import placement_log
 from tfteach.runtime.run_observers import _observers as _run_observers
 
 __all__ = ["Session", "InteractiveSession", "get_default_session", "run_in_session",
