@@ -10,6 +10,7 @@ import pytest
 
 import tfteach as tf
 from gradient_check import check_gradients
+from tolerances import assert_close
 
 W = np.array([[1.0, -2.0], [-3.0, 4.0]], np.float32)
 # The notes' sequence example: 5 time steps (batch 1), 4 classes.
@@ -179,8 +180,8 @@ def test_legacy_sequence_loss():
                tf.contrib.legacy_seq2seq.sequence_loss(steps, targets, weights),
                tf.contrib.legacy_seq2seq.sequence_loss(steps, targets, weights,
                                                        average_across_batch=False)])
-    np.testing.assert_allclose(got[0], per_example, rtol=1e-6)
-    np.testing.assert_allclose(got[1], xent.sum(1), rtol=1e-6)
+    assert_close(got[0], per_example, rtol=1e-6)
+    assert_close(got[1], xent.sum(1), rtol=1e-6)
     np.testing.assert_allclose(got[2], per_example.sum() / 3, rtol=1e-6)
     np.testing.assert_allclose(got[3], per_example.sum(), rtol=1e-6)
 

@@ -6,6 +6,7 @@ import tfteach as tf
 from gradient_check import check_gradients, check_gradients_match_tensorflow
 from tf_reference import tensorflow_v1
 from tfteach.ops.cond_ops import merge, switch
+from tolerances import assert_close
 
 
 def _rand(*shape, seed=0):
@@ -321,7 +322,7 @@ def test_captured_gradient_sums_are_fresh_arrays_each_run():
         d = np.zeros((2, 2))
         d[idx] = eps
         numeric[idx] = (f(w64 + d) - f(w64 - d)) / (2 * eps)
-    np.testing.assert_allclose(first, numeric, rtol=1e-4)
+    assert_close(first, numeric, rtol=1e-4)
 
 
 # -- a captured weight's gradient: all iterations' products as one GEMM ------------------------
@@ -367,8 +368,8 @@ def test_captured_weight_gradients_are_deferred_products_summed_as_one():
         g_x += xs[t].T @ dz
         g_h += hs[t].T @ dz
         dh = dz @ w_h.T
-    np.testing.assert_allclose(got[0], g_x, rtol=1e-12)
-    np.testing.assert_allclose(got[1], g_h, rtol=1e-12)
+    assert_close(got[0], g_x, rtol=1e-12)
+    assert_close(got[1], g_h, rtol=1e-12)
 
 
 @pytest.mark.parametrize("max_inner", [1, 5, 2048])
@@ -406,7 +407,7 @@ def test_float16_weight_gradients_are_summed_as_arrays():
     ones = np.ones((2, 2))
     want = sum(np.linalg.matrix_power(w_value, t).T @ ones @
                np.linalg.matrix_power(w_value, 2 - t).T for t in range(3))
-    np.testing.assert_allclose(got.astype(np.float64), want, rtol=3e-3)
+    assert_close(got.astype(np.float64), want, rtol=3e-3)
 
 
 def test_a_plan_defers_a_summed_product_only_when_nothing_else_reads_it():
@@ -443,7 +444,7 @@ def test_weight_gradient_of_a_loop_that_runs_zero_times_is_zeros():
     xv, wv = feed[x].astype(np.float64), _rand(3, 3)
     ones = np.ones((2, 3))
     want = xv.T @ ones @ wv.T + (xv @ wv).T @ ones      # d/dw sum(x w w)
-    np.testing.assert_allclose(some, want, rtol=1e-5)
+    assert_close(some, want, rtol=1e-5)
 
 
 def test_weight_used_twice_in_the_body_gets_both_gradients():

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from tests.tf_reference import errors_of_both, first_line, run_both, tensorflow_v1
+from tolerances import assert_close
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -34,7 +35,7 @@ def assert_same(both):
         assert actual is None
     else:
         assert np.asarray(actual).dtype == np.asarray(expected).dtype
-        np.testing.assert_allclose(actual, expected, rtol=1e-6)
+        assert_close(actual, expected, rtol=1e-6)
 
 
 @pytest.mark.parametrize("pred", [True, False])

@@ -16,6 +16,7 @@ pytest.importorskip("tensorflow")
 import tfteach  # noqa: E402
 from tfteach.kernels.cpu import conv_fourier  # noqa: E402
 from tfteach.kernels.cpu.conv_geometry import ConvParams  # noqa: E402
+from tolerances import assert_close
 
 
 def _train(tf, steps=3):
@@ -60,7 +61,7 @@ def test_training_through_the_fourier_domain_matches_tensorflow(monkeypatch):
     ours = _train(tfteach)
     assert sorted(set(calls)) == ["backprop_filter", "backprop_input", "forward"]
     assert len(calls) == 9                  # the second layer's three ops, three steps
-    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-5)
+    assert_close(ours[0], theirs[0], rtol=1e-5)
     for got, want in zip(ours[1], theirs[1]):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
     for got, want in zip(ours[2], theirs[2]):

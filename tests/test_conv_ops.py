@@ -12,6 +12,7 @@ import pytest
 
 import tfteach as tf
 from gradient_check import check_gradients
+from tolerances import assert_close
 
 RNG = np.random.RandomState(42)
 
@@ -162,10 +163,10 @@ def test_dilations(dilation, padding):
     x = RNG.randn(2, 9, 8, 3)
     f = RNG.randn(3, 2, 3, 2)
     y = tf.nn.conv2d(x, f, 1, padding, dilations=[1, dilation, dilation, 1])
-    np.testing.assert_allclose(run(y), ref_conv2d(x, f, padding=padding,
-                                                  dilations=(dilation, dilation)), rtol=1e-10)
+    assert_close(run(y), ref_conv2d(x, f, padding=padding,
+                                    dilations=(dilation, dilation)), rtol=1e-10)
     conv = tf.nn.convolution(x, f, padding, dilation_rate=[dilation, dilation])
-    np.testing.assert_allclose(run(conv), run(y))
+    assert_close(run(conv), run(y))
 
 
 def test_explicit_padding_and_unequal_strides():
@@ -174,7 +175,7 @@ def test_explicit_padding_and_unequal_strides():
     y = tf.nn.conv2d(x, f, [1, 2, 3, 1], [[0, 0], [1, 2], [0, 1], [0, 0]])
     expected = ref_conv2d(x, f, (2, 3), explicit=((1, 2), (0, 1)))
     assert y.shape.as_list() == list(expected.shape)
-    np.testing.assert_allclose(run(y), expected, rtol=1e-10)
+    assert_close(run(y), expected, rtol=1e-10)
 
 
 @pytest.mark.parametrize("stride,padding", [(1, "SAME"), (2, "VALID"), (2, "SAME")])
@@ -200,7 +201,7 @@ def test_dtypes(dtype, tol):
 def test_one_by_one_filter_is_a_matmul():
     x = RNG.randn(2, 4, 5, 3)
     f = RNG.randn(1, 1, 3, 6)
-    np.testing.assert_allclose(run(tf.nn.conv2d(x, f, 1, "VALID")), x @ f[0, 0], rtol=1e-12)
+    assert_close(run(tf.nn.conv2d(x, f, 1, "VALID")), x @ f[0, 0], rtol=1e-12)
 
 
 def test_unknown_shapes_at_build_time():
@@ -238,11 +239,11 @@ def test_conv2d_transpose(stride, padding, size):
     value = RNG.randn(2, out_hw, out_hw, 4)
     y = tf.nn.conv2d_transpose(value, f, [2, size, size, 2], [1, stride, stride, 1], padding)
     assert y.shape.as_list() == [2, size, size, 2] and y.op.type == "Conv2DBackpropInput"
-    np.testing.assert_allclose(run(y), ref_conv_transpose(value, f, (2, size, size, 2), stride,
-                                                          padding), rtol=1e-10)
+    assert_close(run(y), ref_conv_transpose(value, f, (2, size, size, 2), stride,
+                                            padding), rtol=1e-10)
     t = tf.nn.conv2d_transpose(nchw(value), f, [2, 2, size, size], [1, 1, stride, stride],
                                padding, data_format="NCHW")
-    np.testing.assert_allclose(nhwc(run(t)), run(y), rtol=1e-10)
+    assert_close(nhwc(run(t)), run(y), rtol=1e-10)
 
 
 def test_backprop_ops_are_adjoint_to_conv2d():
@@ -254,7 +255,7 @@ def test_backprop_ops_are_adjoint_to_conv2d():
     vdx, vdf = run([dx, df])
     # <conv(x, f), dy> = <x, dx> = <f, df>
     inner = np.sum(ref_conv2d(x, f, (2, 2), "SAME") * dy)
-    np.testing.assert_allclose([np.sum(x * vdx), np.sum(f * vdf)], [inner, inner], rtol=1e-10)
+    assert_close([np.sum(x * vdx), np.sum(f * vdf)], [inner, inner], rtol=1e-10)
 
 
 def test_conv2d_transpose_output_shape_checks():
@@ -291,10 +292,10 @@ def test_depthwise_conv2d(stride, padding, rate):
     y = tf.nn.depthwise_conv2d(x, f, [1, stride, stride, 1], padding, rate=[rate, rate])
     expected = ref_depthwise(x, f, stride, padding, rate)
     assert y.shape.as_list() == list(expected.shape)
-    np.testing.assert_allclose(run(y), expected, rtol=1e-10)
+    assert_close(run(y), expected, rtol=1e-10)
     z = tf.nn.depthwise_conv2d(nchw(x), f, [1, 1, stride, stride], padding, rate=[rate, rate],
                                data_format="NCHW")
-    np.testing.assert_allclose(nhwc(run(z)), expected, rtol=1e-10)
+    assert_close(nhwc(run(z)), expected, rtol=1e-10)
 
 
 def test_bias_add_and_xw_plus_b():
@@ -304,7 +305,7 @@ def test_bias_add_and_xw_plus_b():
     np.testing.assert_allclose(run(tf.nn.bias_add(x, b[:3], data_format="NCHW")),
                                x + b[:3, None, None])
     w = RNG.randn(5, 2)
-    np.testing.assert_allclose(run(tf.nn.xw_plus_b(x[0, 0], w, b[:2])), x[0, 0] @ w + b[:2])
+    assert_close(run(tf.nn.xw_plus_b(x[0, 0], w, b[:2])), x[0, 0] @ w + b[:2])
     with pytest.raises(ValueError, match="Dimensions must be equal, but are 5 and 4"):
         tf.nn.bias_add(x, b[:4])
     with pytest.raises(ValueError, match="Shape must be at least rank 2 but is rank 1"):
@@ -461,8 +462,11 @@ RUNTIME_ERRORS = [
      r"filter must be 4-dimensional: \[1,1,1\]"),
     (((1, 3, 3, 3), (1, 1, 2, 1), 1, "VALID"), tf.errors.InvalidArgumentError,
      "input depth must be evenly divisible by filter depth: 3 vs 2"),
-    (((1, 3, 3, 4), (1, 1, 2, 1), 1, "VALID"), tf.errors.UnimplementedError,
+    (((1, 3, 3, 4), (1, 1, 2, 2), 1, "VALID"), tf.errors.UnimplementedError,
      "does not support grouped convolutions"),
+    # Invalid for any implementation: TF 2.x checks it first (TF 1.15 said Unimplemented).
+    (((1, 3, 3, 4), (1, 1, 2, 1), 1, "VALID"), tf.errors.InvalidArgumentError,
+     "output depth must be evenly divisible by number of groups: 1 vs 2"),
     (((1, 3, 3, 1), (1, 1, 1, 1), [2, 1, 1, 1], "VALID"), tf.errors.InvalidArgumentError,
      "does not yet support strides in the batch and depth dimensions"),
 ]

@@ -22,6 +22,7 @@ import pytest
 from numba.core import config as numba_config
 
 import tfteach as tf
+from tolerances import assert_close
 
 pytestmark = pytest.mark.gpu
 pytest.importorskip("numba_cuda", reason="numba-cuda is not installed")
@@ -85,7 +86,7 @@ def test_matmul_and_elementwise_at_full_size():
     x, bias = rng.randn(256, 1024).astype(np.float32), rng.randn(1024).astype(np.float32)
     for fn in (tf.add, tf.multiply, tf.maximum, tf.squared_difference):
         op = fn(tf.placeholder(tf.float32), tf.placeholder(tf.float32)).op
-        np.testing.assert_allclose(run_gpu(op, x, bias), run_cpu(op, x, bias), rtol=1e-6)
+        assert_close(run_gpu(op, x, bias), run_cpu(op, x, bias), rtol=1e-6)
     for fn in (tf.exp, tf.tanh, tf.sigmoid, tf.nn.relu, tf.log, tf.sqrt):
         op = fn(tf.placeholder(tf.float32)).op
         np.testing.assert_allclose(run_gpu(op, np.abs(x)), run_cpu(op, np.abs(x)),

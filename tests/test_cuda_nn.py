@@ -178,6 +178,21 @@ def test_max_pool_gradient_goes_to_the_first_maximum():
     np.testing.assert_array_equal(dx.ravel(), [5.0, 0.0, 0.0, 0.0])
 
 
+def test_max_pool_skips_nan_as_the_cpu_kernel():
+    """As TF's CPU kernel (and tfteach's): a NaN never wins, a window of NaNs or -inf
+    gives the lowest float (tests/test_max_pool_nan_reference.py checks the CPU vs TF)."""
+    x = np.arange(16, dtype=np.float32).reshape(1, 4, 4, 1)
+    x[0, 0, 0, 0] = x[0, 2, 3, 0] = np.nan
+    x[0, 2:, :2, 0] = -np.inf
+    x[0, 3, 0, 0] = np.nan
+    y = tf.nn.max_pool(tf.placeholder(tf.float32, x.shape), [1, 2, 2, 1], [1, 2, 2, 1],
+                       "VALID")
+    out = run_gpu(y.op, x)
+    np.testing.assert_array_equal(out, run_cpu(y.op, x))
+    lowest = np.finfo(np.float32).min
+    np.testing.assert_array_equal(out.ravel(), [5, 7, lowest, 15])
+
+
 # -- random --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("make, mean, std, bound", [
     (tf.random_uniform, 0.5, math.sqrt(1 / 12), None),

@@ -122,3 +122,72 @@ def test_the_real_mnist_test_set():
     # Every digit is present in roughly equal numbers (the test set has 892..1135 each).
     counts = np.bincount(labels, minlength=10)
     assert counts.min() > 850 and counts.max() < 1200
+
+
+def test_a_gzip_bomb_is_rejected_without_decompressing_it(tmp_path):
+    """A small gzip file that decompresses to far more than its header declares stops
+    after the declared bytes; one whose header declares more than the file could hold
+    stops before reading the body at all (tracemalloc: a few MiB, not hundreds)."""
+    import tracemalloc
+    header = bytes([0, 0, 8, 1]) + (10).to_bytes(4, "big")
+    bomb = tmp_path / "bomb.gz"
+    with gzip.open(str(bomb), "wb", compresslevel=9) as f:
+        f.write(header)
+        zeros = bytes(1 << 20)
+        for _ in range(400):                 # 400 MiB of zeros: ~400 KiB compressed
+            f.write(zeros)
+    liar = tmp_path / "liar.gz"
+    with gzip.open(str(liar), "wb") as f:
+        f.write(bytes([0, 0, 8, 3]) + b"".join((60000).to_bytes(4, "big") for _ in range(3)))
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=r"holds more than 18 bytes but its header \[10\]"):
+            idx.read_idx(str(bomb))
+        with pytest.raises(ValueError, match="declares 216000000000016 bytes, more than the "
+                                             "file can hold"):
+            idx.read_idx(str(liar))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 << 20
+
+
+def test_declared_dimensions_must_match_the_data(tmp_path):
+    array = np.arange(24, dtype=np.uint8).reshape(2, 3, 4)
+    for compress in (False, True):
+        path = write_idx(str(tmp_path / ("a%d" % compress)), array, compress=compress)
+        raw = open(path, "rb").read()
+        data = gzip.decompress(raw) if compress else raw
+        lying = data[:4] + (3).to_bytes(4, "big") + data[8:]      # says 3 x 3 x 4
+        open(path, "wb").write(gzip.compress(lying) if compress else lying)
+        with pytest.raises(ValueError, match=r"holds 40 bytes but its header \[3, 3, 4\] "
+                                             r"needs 52"):
+            idx.read_idx(path)
+
+
+def test_read_data_sets_dtype_is_tensorflows(tmp_path):
+    import tfteach as tf
+    images, _ = fake_mnist(str(tmp_path), n=30, part="train")
+    fake_mnist(str(tmp_path), n=10, part="t10k")
+    for dtype in (tf.uint8, np.uint8, "uint8"):
+        data = input_data.read_data_sets(str(tmp_path), dtype=dtype, validation_size=0)
+        assert data.train.images.dtype == np.uint8
+        np.testing.assert_array_equal(data.train.images, images.reshape(30, 784))
+    data = input_data.read_data_sets(str(tmp_path), dtype=tf.float32, validation_size=0)
+    np.testing.assert_allclose(data.train.images, images.reshape(30, 784) / 255.0,
+                               rtol=1e-6, atol=1e-7)
+    with pytest.raises(TypeError, match="Invalid image dtype tf.int32, expected uint8 or "
+                                        "float32"):
+        input_data.read_data_sets(str(tmp_path), dtype=tf.int32, validation_size=0)
+
+
+def test_the_split_message_says_what_is_returned(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(input_data, "TEST_SET_SPLIT", 20)
+    fake_mnist(str(tmp_path), n=30)
+    data = input_data.read_data_sets(str(tmp_path), validation_size=5)
+    out = capsys.readouterr().out
+    sizes = (data.train.num_examples, data.validation.num_examples, data.test.num_examples)
+    assert sizes == (15, 5, 10)
+    assert ("its first 20 images are the training images, 5 of them kept for validation "
+            "(validation_size=5), leaving 15 in mnist.train; its last 10 are mnist.test"
+            in out)

@@ -7,6 +7,7 @@ import tfteach as tf
 from tfteach.framework import registry
 from tfteach.framework import tensor_shape
 from gradient_check import check_gradients
+from tolerances import assert_close
 
 
 def grad_op_names():
@@ -251,7 +252,7 @@ def test_mlp_with_unknown_batch():
     d_h = d_out @ w2v.T * (1 - h * h)
     expected = [xv.T @ d_h, d_h.sum(0), h.T @ d_out, d_out.sum(0)]
     for g, e in zip(got, expected):
-        np.testing.assert_allclose(g, e, rtol=1e-10)
+        assert_close(g, e, rtol=1e-10)
 
 
 # -- options

@@ -151,6 +151,43 @@ def test_svg_device_colours_and_virtual_legend(virtual_gpus):  # noqa: F811
 
 
 @needs_dot
+def test_a_20000_character_string_or_name_is_still_drawn():
+    """Graphviz refuses quoted strings over 16 KiB: labels, tooltips and the JSON carry
+    a preview that states the full size, and the picture is drawn."""
+    text = "s" * 19_000 + "&<\"" * 250                 # 20,000 chars, escapes included
+    constant = tf.constant(text, name="text")
+    with tf.name_scope("q" * 20_000):
+        out = tf.identity(constant, name="n" * 20_000)
+    with tf.Session() as sess:
+        runs = record(lambda: sess.run(out))
+    ex = graph_export.export_graph(tf.get_default_graph(), runs)
+    bundle = mime_bundle(ex, collapse=None)
+    assert "image/svg+xml" in bundle, bundle["text/plain"][-400:]
+    root = svg_tree(bundle["image/svg+xml"])
+    texts = all_text(root)
+
+    def cut(name, suffix=""):          # a preview of a long name: start, full size
+        return [t for t in texts if t.startswith(name[:20]) and
+                t.endswith(name[-1] + "... (20,000 characters)" + suffix) and
+                len(t) <= 60 + 4]
+    assert cut("#2 " + "n" * 100) and cut("q" * 100, "/")  # the op's box, its cluster
+    tooltips = [el.attrib.get("{http://www.w3.org/1999/xlink}title", "")
+                for el in root.iter(SVG + "a")]
+    assert any(t.startswith("text (Const)") and "value = b'sss" in t and "characters)" in t
+               for t in tooltips)
+    assert max(len(t) for t in tooltips) < 3000
+    # The JSON keeps names whole (they identify nodes) and previews values.
+    by_name = {n["name"]: n for n in json.loads(json.dumps(ex))["nodes"]}
+    assert out.op.name in by_name
+    value = by_name["text"]["attrs"]["value"]
+    assert value.endswith(" characters)") and len(value) < 100
+    step = {s["name"]: s for s in ex["runs"][0]["steps"]}[out.op.name]
+    preview = step["outputs"][0]["preview"]
+    assert preview.startswith("b'sss") and preview.endswith(" characters)")
+    assert len(preview) < 200
+
+
+@needs_dot
 def test_malicious_names_are_text_everywhere():
     evil = tf.constant(EVIL, name="evil")
     out = tf.identity(evil, name="out")

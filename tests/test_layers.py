@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import tfteach as tf
+from tolerances import assert_close
 
 RNG = np.random.RandomState(42)
 
@@ -368,7 +369,7 @@ def test_batch_norm_moving_averages_change_only_when_update_ops_run():
         m, v = sess.run([mean_var, var_var])
     mu, var = xv.mean(0), xv.var(0)
     np.testing.assert_allclose(yv, (xv - mu) / np.sqrt(var + 1e-3), rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(m, 0.1 * mu, rtol=1e-5)
+    assert_close(m, 0.1 * mu, rtol=1e-5, scale=0.1 * np.abs(xv).mean(0))   # channel 3: ~0
     np.testing.assert_allclose(v, 0.9 + 0.1 * var, rtol=1e-5)
 
 
@@ -398,7 +399,7 @@ def test_batch_norm_fused_4d_training_tracks_unbiased_variance():
     flat = xv.reshape(-1, 2)
     np.testing.assert_allclose(yv, (xv - flat.mean(0)) / np.sqrt(flat.var(0) + 1e-3),
                                rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(m, 0.5 * flat.mean(0), rtol=1e-5)
+    assert_close(m, 0.5 * flat.mean(0), rtol=1e-5, scale=0.5 * np.abs(flat).mean(0))
     np.testing.assert_allclose(v, 0.5 + 0.5 * flat.var(0, ddof=1), rtol=1e-5)
 
 
@@ -422,7 +423,8 @@ def test_batch_norm_training_placeholder(shape, axis):
         np.testing.assert_allclose(
             train, (xv - mu.reshape(keep)) / np.sqrt(var.reshape(keep) + 1e-3),
             rtol=1e-4, atol=1e-4)
-        np.testing.assert_allclose(sess.run(moving[0]), mu, rtol=1e-5)  # momentum 0
+        assert_close(sess.run(moving[0]), mu, rtol=1e-5,
+                     scale=np.abs(xv).mean(reduce))            # momentum 0
 
 
 def test_update_ops_with_control_dependencies_train_and_learn_statistics():

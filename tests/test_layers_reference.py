@@ -13,6 +13,7 @@ import pytest
 
 import tfteach
 from tests.tf_reference import tensorflow_v1
+from tolerances import assert_close
 
 # tf_keras warns that tf.layers is deprecated at every call.
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -128,7 +129,7 @@ def test_named_layers_reuse_and_auto_reuse(tf1_layers):
     # Random initial weights: compare the structure, and that shared means shared.
     vals = compare(tf1_layers, build, check_values=False)
     assert vals["_same"] == 0.0
-    np.testing.assert_allclose(vals["e"], vals["f"])
+    assert_close(vals["e"], vals["f"])
 
 
 def test_layer_object_called_twice_shares_variables(tf1_layers):

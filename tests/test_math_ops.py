@@ -12,6 +12,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tfteach as tf
+from tolerances import assert_close
 
 FLOATS = [np.float32, np.float64]
 INTS = [np.int32, np.int64]
@@ -483,7 +484,7 @@ def test_matmul_of_matrices(dtype):
     out = tf.matmul(a, b)
     assert out.op.type == "MatMul" and out.dtype == tf.as_dtype(dtype)
     assert out.shape.as_list() == [2, 4]
-    np.testing.assert_allclose(run(out), a @ b, rtol=1e-5)
+    assert_close(run(out), a @ b, rtol=1e-5)
 
 
 def test_matmul_transposes_and_adjoints():
@@ -492,9 +493,9 @@ def test_matmul_transposes_and_adjoints():
     out = tf.matmul(a, b, transpose_a=True, adjoint_b=True)
     assert out.shape.as_list() == [2, 4]
     assert out.op.get_attr("transpose_a") and out.op.get_attr("transpose_b")
-    np.testing.assert_allclose(run(out), a.T @ b.T)
+    assert_close(run(out), a.T @ b.T)
     sparse_hint = tf.matmul(a.T, b.T, a_is_sparse=True, b_is_sparse=True)
-    np.testing.assert_allclose(run(sparse_hint), a.T @ b.T)
+    assert_close(run(sparse_hint), a.T @ b.T)
     with pytest.raises(ValueError, match="Only one of transpose_a and adjoint_a can be True."):
         tf.matmul(a, b, transpose_a=True, adjoint_a=True)
 
@@ -504,11 +505,11 @@ def test_matmul_batches_with_broadcasting():
     b = sample(np.float32, (5, 3, 2), seed=11)
     out = tf.matmul(a, b)
     assert out.op.type == "BatchMatMulV2" and out.shape.as_list() == [4, 5, 2, 2]
-    np.testing.assert_allclose(run(out), np.matmul(a, b), rtol=1e-5)
+    assert_close(run(out), np.matmul(a, b), rtol=1e-5)
     flipped = tf.matmul(b, a, transpose_a=True, transpose_b=True)
     assert flipped.shape.as_list() == [4, 5, 2, 2]
-    np.testing.assert_allclose(run(flipped), np.matmul(np.swapaxes(b, -1, -2),
-                                                       np.swapaxes(a, -1, -2)), rtol=1e-5)
+    assert_close(run(flipped), np.matmul(np.swapaxes(b, -1, -2),
+                                         np.swapaxes(a, -1, -2)), rtol=1e-5)
     unknown = tf.matmul(tf.placeholder(tf.float32), b)
     assert unknown.op.type == "BatchMatMulV2" and unknown.shape.ndims is None
     rows = tf.matmul(tf.placeholder(tf.float32, [None, 3]), b[0])
@@ -564,9 +565,9 @@ def test_tensordot():
     b = sample(np.float64, (4, 3, 5), seed=13)
     out = tf.tensordot(a, b, [[1, 2], [1, 0]])
     assert out.shape.as_list() == [2, 5]
-    np.testing.assert_allclose(run(out), np.tensordot(a, b, [[1, 2], [1, 0]]))
-    np.testing.assert_allclose(run(tf.tensordot(a, b.transpose(1, 0, 2)[0], 1)),
-                               np.tensordot(a, b.transpose(1, 0, 2)[0], 1))
+    assert_close(run(out), np.tensordot(a, b, [[1, 2], [1, 0]]))
+    assert_close(run(tf.tensordot(a, b.transpose(1, 0, 2)[0], 1)),
+                 np.tensordot(a, b.transpose(1, 0, 2)[0], 1))
     with pytest.raises(ValueError, match="'axes' must be at least 0."):
         tf.tensordot(a, b, -1)
     with pytest.raises(ValueError, match="Different number of contraction axes 'a' and 'b', "

@@ -9,6 +9,7 @@ import pytest
 
 import tfteach as tf
 from gradient_check import check_gradients
+from tolerances import assert_close
 
 RNG = np.random.RandomState(42)
 X = RNG.randn(4, 5)                                  # float64 logits
@@ -139,8 +140,8 @@ def test_softmax_is_stable_for_huge_logits():
 def test_softmax_along_other_axes(axis):
     x = RNG.randn(2, 3, 4)
     got = run([tf.nn.softmax(x, axis=axis), tf.nn.log_softmax(x, dim=axis)])
-    np.testing.assert_allclose(got[0], np_softmax(x, axis), rtol=1e-12)
-    np.testing.assert_allclose(got[1], np_log_softmax(x, axis), rtol=1e-12)
+    assert_close(got[0], np_softmax(x, axis), rtol=1e-12)
+    assert_close(got[1], np_log_softmax(x, axis), rtol=1e-12)
     assert tf.nn.softmax(x, axis=axis).shape.as_list() == [2, 3, 4]
 
 
@@ -170,8 +171,8 @@ def test_softmax_xent_values(labels):
     v2 = tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=X)
     assert v1.shape.as_list() == [4] and v1.dtype == tf.float64
     got = run([v1, v2])
-    np.testing.assert_allclose(got[0], np_xent(labels, X), rtol=1e-12)
-    np.testing.assert_allclose(got[1], np_xent(labels, X), rtol=1e-12)
+    assert_close(got[0], np_xent(labels, X), rtol=1e-12)
+    assert_close(got[1], np_xent(labels, X), rtol=1e-12)
 
 
 def test_softmax_xent_other_ranks_axes_and_dtypes():
@@ -180,13 +181,13 @@ def test_softmax_xent_other_ranks_axes_and_dtypes():
     got = run([tf.nn.softmax_cross_entropy_with_logits_v2(labels=l3, logits=x3),
                tf.nn.softmax_cross_entropy_with_logits_v2(labels=l3, logits=x3, axis=1),
                tf.nn.softmax_cross_entropy_with_logits(labels=l3, logits=x3, dim=0)])
-    np.testing.assert_allclose(got[0], np_xent(l3, x3), rtol=1e-6)
-    np.testing.assert_allclose(got[1], np_xent(l3, x3, axis=1), rtol=1e-6)
-    np.testing.assert_allclose(got[2], np_xent(l3, x3, axis=0), rtol=1e-6)
+    assert_close(got[0], np_xent(l3, x3), rtol=1e-6)
+    assert_close(got[1], np_xent(l3, x3, axis=1), rtol=1e-6)
+    assert_close(got[2], np_xent(l3, x3, axis=0), rtol=1e-6)
     assert [g.shape for g in got] == [(2, 3), (2, 4), (3, 4)]
     half = tf.nn.softmax_cross_entropy_with_logits_v2(labels=ONEHOT, logits=X.astype(np.float16))
     assert half.dtype == tf.float16
-    np.testing.assert_allclose(run(half), np_xent(ONEHOT, X), rtol=2e-3)
+    assert_close(run(half), np_xent(ONEHOT, X), rtol=2e-3)
 
 
 def test_softmax_xent_is_stable():
@@ -266,7 +267,7 @@ def test_sparse_xent_values(label_dtype):
     assert loss.shape.as_list() == [4] and loss.dtype == tf.float64
     assert loss.name == ("SparseSoftmaxCrossEntropyWithLogits/"
                          "SparseSoftmaxCrossEntropyWithLogits:0")
-    np.testing.assert_allclose(run(loss), np_xent(ONEHOT, X), rtol=1e-12)
+    assert_close(run(loss), np_xent(ONEHOT, X), rtol=1e-12)
 
 
 def test_sparse_xent_other_ranks():
@@ -274,11 +275,11 @@ def test_sparse_xent_other_ranks():
     labels = np.array([[0, 3, 2], [1, 1, 0]])
     loss = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=x3)
     assert loss.shape.as_list() == [2, 3]
-    np.testing.assert_allclose(run(loss), np_xent(np.eye(4)[labels], x3), rtol=1e-6)
+    assert_close(run(loss), np_xent(np.eye(4)[labels], x3), rtol=1e-6)
     ph = tf.placeholder(tf.int32, [None, None])
     loss = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=ph, logits=x3)
-    np.testing.assert_allclose(run(loss, {ph: labels}), np_xent(np.eye(4)[labels], x3),
-                               rtol=1e-6)
+    assert_close(run(loss, {ph: labels}), np_xent(np.eye(4)[labels], x3),
+                 rtol=1e-6)
 
 
 def test_sparse_xent_label_out_of_range():
@@ -341,7 +342,7 @@ Z = (RNG.rand(2, 5) > 0.5).astype(np.float64)
 def test_sigmoid_xent_values_and_stability():
     loss = tf.nn.sigmoid_cross_entropy_with_logits(labels=Z, logits=AWAY_FROM_ZERO)
     assert loss.name == "logistic_loss:0" and loss.shape.as_list() == [2, 5]
-    np.testing.assert_allclose(run(loss), np_sigmoid_xent(Z, AWAY_FROM_ZERO), rtol=1e-12)
+    assert_close(run(loss), np_sigmoid_xent(Z, AWAY_FROM_ZERO), rtol=1e-12)
     big = np.array([-1000.0, 1000.0, 0.0], np.float32)
     np.testing.assert_allclose(run(tf.nn.sigmoid_cross_entropy_with_logits(
         labels=[0.0, 0.0, 1.0], logits=big)), [0.0, 1000.0, np.log(2)], rtol=1e-6)
@@ -369,9 +370,9 @@ def test_sigmoid_xent_errors():
 def test_weighted_xent():
     loss = tf.nn.weighted_cross_entropy_with_logits(targets=Z, logits=AWAY_FROM_ZERO,
                                                     pos_weight=3.0)
-    np.testing.assert_allclose(run(loss), np_weighted_xent(Z, AWAY_FROM_ZERO, 3.0), rtol=1e-12)
+    assert_close(run(loss), np_weighted_xent(Z, AWAY_FROM_ZERO, 3.0), rtol=1e-12)
     loss = tf.nn.weighted_cross_entropy_with_logits(Z, AWAY_FROM_ZERO, 0.5)
-    np.testing.assert_allclose(run(loss), np_weighted_xent(Z, AWAY_FROM_ZERO, 0.5), rtol=1e-12)
+    assert_close(run(loss), np_weighted_xent(Z, AWAY_FROM_ZERO, 0.5), rtol=1e-12)
     check_gradients(lambda t, z, x: t.nn.weighted_cross_entropy_with_logits(
         labels=z, logits=x, pos_weight=2.5), [RNG.rand(2, 5), AWAY_FROM_ZERO])
 

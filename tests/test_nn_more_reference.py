@@ -168,3 +168,23 @@ def test_normalization_gradients_match():
                                      [SCORES.astype(np.float64)])
     check_gradients_match_tensorflow(lambda tf, x: tf.nn.l2_normalize(x, 1),
                                      [SCORES.astype(np.float64)])
+
+
+@pytest.mark.parametrize("shape", [[None, 10], [4, None, 3], [2, 5], None])
+@pytest.mark.parametrize("how", ["keep_prob", "rate", "noise_shape"])
+def test_dropout_with_a_fed_rate_keeps_the_static_shape_of_x(shape, how):
+    """TF 1.15's dropout sets x's static shape on its result, also when keep_prob is a
+    placeholder (the notes' pattern); the fed run gives that shape."""
+    def static_shape(tf):
+        with tf.Graph().as_default():
+            x = tf.placeholder(tf.float32, shape)
+            p = tf.placeholder(tf.float32)
+            if how == "keep_prob":
+                y = tf.nn.dropout(x, keep_prob=p)
+            elif how == "rate":
+                y = tf.nn.dropout(x, rate=p)
+            else:
+                y = tf.nn.dropout(x, keep_prob=p, noise_shape=tf.shape(x))
+            return y.shape.as_list() if y.shape.ndims is not None else None
+    ours, theirs = static_shape(tfteach), static_shape(tensorflow_v1())
+    assert ours == theirs == shape

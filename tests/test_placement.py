@@ -8,6 +8,7 @@ import pytest
 import tfteach as tf
 from device_helpers import CPU, gpu, virtual_gpus  # noqa: F401 (fixture)
 from tf_reference import errors_of_both, first_line
+from tolerances import assert_close
 
 
 def towers(tf_module):
@@ -283,7 +284,7 @@ def test_training_on_a_virtual_gpu_matches_the_cpu(virtual_gpus):
                     sess.run(step, {x: np.arange(6, dtype=np.float32).reshape(2, 3) / 6})
                 return sess.run(w)
     virtual_gpus(1)
-    np.testing.assert_allclose(train("/gpu:0"), train("/cpu:0"), rtol=1e-6)
+    assert_close(train("/gpu:0"), train("/cpu:0"), rtol=1e-6)
 
 
 def test_control_flow_on_a_virtual_gpu_matches_the_cpu(virtual_gpus):
@@ -306,5 +307,5 @@ def test_control_flow_on_a_virtual_gpu_matches_the_cpu(virtual_gpus):
     on_gpu, on_cpu = program("/gpu:0"), program("/cpu:0")
     for got, want in zip(on_gpu, on_cpu):
         for a, b in zip(got, want):
-            np.testing.assert_allclose(a, b)
+            assert_close(a, b)
     assert tf.config.memory_stats()["bytes_in_use"] == 0

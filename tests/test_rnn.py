@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import tfteach as tf
+from tolerances import assert_close
 
 RNG = np.random.RandomState(42)
 
@@ -84,9 +85,9 @@ def test_basic_lstm_cell_one_step_gate_order_and_forget_bias():
         bias = sess.run(cell.trainable_weights[1])
         got_out, got_state = sess.run([out, state])
     want_h, want_c = np_basic_lstm(x, c0, h0, kernel, bias, forget_bias=0.7)
-    np.testing.assert_allclose(got_out, want_h, rtol=1e-10)
-    np.testing.assert_allclose(got_state.c, want_c, rtol=1e-10)
-    np.testing.assert_allclose(got_state.h, want_h, rtol=1e-10)
+    assert_close(got_out, want_h, rtol=1e-10)
+    assert_close(got_state.c, want_c, rtol=1e-10)
+    assert_close(got_state.h, want_h, rtol=1e-10)
 
 
 @pytest.mark.parametrize("peep,num_proj,cell_clip,proj_clip", [
@@ -127,9 +128,9 @@ def test_gru_and_basic_rnn_cells():
         vg = values_by_suffix(sess, "gru_cell")
         vr = values_by_suffix(sess, "basic_rnn_cell")
         got = sess.run([g_out, g_state, r_out, r_state])
-    np.testing.assert_allclose(got[0], np_gru(x, h, vg), rtol=1e-10)
-    np.testing.assert_allclose(got[1], got[0])
-    np.testing.assert_allclose(got[2], np_basic_rnn(x, h, vr), rtol=1e-10)
+    assert_close(got[0], np_gru(x, h, vg), rtol=1e-10)
+    assert_close(got[1], got[0])
+    assert_close(got[2], np_basic_rnn(x, h, vr), rtol=1e-10)
 
 
 def test_cell_reuses_its_variables_and_a_second_cell_gets_new_ones():
@@ -231,7 +232,7 @@ def test_dynamic_rnn_unknown_time_and_batch():
         for steps in (1, 7):
             o, s = sess.run([outputs, state], {x: np.ones((2, steps, 2))})
             assert o.shape == (2, steps, 3)
-            np.testing.assert_allclose(o[:, -1], s, rtol=1e-6)
+            assert_close(o[:, -1], s, rtol=1e-6)
 
 
 def test_dynamic_rnn_builds_a_while_loop_with_the_cell_inside():
@@ -302,9 +303,9 @@ def test_nested_inputs_and_outputs():
     h = np.zeros((2, 2))
     for t in range(4):
         h = np.tanh(np.concatenate([av[:, t], bv[:, t]], 1) @ np.full((3, 2), 0.5) + h)
-        np.testing.assert_allclose(v1[:, t], h, rtol=1e-12)
-    np.testing.assert_allclose(v2[..., 0], v1.sum(-1), rtol=1e-12)
-    np.testing.assert_allclose(s, h, rtol=1e-12)
+        assert_close(v1[:, t], h, rtol=1e-12)
+    assert_close(v2[..., 0], v1.sum(-1), rtol=1e-12)
+    assert_close(s, h, rtol=1e-12)
 
 
 # -- gradients ------------------------------------------------------------------------------------
@@ -388,7 +389,7 @@ def test_gradient_of_the_final_state_alone():
         sess.run(tf.global_variables_initializer())
         feed = {x: RNG.randn(2, 3, 2)}
         for a, b in zip(sess.run(from_state, feed), sess.run(from_outputs, feed)):
-            np.testing.assert_allclose(a, b, rtol=1e-12)
+            assert_close(a, b, rtol=1e-12)
             assert np.abs(a).sum() > 0
 
 
@@ -402,7 +403,7 @@ def test_dropout_keep_prob_placeholder():
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         kept, base = sess.run([outputs, plain], {keep_prob: 1.0})
-        np.testing.assert_allclose(kept, base, rtol=1e-6)
+        assert_close(kept, base, rtol=1e-6)
         dropped = sess.run(outputs, {keep_prob: 0.5})
     assert 0.3 < (dropped != 0).mean() < 0.7
 
@@ -416,11 +417,11 @@ def test_dropout_wrapper_keeps_c_and_scales_h():
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         o, s, po, ps = sess.run([out, state, plain_out, plain_state])
-    np.testing.assert_allclose(o, po)                 # no output dropout asked
-    np.testing.assert_allclose(s.c, ps.c)             # c is never dropped
+    assert_close(o, po)                 # no output dropout asked
+    assert_close(s.c, ps.c)             # c is never dropped
     kept = s.h != 0
     assert 0.3 < kept.mean() < 0.7
-    np.testing.assert_allclose(s.h[kept], 2 * ps.h[kept], rtol=1e-6)
+    assert_close(s.h[kept], 2 * ps.h[kept], rtol=1e-6)
 
 
 def test_contrib_rnn_is_the_same_api():

@@ -5,6 +5,7 @@ import pytest
 
 import tfteach as tf
 from tests.test_layers import np_conv2d, np_pool
+from tolerances import assert_close
 
 slim = tf.contrib.slim
 RNG = np.random.RandomState(7)
@@ -208,9 +209,9 @@ def test_batch_norm_2d_updates_in_place_or_in_update_ops():
         inferred = sess.run(inference, {x: xv})
     np.testing.assert_allclose(out, (xv - xv.mean(0)) / np.sqrt(xv.var(0) + 1e-3),
                                rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(mean, xv.mean(0), rtol=1e-5)        # decay 0: the batch's
+    assert_close(mean, xv.mean(0), rtol=1e-5, scale=np.abs(xv).mean(0))  # decay 0: batch's
     np.testing.assert_allclose(var, xv.var(0, ddof=1), rtol=1e-5)  # unbiased (fused op)
-    np.testing.assert_allclose(mean2, xv.mean(0), rtol=1e-5)
+    assert_close(mean2, xv.mean(0), rtol=1e-5, scale=np.abs(xv).mean(0))
     np.testing.assert_allclose(inferred, xv / np.sqrt(1 + 1e-3), rtol=1e-5)
 
 

@@ -14,6 +14,7 @@ import tfteach as tf
 from tfteach.framework.registry import get_op_def
 from tfteach.kernels.cpu import pooling_kernels, two_workers
 from tfteach.kernels.cpu import nn_kernels
+from tolerances import assert_close
 
 
 @pytest.fixture
@@ -241,7 +242,7 @@ def test_training_with_and_without_splitting_agrees(monkeypatch, split_always):
     monkeypatch.setattr(two_workers, "MIN_SPLIT_ELEMENTS", 1 << 62)
     whole = train_once()
     for a, b in zip(split, whole):
-        np.testing.assert_allclose(a, b, rtol=1e-4)
+        assert_close(a, b, rtol=1e-4)
 
 
 def test_a_half_that_splits_again_does_not_wait_for_itself(split_always):

@@ -4,7 +4,8 @@
   `keep_prob` (deprecated) becomes rate = 1 - keep_prob, then
   mask = random_uniform(noise_shape) >= rate,  y = x * (1 / (1 - rate)) * cast(mask)
   (ops dropout/random_uniform, dropout/GreaterEqual, dropout/mul, dropout/Cast,
-  dropout/mul_1). A rate known to be 0 (keep_prob=1 as a Python number) returns x
+  dropout/mul_1), with x's static shape set on the result as TF 1.15 does (also when
+  keep_prob is a placeholder). A rate known to be 0 (keep_prob=1 as a Python number) returns x
   itself: no op at all. Seeds follow tf.random_uniform's rules (docs/random.md).
 - embedding_lookup of one params tensor (or Variable) is a gather of rows plus TF's
   `Identity`; its gradient is the gather's.
@@ -98,7 +99,11 @@ def _dropout_v2(x, rate, noise_shape, seed, name):
         keep_mask = random_tensor >= rate
         # TF 1.15's graph, also for a fed rate (the notes' keep_prob placeholder, drawn by
         # %%tfgraph): a keep_prob fed as 0 gives NaN (inf * 0), exactly as TF 1.15 does.
-        return x * scale * cast(keep_mask, x.dtype)
+        result = x * scale * cast(keep_mask, x.dtype)
+        # The mask's shape comes from shape(x) at run time, so the product's static shape
+        # can be unknown (a fed keep_prob); TF 1.15 sets x's shape on it, as here.
+        result.set_shape(x.shape)
+        return result
 
 
 # -- embedding_lookup --------------------------------------------------------------------------

@@ -12,13 +12,17 @@ What the picture means (docs/notebook.md repeats it for students):
 - edges carry dtype and static shape; control dependencies are dotted.
 
 Every name, attribute and label is escaped (`quote`), so a name like `<img ...>` is text
-in the SVG, never markup. `svg(dot_source)` runs Graphviz's `dot` when it is installed
+in the SVG, never markup. Long names are cut in labels and tooltips to a preview that
+states the full size (`graph_export.preview_text`), and `quote` cuts whatever else is
+longer than Graphviz accepts (it refuses quoted strings over 16 KiB), so a graph holding
+a 20,000-character name or string constant is still drawn. `svg(dot_source)` runs Graphviz's `dot` when it is installed
 and returns None otherwise (the bundle then has JSON and text only).
 """
+import hashlib
 import shutil
 import subprocess
 
-from tfteach.notebook.graph_export import UNPLACED_COLOR, short_device
+from tfteach.notebook.graph_export import UNPLACED_COLOR, preview_text, short_device
 from tfteach.notebook.memory_report import format_bytes
 
 __all__ = ["to_dot", "svg", "quote", "has_dot"]
@@ -30,13 +34,18 @@ RAN_COLOR = "#c0392b"
 FED_COLOR = "#1f77b4"
 DIM_TEXT = "#9a9a9a"
 NOW_COLOR = "#f39c12"
+LABEL_CHARS = 60           # a name in a box or a cluster's title
+TOOLTIP_LINE_CHARS = 300   # one line of a tooltip
+# Graphviz's limit is 16,384 bytes per quoted string; escaping can make a character 6
+# bytes ("&quot;" is not used, but "&amp;" and UTF-8 are), so cut well before.
+_QUOTED_CHARS = 2000
 
 
 def quote(text):
     """`text` as a DOT double-quoted string whose rendering is exactly `text`:
     backslashes (DOT's \\N, \\G escapes), quotes, and the characters that are markup in
     SVG are escaped (Graphviz passes character entities through to the SVG)."""
-    text = str(text)
+    text = preview_text(text, _QUOTED_CHARS)
     text = (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             .replace("\\", "\\\\").replace('"', '\\"'))
     return '"%s"' % text.replace("\r", "").replace("\n", "\\n")
@@ -141,7 +150,8 @@ def to_dot(export, run_index=None, collapse="view", current_step=None, folded="v
         shape, extra = _SHAPES.get(n["kind"], _SHAPES["op"])
         is_aux = n["name"] in auxiliary
         # apart from its scope, an auxiliary node is labelled with its whole name
-        label = (n["name"] if is_aux else n["name"].rsplit("/", 1)[-1]) + "\n" + n["op"]
+        label = preview_text(n["name"] if is_aux else n["name"].rsplit("/", 1)[-1],
+                             LABEL_CHARS) + "\n" + n["op"]
         style = ["filled"] + ([extra] if extra else [])
         device = device_of(n["name"])
         fill = colors.get(device, UNPLACED_COLOR)
@@ -168,8 +178,9 @@ def to_dot(export, run_index=None, collapse="view", current_step=None, folded="v
         devices = {device_of(n["name"]) for n in nodes}
         fill = colors.get(devices.pop(), UNPLACED_COLOR) if len(devices) == 1 else "#ffffff"
         path = box[:-1]
-        label = "%s/\n(%d ops, folded)" % (path.rsplit("/", 1)[-1], len(nodes))
-        kw = {"shape": "box3d", "tooltip": quote(box)}
+        label = "%s/\n(%d ops, folded)" % (preview_text(path.rsplit("/", 1)[-1], LABEL_CHARS),
+                                            len(nodes))
+        kw = {"shape": "box3d", "tooltip": quote(preview_text(box, TOOLTIP_LINE_CHARS))}
         if run:
             if box in ran:
                 label = "#%d %s" % (ran[box], label)
@@ -216,7 +227,7 @@ def to_dot(export, run_index=None, collapse="view", current_step=None, folded="v
 
 
 def _tooltip(n, device):
-    lines = ["%s (%s)" % (n["name"], n["op"])]
+    lines = ["%s (%s)" % (preview_text(n["name"], TOOLTIP_LINE_CHARS), n["op"])]
     if device:
         lines.append("device: " + device)
     if n["requested_device"]:
@@ -225,7 +236,7 @@ def _tooltip(n, device):
         lines.append("%s = %s" % (k, v))
     if n["location"]:
         lines.append("built at " + n["location"])
-    return "\n".join(lines)
+    return "\n".join(preview_text(line, TOOLTIP_LINE_CHARS) for line in lines)
 
 
 AUX_COLUMNS = 4
@@ -254,7 +265,8 @@ def _clusters(export, boxes, fold):
             out.append('%ssubgraph "cluster_%s" {' % (pad, _cluster_id(child)))
             out.append('%s  label=%s; tooltip=%s; style="rounded,dashed"; color="#888888"; '
                        'fontcolor="#444444";'
-                       % (pad, quote(child.rsplit("/", 1)[-1] + "/"), quote(child + "/")))
+                       % (pad, quote(preview_text(child.rsplit("/", 1)[-1], LABEL_CHARS) + "/"),
+                          quote(preview_text(child + "/", TOOLTIP_LINE_CHARS))))
             emit(child, indent + 1)
             out.append(pad + "}")
     emit("", 1)
@@ -274,9 +286,13 @@ def _clusters(export, boxes, fold):
 
 
 def _cluster_id(path):
-    # Cluster ids appear in the SVG as comments/ids: keep them to safe characters.
-    return "".join(c if c.isalnum() else "_%02x" % ord(c) if ord(c) < 256 else "_"
+    # Cluster ids appear in the SVG as comments/ids: keep them to safe characters, and
+    # short (a long scope name keeps its start and a digest that tells it apart).
+    safe = "".join(c if c.isalnum() else "_%02x" % ord(c) if ord(c) < 256 else "_"
                    for c in path)
+    if len(safe) <= 200:
+        return safe
+    return "%s_%s" % (safe[:160], hashlib.sha1(path.encode("utf-8")).hexdigest())
 
 
 def _copies(export, run, fold, node_id, now):

@@ -13,8 +13,8 @@ SVG, HTML and text escape differently).
 import numpy as np
 
 __all__ = ["SCHEMA_VERSION", "MIME_TYPE", "export_graph", "node_kind", "short_device",
-           "value_preview", "DEVICE_COLORS", "UNPLACED_COLOR", "auxiliary_nodes",
-           "training_scopes", "FOLD_TRAINING_FROM"]
+           "value_preview", "preview_text", "DEVICE_COLORS", "UNPLACED_COLOR",
+           "auxiliary_nodes", "training_scopes", "FOLD_TRAINING_FROM"]
 
 SCHEMA_VERSION = 1
 MIME_TYPE = "application/vnd.tfteach.graph+json"
@@ -34,6 +34,19 @@ _PREVIEW_CHARS = 160
 # adds ~90 ops, which hide the model a student wrote. A small graph keeps them open
 # (the linear-regression lesson shows its gradient ops).
 FOLD_TRAINING_FROM = 60
+_ATTR_CHARS = 60
+
+
+def preview_text(text, chars):
+    """`text` if it has at most `chars` characters, else its start and its full size in
+    `chars` characters: 'sssss... (20,000 characters)'. A 20,000-character string
+    constant or name must not reach a view whole (Graphviz refuses quoted strings over
+    16 KiB; a tooltip that long helps nobody), and the reader must see what was cut."""
+    text = str(text)
+    if len(text) <= chars:
+        return text
+    suffix = "... (%s characters)" % format(len(text), ",")
+    return text[:max(chars - len(suffix), 1)] + suffix
 
 
 def node_kind(op_type, name):
@@ -75,18 +88,18 @@ def value_preview(value, chars=_PREVIEW_CHARS):
     else:
         text, dtype, shape = repr(value), type(value).__name__, None
     text = " ".join(text.split())
-    if len(text) > chars:
-        text = text[:chars - 3] + "..."
-    return {"dtype": dtype, "shape": shape, "preview": text}
+    return {"dtype": dtype, "shape": shape, "preview": preview_text(text, chars)}
 
 
 def _attr_text(value):
     if isinstance(value, np.ndarray):
-        if value.size <= 6:
-            return " ".join(np.array2string(value, separator=", ").split())
-        return "<%s %s>" % (value.dtype, list(value.shape))
-    text = " ".join(str(value).split())
-    return text if len(text) <= 60 else text[:57] + "..."
+        if value.size > 6:
+            return "<%s %s>" % (value.dtype, list(value.shape))
+        with np.printoptions(threshold=12, linewidth=10_000):
+            text = np.array2string(value, separator=", ")
+    else:
+        text = str(value)
+    return preview_text(" ".join(text.split()), _ATTR_CHARS)
 
 
 def _node(op, placement):

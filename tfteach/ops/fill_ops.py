@@ -129,7 +129,7 @@ def _range_shape(op):
         return [(dtype, tensor_shape.TensorShape([None]))]
     try:
         size = fill_kernels.range_size(*[v.item() for v in map(np.asarray, values)],
-                                       integral=dtype.is_integer)
+                                       integral=dtype.is_integer, dtype=dtype.np)
     except ValueError as e:
         raise shape_error(str(e), op, computed=[0, 1, 2]) from None
     return [(dtype, tensor_shape.TensorShape([size]))]

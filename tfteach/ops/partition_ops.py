@@ -9,6 +9,7 @@ from tfteach.framework import dtypes, tensor_shape
 from tfteach.framework.convert import convert_to_tensor
 from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import gradient, register_op
+from tfteach.kernels.cpu.output_limits import check_shape, wrap_int32
 from tfteach.kernels.cpu.shape_kernels import invalid_argument, list_outputs, shape_text
 from tfteach.ops.op_builder import ShapeError, apply_op, constant_value
 from tfteach.runtime.placement import register_cpu_only
@@ -111,7 +112,10 @@ def _stitch_kernel(ctx, *inputs):
     n = ctx.attrs["N"]
     indices = [np.asarray(i) for i in inputs[:n]]
     data = [np.asarray(d) for d in inputs[n:]]
-    size = max([int(i.max()) + 1 for i in indices if i.size] + [0])
+    # TF computes max index + 1 in int32: 2**31 - 1 wraps to a negative size, refused.
+    size = wrap_int32(max([int(i.max()) for i in indices if i.size] + [-1]) + 1)
+    if size < 0:
+        raise invalid_argument(ctx, "Expected a non-negative size, got %d" % size)
     row = data[0].shape[indices[0].ndim:]
     for k, (i, d) in enumerate(zip(indices, data)):
         if d.shape[:i.ndim] != i.shape:
@@ -128,6 +132,7 @@ def _stitch_kernel(ctx, *inputs):
         if i.size and i.min() < 0:
             raise invalid_argument(ctx, "indices[%d] is out of range"
                                    % int(np.argmax(i.reshape(-1) < 0)))
+    check_shape(ctx, (size,) + row, ctx.attrs["T"].np)
     out = np.zeros((size,) + row, dtype=ctx.attrs["T"].np)
     for i, d in zip(indices, data):                  # later writes win, as in TF
         out[i.reshape(-1)] = d.reshape((i.size,) + row)

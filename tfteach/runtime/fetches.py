@@ -3,6 +3,12 @@
 Fetches may be a Tensor, an Operation (result None), a tensor or op name (`"x:0"`,
 `"x"`), a Variable, or any nesting of list / tuple / namedtuple / dict of those. Each
 distinct graph element is computed once; the result has the fetches' structure.
+
+A feed_dict key may itself be a nesting of tensors (a tuple, a namedtuple such as an RNN's
+`LSTMStateTuple`) whose value has the same nesting — the notes' RNN programs feed the
+previous state back that way. As TF 1.15's `nest.flatten_dict_items`, each key and its
+value are flattened side by side (an ndarray is one leaf), so a key of 2 tensors needs a
+value of 2 leaves and no tensor may be fed twice.
 """
 import collections
 
@@ -83,10 +89,45 @@ def _feed_target(graph, key):
                         % (e.args[0] if e.args else e)) from None
 
 
+def _is_nested(value):
+    return isinstance(value, (list, tuple, dict))
+
+
+def _leaves(value):
+    """TF's `nest.flatten` (dicts in sorted key order); the runtime cannot import ops/."""
+    if not _is_nested(value):
+        return [value]
+    children = [value[k] for k in sorted(value)] if isinstance(value, dict) else value
+    return [leaf for child in children for leaf in _leaves(child)]
+
+
+def flatten_feed_dict(feed_dict):
+    """TF 1.15's `nest.flatten_dict_items`: nested keys paired leaf by leaf with their
+    values (TF's ValueErrors for a count that differs or a key fed twice)."""
+    flat = {}
+    for key, value in feed_dict.items():
+        if not _is_nested(key):
+            if key in flat:
+                raise ValueError("Could not flatten dictionary: key %s is not unique." % key)
+            flat[key] = value
+            continue
+        keys, values = _leaves(key), _leaves(value)
+        if len(keys) != len(values):
+            raise ValueError("Could not flatten dictionary. Key had %d elements, but value "
+                             "had %d elements. Key: %s, value: %s."
+                             % (len(keys), len(values), keys, values))
+        for leaf_key, leaf_value in zip(keys, values):
+            if leaf_key in flat:
+                raise ValueError("Could not flatten dictionary: key %s is not unique."
+                                 % (leaf_key,))
+            flat[leaf_key] = leaf_value
+    return flat
+
+
 def process_feeds(graph, feed_dict):
     """Validated (tensors, arrays) for a feed_dict, with TensorFlow's checks and texts."""
     tensors, values = [], []
-    for key, value in feed_dict.items():
+    for key, value in flatten_feed_dict(feed_dict).items():
         tensor = _feed_target(graph, key)
         if isinstance(value, Tensor) or (hasattr(value, "_as_graph_element") and
                                          not isinstance(value, (np.ndarray, np.generic))):

@@ -24,10 +24,9 @@ and py_func ops of `CPU_ONLY_OPS` (no GPU kernel in TF 1.15). A Placeholder is p
 like any op; when it is fed, the value comes from the host (the client, CPU:0) and is
 copied to the devices of its consumers.
 """
-import sys
-
 from tfteach.framework import dtypes, errors
 from tfteach.framework.device_spec import DeviceSpec
+from tfteach.runtime import placement_log
 
 __all__ = ["Placer", "CPU_ONLY_OPS", "register_cpu_only"]
 
@@ -153,9 +152,7 @@ class Placer:
         self.assigned.update(assigned)
         self._placed = len(ops)
         if self.log:
-            for op in order:
-                sys.stdout.write("%s: (%s): %s\n" % (op.name, op.type, assigned[op].name))
-            sys.stdout.flush()
+            placement_log.log_placements([(op, assigned[op]) for op in order])
 
     def _place_batch(self, new):
         consumers = {}

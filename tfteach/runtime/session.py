@@ -8,8 +8,9 @@ it: prune, place, order, slots) -> execute -> shape the results like the fetches
 Devices (docs/devices.md): a Session sees the process's devices through its ConfigProto
 (`runtime/devices.py`), places its graph with `runtime/placement.py`, and on GPUs keeps
 its variables and constants in device memory (`runtime/session_memory.py`) until it is
-closed. With `log_device_placement=True` TensorFlow's lines go to Python's stdout, so a
-notebook shows them.
+closed. With `log_device_placement=True` TensorFlow's lines go to Python's stdout and
+its log lines to stderr, as TF 1.15 writes them (runtime/placement_log.py), so a notebook
+shows them.
 """
 import contextlib
 import sys
@@ -25,6 +26,7 @@ from tfteach.runtime import config as config_lib
 from tfteach.runtime import devices as devices_lib
 from tfteach.runtime import executor, fetches as fetches_lib, placement, session_memory
 from tfteach.runtime import run_observers
+from tfteach.runtime import placement_log
 from tfteach.runtime.run_observers import _observers as _run_observers
 
 __all__ = ["Session", "InteractiveSession", "get_default_session", "run_in_session",
@@ -108,10 +110,7 @@ class BaseSession:
             self._memory = None
         _live.add(self)                   # once fully built (a failed __init__ is not)
         if self._config.log_device_placement:
-            lines = self._devices.mapping_lines()
-            sys.stdout.write("Device mapping:\n%s\n" % "\n".join(lines) if lines
-                             else "Device mapping: no known devices.\n")
-            sys.stdout.flush()
+            placement_log.log_device_mapping(self._devices.mapping_lines())
 
     # -- properties -----------------------------------------------------------------------
     @property

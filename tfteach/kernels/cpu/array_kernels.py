@@ -6,6 +6,7 @@ catch what only the fed values reveal).
 """
 import numpy as np
 
+from tfteach.kernels.cpu.output_limits import check_shape
 from tfteach.kernels.cpu.shape_kernels import invalid_argument, list_outputs, shape_text
 
 __all__ = ["concat", "pack", "unpack", "split", "split_v", "transpose", "reverse", "tile",
@@ -152,6 +153,7 @@ def tile(ctx, x, multiples):
     for i, m in enumerate(multiples):
         if m < 0:
             raise invalid_argument(ctx, "Expected multiples[%d] >= 0, but got %d" % (i, m))
+    check_shape(ctx, [d * int(m) for d, m in zip(x.shape, multiples)], x.dtype)
     return np.tile(x, multiples) if x.ndim else x
 
 
@@ -174,6 +176,7 @@ def _check_paddings(ctx, x, paddings):
     for before, after in widths:
         if before < 0 or after < 0:
             raise invalid_argument(ctx, "Paddings must be non-negative: %d %d" % (before, after))
+    check_shape(ctx, [d + b + a for d, (b, a) in zip(x.shape, widths)], x.dtype)
     return widths
 
 

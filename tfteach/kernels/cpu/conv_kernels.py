@@ -197,6 +197,10 @@ def conv2d(ctx, x, f, shared=None, spectra=None, bias_relu=None):
     if c % fc != 0:
         raise _error(ctx, "input depth must be evenly divisible by filter depth: %d vs %d"
                      % (c, fc))
+    groups = c // fc
+    if oc % groups != 0 or oc < groups:       # TF checks this before it looks at groups
+        raise _error(ctx, "output depth must be evenly divisible by number of groups: "
+                     "%d vs %d" % (oc, groups))
     if c != fc:
         raise _error(ctx, "Generic conv implementation does not support grouped "
                      "convolutions for now.", UnimplementedError)

@@ -1,11 +1,11 @@
 """CPU kernels that create values: Fill, ZerosLike, OnesLike, Range, LinSpace, MatrixDiag."""
-import math
-
 import numpy as np
 
+from tfteach.kernels.cpu.output_limits import INT64_MAX, check_shape
 from tfteach.kernels.cpu.shape_kernels import invalid_argument, shape_text
 
-__all__ = ["fill", "zeros_like", "ones_like", "range_size", "range_kernel", "lin_space",
+__all__ = ["fill", "zeros_like", "ones_like", "range_size", "range_kernel", "number_text",
+           "lin_space",
            "matrix_diag", "matrix_set_diag"]
 
 
@@ -16,8 +16,10 @@ def fill(ctx, dims, value):
     if value.ndim != 0:
         raise invalid_argument(ctx, "value must be a scalar, got shape %s"
                                % shape_text(value.shape))
-    if np.any(dims < 0):
-        raise invalid_argument(ctx, "Fill dimensions must be >= 0")
+    for d in dims.tolist():                  # TensorShapeUtils::MakeShape's check
+        if d < 0:
+            raise invalid_argument(ctx, "Dimension %d must be >= 0" % d)
+    check_shape(ctx, dims.tolist(), value.dtype)
     return np.full(dims.tolist(), value[()], dtype=value.dtype)
 
 
@@ -32,26 +34,72 @@ def ones_like(ctx, x):
     return np.ones_like(np.asarray(x))
 
 
-def range_size(start, limit, delta, integral):
-    """The length of range(start, limit, delta), with TF's checks (ValueError if invalid)."""
+def number_text(value, dtype):
+    """A number as TF's StrCat prints it: the shortest of 6 (float) or 15 (double)
+    significant digits that reads back the same, else 9 or 17; ints in full."""
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        return str(int(value))
+    value = dtype.type(value)
+    if np.isnan(value):
+        return "nan"
+    if np.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    short, full = (6, 9) if dtype.itemsize == 4 else (15, 17)
+    text = "%.*g" % (short, value)
+    return text if dtype.type(text) == value else "%.*g" % (full, value)
+
+
+def _count(start, limit, delta, dtype):
+    """ceil(|limit - start| / |delta|), computed in the range's type as TF does."""
+    if np.issubdtype(dtype, np.integer):                   # Python ints: no overflow
+        return (abs(int(limit) - int(start)) + abs(int(delta)) - 1) // abs(int(delta))
+    with np.errstate(all="ignore"):
+        steps = np.abs((dtype.type(limit) - dtype.type(start)) / dtype.type(delta))
+    if not steps <= INT64_MAX:                             # also NaN (inf - inf)
+        raise ValueError("Requires ((limit - start) / delta) <= %d" % INT64_MAX)
+    return int(np.ceil(steps))
+
+
+def range_size(start, limit, delta, integral, dtype=None):
+    """The length of range(start, limit, delta) with the checks of TF's shape function
+    (ValueError if invalid), for constant inputs at graph build."""
+    dtype = np.dtype(dtype or (np.int64 if integral else np.float64))
+    show = lambda v: number_text(v, dtype)                 # noqa: E731
     if start > limit and delta > 0:
-        raise ValueError("Requires start <= limit when delta > 0: %s/%s" % (start, limit))
+        raise ValueError("Requires start <= limit when delta > 0: %s/%s"
+                         % (show(start), show(limit)))
     if start < limit and delta < 0:
-        raise ValueError("Requires start >= limit when delta < 0: %s/%s" % (start, limit))
+        raise ValueError("Requires start >= limit when delta < 0: %s/%s"
+                         % (show(start), show(limit)))
     if delta == 0:
         raise ValueError("Requires delta != 0")
-    if integral:
-        return (abs(limit - start) + abs(delta) - 1) // abs(delta)
-    return int(math.ceil(abs((limit - start) / delta)))
+    return _count(start, limit, delta, dtype)
+
+
+def _kernel_range_size(start, limit, delta, dtype):
+    """The kernel's checks, in its order (a NaN fails them: TF compares, never tests)."""
+    show = lambda v: number_text(v, dtype)                 # noqa: E731
+    if delta == 0:
+        raise ValueError("Requires delta != 0: %s" % show(delta))
+    if delta > 0:
+        if not start <= limit:
+            raise ValueError("Requires start <= limit when delta > 0: %s/%s"
+                             % (show(start), show(limit)))
+    elif not start >= limit:
+        raise ValueError("Requires start >= limit when delta < 0: %s/%s"
+                         % (show(start), show(limit)))
+    return _count(start, limit, delta, dtype)
 
 
 def range_kernel(ctx, start, limit, delta):
-    dtype = ctx.attrs["Tidx"].np
+    dtype = np.dtype(ctx.attrs["Tidx"].np)
     start, limit, delta = (np.asarray(v).item() for v in (start, limit, delta))
     try:
-        size = range_size(start, limit, delta, np.issubdtype(dtype, np.integer))
+        size = _kernel_range_size(start, limit, delta, dtype)
     except ValueError as e:
         raise invalid_argument(ctx, str(e)) from None
+    check_shape(ctx, [size], dtype)
     # value[i] = start + i * delta, computed in the output dtype (TensorFlow's kernel; for
     # float ranges this rounds differently from adding delta step by step).
     return (np.asarray(start, dtype) + np.arange(size).astype(dtype) * np.asarray(delta, dtype)

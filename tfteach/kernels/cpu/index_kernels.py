@@ -9,6 +9,7 @@ object arrays) cannot enter Numba; they take the equivalent NumPy path.
 import numpy as np
 from numba import njit
 
+from tfteach.kernels.cpu.output_limits import check_shape
 from tfteach.kernels.cpu.shape_kernels import invalid_argument, shape_text
 
 __all__ = ["gather", "gather_nd", "one_hot", "unsorted_segment_sum", "where_coordinates"]
@@ -148,6 +149,7 @@ def one_hot(ctx, indices, depth, on_value, off_value):
     prefix = int(np.prod(indices.shape[:axis], dtype=np.int64))
     suffix = int(np.prod(indices.shape[axis:], dtype=np.int64))
     out_shape = indices.shape[:axis] + (depth,) + indices.shape[axis:]
+    check_shape(ctx, out_shape, on_value.dtype)
     out = np.empty((prefix, depth, suffix), dtype=on_value.dtype)
     if out.size:
         if _numba_ok(out):

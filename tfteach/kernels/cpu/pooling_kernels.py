@@ -42,6 +42,13 @@ def _geometry(shape, ksize, strides, padding):
     return out_h, out_w, ksize[1], ksize[2], strides[1], strides[2], pad_top, pad_left
 
 
+def lowest_value(dtype):
+    """TF's `NumTraits<T>::lowest()`: where a max pool starts (of the input's own type:
+    -65504 for float16, not float32's)."""
+    dtype = np.dtype(dtype)
+    return np.finfo(dtype).min if dtype.kind == "f" else np.iinfo(dtype).min
+
+
 def _compute_dtype(x):
     # Numba has no float16 arithmetic: compute those in float32 and round back.
     return np.float32 if x.dtype == np.float16 else x.dtype
@@ -64,7 +71,12 @@ def _window(index, stride, pad_before, size, in_size):
 
 
 @njit(cache=True, nogil=True)
-def _max_pool(x, out, kh, kw, sh, sw, pad_top, pad_left):
+def _max_pool(x, out, kh, kw, sh, sw, pad_top, pad_left, lowest):
+    """out = the window's maximum, as TF's CPU kernel computes it: start from the type's
+    lowest value and keep `v` where `v > max`, so a NaN never wins (a window of NaNs, or
+    of -inf, gives `lowest`). The gradient kernels below start from the window's first
+    cell instead, as TF's MaxPoolGrad does: the two differ only on such windows, as in
+    TF (docs/nn_ops.md, "Bad input")."""
     n_batch, in_h, in_w, n_chan = x.shape
     for n in range(n_batch):
         for i in range(out.shape[1]):
@@ -72,7 +84,7 @@ def _max_pool(x, out, kh, kw, sh, sw, pad_top, pad_left):
             for j in range(out.shape[2]):
                 w0, w1 = _window(j, sw, pad_left, kw, in_w)
                 for c in range(n_chan):
-                    out[n, i, j, c] = x[n, h0, w0, c]       # the window's first real cell
+                    out[n, i, j, c] = lowest
                 for h in range(h0, h1):
                     for w in range(w0, w1):
                         for c in range(n_chan):             # contiguous: SIMD
@@ -188,7 +200,9 @@ def max_pool(x, ksize, strides, padding):
     out = np.empty((x.shape[0], out_h, out_w, x.shape[3]), cdt)
     if out.size:
         xc = np.ascontiguousarray(x, dtype=cdt)
-        split_rows(lambda lo, hi: _max_pool(xc[lo:hi], out[lo:hi], *geo), len(xc), xc.size)
+        lowest = np.dtype(cdt).type(lowest_value(x.dtype))
+        split_rows(lambda lo, hi: _max_pool(xc[lo:hi], out[lo:hi], *geo, lowest), len(xc),
+                   xc.size)
     return out.astype(x.dtype, copy=False)
 
 

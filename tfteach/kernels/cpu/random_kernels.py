@@ -14,6 +14,7 @@ the normal/uniform transforms differ); only the seeding rules are TensorFlow's.
 import numpy as np
 
 from tfteach.framework.errors import InvalidArgumentError
+from tfteach.kernels.cpu.output_limits import check_shape
 
 __all__ = ["generator", "standard_normal_kernel", "truncated_normal_kernel", "uniform_kernel",
            "uniform_int_kernel", "shuffle_kernel", "multinomial_kernel", "scale_shift_kernel",
@@ -51,6 +52,7 @@ def output_shape(ctx, shape):
     for d in dims:
         if d < 0:
             raise InvalidArgumentError(None, ctx.op, "Dimension %d must be >= 0" % d)
+    check_shape(ctx, dims, (ctx.attrs.get("dtype") or ctx.attrs["Tout"]).np)
     return dims
 
 

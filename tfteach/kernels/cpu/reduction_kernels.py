@@ -139,6 +139,15 @@ def count_nonzero_kernel(ctx, x, axis):
 
 
 # -- ArgMax / ArgMin -----------------------------------------------------------------------
+def _without_nan(x, numpy_arg):
+    """TF's reducer keeps a value only if it beats the best so far (starting from the
+    type's lowest / highest), so a NaN is never chosen: NumPy picks the first NaN. A NaN
+    read as -inf (argmax) or +inf (argmin) gives TF's answers, all-NaN rows included."""
+    if x.dtype.kind != "f" or not np.isnan(x).any():
+        return x
+    return np.where(np.isnan(x), -np.inf if numpy_arg is np.argmax else np.inf, x)
+
+
 def _arg_kernel(numpy_arg):
     def kernel(ctx, x, dimension):
         x = np.asarray(x)
@@ -154,7 +163,8 @@ def _arg_kernel(numpy_arg):
         if x.shape[axis] == 0:
             raise InvalidArgumentError(None, ctx.op, "Reduction axis %d is empty in shape %s"
                                        % (axis, _shape_text(x.shape)))
-        return np.asarray(numpy_arg(x, axis=axis)).astype(ctx.attrs["output_type"].np)
+        return np.asarray(numpy_arg(_without_nan(x, numpy_arg), axis=axis)).astype(
+            ctx.attrs["output_type"].np)
     return kernel
 
 

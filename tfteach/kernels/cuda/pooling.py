@@ -16,10 +16,11 @@ average divides by the number of real cells (as TensorFlow does).
                       same input element, and atomic adds make those additions safe (in
                       whatever order the threads come, as TensorFlow's GPU kernel).
 """
+import numpy as np
 from numba import cuda
 
 from tfteach.framework.errors import InvalidArgumentError, UnimplementedError
-from tfteach.kernels.cpu.pooling_kernels import _geometry
+from tfteach.kernels.cpu.pooling_kernels import _geometry, lowest_value
 from tfteach.kernels.cuda import launch
 from tfteach.kernels.cuda.conv import _unravel4
 
@@ -35,13 +36,14 @@ def _window(i, size, stride, pad, limit):
 
 
 @cuda.jit(cache=True)
-def max_pool_kernel(y, x, kh, kw, sh, sw, top, left):
+def max_pool_kernel(y, x, kh, kw, sh, sw, top, left, lowest):
+    """As the CPU twin: from the type's lowest value, a NaN never wins."""
     i = cuda.grid(1)
     if i < y.size:
         n, oh, ow, c = _unravel4(i, y.shape)
         h0, h1 = _window(oh, kh, sh, top, x.shape[1])
         w0, w1 = _window(ow, kw, sw, left, x.shape[2])
-        best = x[n, h0, w0, c]
+        best = lowest
         for h in range(h0, h1):
             for w in range(w0, w1):
                 if x[n, h, w, c] > best:
@@ -115,17 +117,17 @@ def _run(kernel, threads_for, *args):
         kernel[launch.blocks_for(threads_for), launch.THREADS](*args)
 
 
-def _pool(kernel, ctx, x):
+def _pool(kernel, ctx, x, *extra):
     x = launch.on_device(x)
     launch.check_float(ctx, x)
     out_h, out_w, *geo = _window_params(ctx, x.shape)
     y = launch.empty((x.shape[0], out_h, out_w, x.shape[3]), x.dtype)
-    _run(kernel, y.size, y, x, *geo)
+    _run(kernel, y.size, y, x, *geo, *extra)
     return y
 
 
 def max_pool(ctx, x):
-    return _pool(max_pool_kernel, ctx, x)
+    return _pool(max_pool_kernel, ctx, x, np.dtype(x.dtype).type(lowest_value(x.dtype)))
 
 
 def avg_pool(ctx, x):

@@ -6,8 +6,12 @@ As in TensorFlow: `mnist = input_data.read_data_sets("MNIST_data/", one_hot=True
 
 tfteach never downloads: it reads the IDX files from `train_dir` if they are there,
 else from `$TFTEACH_DATA/mnist`. When only the 10,000-image test set exists (the
-course's shared copy), it says so and splits it: the first 8,000 images train (minus
-`validation_size` for validation), the last 2,000 test.
+course's shared copy), it says so and splits it: its first 8,000 images are the training
+images — of which the first `validation_size` (TF's default: 5,000) become
+`mnist.validation` and the rest `mnist.train` — and its last 2,000 are `mnist.test`.
+
+`dtype` is TF's: `tf.float32` (or np.float32, the default) scales pixels to [0, 1],
+`tf.uint8` keeps the bytes 0..255; anything else is TF's TypeError.
 """
 import collections
 import os
@@ -15,6 +19,7 @@ import os
 import numpy as np
 
 from tfteach.datasets import mnist
+from tfteach.framework import dtypes
 
 __all__ = ["read_data_sets", "DataSet", "Datasets"]
 
@@ -27,12 +32,15 @@ class DataSet:
 
     def __init__(self, images, labels, one_hot=False, reshape=True, dtype=np.float32,
                  seed=None):
+        dtype = dtypes.as_dtype(dtype).base_dtype
+        if dtype not in (dtypes.uint8, dtypes.float32):
+            raise TypeError("Invalid image dtype %r, expected uint8 or float32" % dtype)
         if images.shape[0] != labels.shape[0]:
             raise ValueError("images.shape: %s labels.shape: %s" % (images.shape,
                                                                    labels.shape))
         if reshape:
             images = images.reshape(images.shape[0], int(np.prod(images.shape[1:])))
-        if np.dtype(dtype) == np.float32:
+        if dtype == dtypes.float32:
             images = images.astype(np.float32) / 255.0
         self._images = images
         self._labels = mnist.one_hot(labels) if one_hot else labels.astype(np.int64)
@@ -78,6 +86,16 @@ def _directory(train_dir):
     return mnist.data_dir()
 
 
+def _split_message(total, validation_size):
+    """What the split of a test-only folder really gives (train / validation / test)."""
+    train = max(TEST_SET_SPLIT - validation_size, 0)
+    return ("tfteach: only the MNIST test set (%d images) is available, so it is split: "
+            "its first %d images are the training images, %d of them kept for validation "
+            "(validation_size=%d), leaving %d in mnist.train; its last %d are mnist.test."
+            % (total, TEST_SET_SPLIT, min(validation_size, TEST_SET_SPLIT), validation_size,
+               train, total - TEST_SET_SPLIT))
+
+
 def read_data_sets(train_dir, fake_data=False, one_hot=False, dtype=np.float32,
                    reshape=True, validation_size=5000, seed=None, source_url=None):
     """MNIST split into train / validation / test DataSets (see the module docstring)."""
@@ -90,9 +108,7 @@ def read_data_sets(train_dir, fake_data=False, one_hot=False, dtype=np.float32,
     if "train" in parts:
         train_images, train_labels = mnist.load("train", directory)
     else:
-        print("tfteach: only the MNIST test set is available; using its first %d images "
-              "to train and the last %d to test." % (TEST_SET_SPLIT,
-                                                     len(test_images) - TEST_SET_SPLIT))
+        print(_split_message(len(test_images), validation_size))
         train_images, train_labels = test_images[:TEST_SET_SPLIT], test_labels[:TEST_SET_SPLIT]
         test_images, test_labels = test_images[TEST_SET_SPLIT:], test_labels[TEST_SET_SPLIT:]
     if not 0 <= validation_size <= len(train_images):
