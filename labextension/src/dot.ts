@@ -45,6 +45,17 @@ export function quote(text: unknown): string {
   return `"${s}"`;
 }
 
+/** `text` cut to `chars` characters with its full size stated, as the kernel's
+ * graph_export.preview_text: Graphviz refuses quoted strings over 16 KiB, so a
+ * 20,000-character name must not reach the DOT whole. */
+export function previewText(text: string, chars = 60): string {
+  if (text.length <= chars) {
+    return text;
+  }
+  const suffix = `... (${text.length.toLocaleString('en-US')} characters)`;
+  return text.slice(0, Math.max(chars - suffix.length, 1)) + suffix;
+}
+
 export function shapeText(shape: (number | null)[] | null): string {
   if (shape === null || shape === undefined) {
     return '<unknown>';
@@ -135,7 +146,7 @@ export function toDot(
     const [shape, extra] = SHAPES[n.kind] ?? SHAPES.op;
     const isAux = auxiliary.has(n.name);
     // apart from its scope, an auxiliary node is labelled with its whole name
-    let label = (isAux ? n.name : n.name.slice(n.name.lastIndexOf('/') + 1)) + '\n' + n.op;
+    let label = previewText(isAux ? n.name : n.name.slice(n.name.lastIndexOf('/') + 1)) + '\n' + previewText(n.op);
     const style = ['filled'].concat(extra ? [extra] : []);
     let fill = colors.get(deviceOf(n.name)) ?? UNPLACED_COLOR;
     const kw: { [key: string]: string } = { shape };
@@ -170,7 +181,7 @@ export function toDot(
     const devices = new Set(nodes.map(n => deviceOf(n.name)));
     let fill =
       devices.size === 1 ? colors.get([...devices][0]) ?? UNPLACED_COLOR : '#ffffff';
-    let label = `${path.slice(path.lastIndexOf('/') + 1)}/\n(${nodes.length} ops, folded)`;
+    let label = `${previewText(path.slice(path.lastIndexOf('/') + 1))}/\n(${nodes.length} ops, folded)`;
     const kw: { [key: string]: string } = { shape: 'box3d' };
     if (run) {
       if (ran.has(box)) {
@@ -326,7 +337,7 @@ function clusters(
       clusterIds.set(id, child);
       out.push(`${pad}subgraph ${id} {`);
       out.push(
-        `${pad}  label=${quote(child.slice(child.lastIndexOf('/') + 1) + '/')}; tooltip=${quote(' ')}; ` +
+        `${pad}  label=${quote(previewText(child.slice(child.lastIndexOf('/') + 1)) + '/')}; tooltip=${quote(' ')}; ` +
           'style="rounded,dashed"; color="#888888"; fontcolor="#444444"; class="tft-scope";'
       );
       emit(child, indent + 1);

@@ -107,3 +107,16 @@ describe('toDot', () => {
     expect(doc.querySelectorAll('g.node')).toHaveLength(100);
   });
 });
+
+describe('long names', () => {
+  it('reach the DOT cut, with their full size stated, and Graphviz draws them', async () => {
+    const long = 'n'.repeat(20000);
+    const exp = small();
+    exp.nodes.push(node(long, '', { op: 'Const', kind: 'constant' }));
+    const r = toDot(exp, 0, []);
+    expect(r.dot).toContain('... (20,000 characters)');
+    expect(r.dot.length).toBeLessThan(16384);
+    const doc = await svgOf(r.dot);
+    expect(doc.querySelectorAll('g.node').length).toBe(r.boxes);
+  });
+});
