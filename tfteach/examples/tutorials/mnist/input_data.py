@@ -27,10 +27,13 @@ class DataSet:
 
     def __init__(self, images, labels, one_hot=False, reshape=True, dtype=np.float32,
                  seed=None):
+        # TensorFlow's own checks are `assert`s (note 001 quotes them): AssertionError.
         if images.shape[0] != labels.shape[0]:
-            raise ValueError("images.shape: %s labels.shape: %s" % (images.shape,
-                                                                   labels.shape))
+            raise AssertionError("images.shape: %s labels.shape: %s" % (images.shape,
+                                                                       labels.shape))
         if reshape:
+            if images.ndim == 4 and images.shape[3] != 1:    # TF: assert images.shape[3] == 1
+                raise AssertionError()
             images = images.reshape(images.shape[0], int(np.prod(images.shape[1:])))
         if np.dtype(dtype) == np.float32:
             images = images.astype(np.float32) / 255.0
