@@ -113,6 +113,16 @@ def test_next_batch_covers_each_epoch_once(tmp_path):
     assert x.shape == (7, 784) and data.train.epochs_completed == 1
 
 
+def test_dataset_checks_are_tensorflows_asserts():
+    # TF 1.15's DataSet asserts (note 001 quotes them): AssertionError, same text.
+    with pytest.raises(AssertionError, match=r"^images.shape: \(5, 28, 28, 1\) labels.shape: \(4,\)$"):
+        input_data.DataSet(np.zeros((5, 28, 28, 1), np.uint8), np.zeros(4, np.uint8))
+    with pytest.raises(AssertionError):
+        input_data.DataSet(np.zeros((5, 28, 28, 3), np.uint8), np.zeros(5, np.uint8))
+    data = input_data.DataSet(np.zeros((5, 28, 28, 1), np.uint8), np.zeros(5, np.uint8))
+    assert data.images.shape == (5, 784)
+
+
 def test_the_real_mnist_test_set():
     if "t10k" not in mnist.available():
         pytest.skip("MNIST not found: set TFTEACH_DATA to the folder holding mnist/")

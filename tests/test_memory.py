@@ -193,6 +193,27 @@ def test_release_memory_returns_only_unused_reservations(virtual_gpus):
         assert stats()["bytes_reserved"] == 0 and stats()["allow_growth"]
 
 
+def test_an_open_session_keeps_its_options_after_a_release(virtual_gpus):
+    # The notebook releases idle memory at the end of each cell: a GPU with nothing in
+    # use forgets its GPUOptions. The open session that runs on it next must still run
+    # under its own cap (TF: the options of the process's first session), not the default.
+    virtual_gpus(1, memory_limit=1024)
+    x, y, total = oom_graph()
+    options = tf.GPUOptions(per_process_gpu_memory_fraction=0.006)   # ~6.4 MB
+    big = np.ones((1000, 1000), np.float32)
+    with tf.Session(config=tf.ConfigProto(gpu_options=options)) as sess:
+        with pytest.raises(tf.errors.ResourceExhaustedError):
+            sess.run(y, {x: big})
+        tf.config.release_memory()
+        assert stats()["bytes_reserved"] == 0
+        with pytest.raises(tf.errors.ResourceExhaustedError):
+            sess.run(y, {x: big})                         # still capped
+        assert stats()["bytes_limit"] == int(1024 * MIB * 0.006) // 256 * 256
+        tf.config.release_memory()
+        assert sess.run(total, {x: big}) == 1e6           # the single-fetch path too
+        assert stats()["bytes_limit"] == int(1024 * MIB * 0.006) // 256 * 256
+
+
 def test_reset_memory_is_a_hard_reset(virtual_gpus):
     virtual_gpus(1)
     v = tf.Variable(np.ones(1000, np.float32))

@@ -287,3 +287,21 @@ def test_teaching_traceback_rewrites_cells_and_hides_engine_frames():
     assert "[[node x (defined at Cell In[7], line 3) ]]" in text
     assert "tfteach/" not in text.replace("tfteach's", "")
     assert "sess.run(x)" in text and "Hint: feed it." in text
+
+
+def test_teaching_traceback_quotes_the_students_line_once():
+    # A placement error has `(defined at ...)` in its first line and quotes the line
+    # under its `[[MatMul]]` line (docs/devices.md): the form must not quote it twice.
+    import linecache
+    source = "a = 1\nproduct = tf.matmul(a, a)\n"
+    linecache.cache["/tmp/ipykernel_1/43.py"] = (len(source), None, source.splitlines(True),
+                                                 "/tmp/ipykernel_1/43.py")
+    shell = types.SimpleNamespace(compile=None)
+    msg = ("Cannot assign a device for operation MatMul: node MatMul (defined at "
+           "/tmp/ipykernel_1/43.py:2)  was explicitly assigned to /device:GPU:1 but ...\n"
+           "\t [[MatMul]]\n\t  product = tf.matmul(a, a)\nHint: soft placement.")
+    try:
+        lines = error_display._rewrite_message(shell, msg)
+    finally:
+        linecache.cache.pop("/tmp/ipykernel_1/43.py", None)
+    assert lines.count("\t  product = tf.matmul(a, a)") == 1, lines

@@ -53,7 +53,9 @@ def _rewrite_message(shell, message):
         out.append(line[:match.start()] + "(defined at %s)" % where + line[match.end():])
         has_text = i + 1 < len(lines) and lines[i + 1].startswith("\t  ")
         text = linecache.getline(filename, lineno).strip()
-        if not has_text and text:
+        # A placement error names the node in its first line and quotes the line under
+        # its `[[node]]` line further down: quote it once.
+        if not has_text and text and "\t  " + text not in lines:
             out.append("\t  " + text)
     return out
 

@@ -176,6 +176,12 @@ class BaseSession:
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """Runs what `fetches` need, with `feed_dict` replacing tensors' values."""
         self._check_open()
+        if self._memory is not None:
+            # A GPU given back whole (release_memory(), the notebook's end of cell) forgot
+            # its GPUOptions; the open session that uses it next applies its own again,
+            # as it did at creation, instead of running under the defaults.
+            for gpu in self._devices.gpus:
+                gpu.allocator.configure(self._config.gpu_options)
         if self._graph.version == 0:
             raise RuntimeError("The Session graph is empty.  Add operations to the graph "
                                "before calling run().")

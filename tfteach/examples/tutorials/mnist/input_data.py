@@ -35,10 +35,13 @@ class DataSet:
         dtype = dtypes.as_dtype(dtype).base_dtype
         if dtype not in (dtypes.uint8, dtypes.float32):
             raise TypeError("Invalid image dtype %r, expected uint8 or float32" % dtype)
+        # TensorFlow's own checks are `assert`s (note 001 quotes them): AssertionError.
         if images.shape[0] != labels.shape[0]:
-            raise ValueError("images.shape: %s labels.shape: %s" % (images.shape,
-                                                                   labels.shape))
+            raise AssertionError("images.shape: %s labels.shape: %s" % (images.shape,
+                                                                       labels.shape))
         if reshape:
+            if images.ndim == 4 and images.shape[3] != 1:    # TF: assert images.shape[3] == 1
+                raise AssertionError()
             images = images.reshape(images.shape[0], int(np.prod(images.shape[1:])))
         if dtype == dtypes.float32:
             images = images.astype(np.float32) / 255.0
