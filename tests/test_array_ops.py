@@ -427,6 +427,18 @@ def test_zeros_ones_forms():
     assert tf.zeros_like(p).op.type == "ZerosLike"
 
 
+def test_zeros_ones_take_dimension_objects_at_any_size():
+    # note 000's k-means: tf.ones((points.get_shape()[0], 1)) with 10,000 points (a Fill,
+    # not a Const) failed to convert the Dimension; TF 1.15 accepts it at any size.
+    big = tf.placeholder(tf.float32, [2000, 3]).shape[0]
+    small = tf.placeholder(tf.float32, [5, 3]).shape[0]
+    for dim, n in ((big, 2000), (small, 5)):
+        t = tf.ones((dim, 1))
+        assert t.shape.as_list() == [n, 1]
+        check(t, np.ones((n, 1), np.float32))
+    check(tf.zeros([big, tf.Dimension(2)], tf.int64), np.zeros((2000, 2), np.int64))
+
+
 def test_fill():
     check(tf.fill([2, 2], 7), np.full((2, 2), 7, np.int32))
     check(tf.fill([], 1.5), np.float32(1.5))

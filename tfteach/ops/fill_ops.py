@@ -68,7 +68,10 @@ def _filled(shape, dtype, value, name, default_name):
             if (dims is not None and dims.ndim <= 1 and np.all(dims >= 0)
                     and np.prod(dims) < 1000):
                 return constant(value, dtype=dtype, shape=dims.reshape(-1).tolist(), name=scope)
-            shape = convert_to_tensor(shape, dtype=None if dims is not None and
+            # Dimension objects (`x.shape[0]`, as the notes' k-means writes) become ints
+            # here, as TF's TensorShape conversion does; the Const path above did that too.
+            shape = convert_to_tensor(shape if dims is None else dims.tolist(),
+                                      dtype=None if dims is not None and
                                       np.any(np.abs(dims) >= 2 ** 31) else dtypes.int32)
         if shape.shape.ndims == 0:
             from tfteach.ops.shape_ops import reshape
