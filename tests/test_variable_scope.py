@@ -214,3 +214,80 @@ def test_failed_scope_entry_leaves_no_scope_open():
     assert tf.get_variable_scope().name == ""
     assert tf.constant(1.0).name == "Const:0"
     tf.reset_default_graph()         # raises if a graph was left on the default stack
+
+
+# -- custom getters (TF 1.15's variable_scope(custom_getter=...)); expected values checked
+#    against tf.compat.v1 in graph mode with ref variables ------------------------------
+def test_custom_getter_of_a_scope_wraps_get_variable():
+    calls = []
+
+    def averaged(getter, name, *args, **kwargs):
+        calls.append(name)
+        return getter(name, *args, **kwargs) * 2.0
+
+    v = tf.get_variable("v", [2], initializer=tf.ones_initializer())
+    with tf.variable_scope(tf.get_variable_scope(), reuse=True, custom_getter=averaged):
+        doubled = tf.get_variable("v", [2])
+    assert calls == ["v"]
+    assert doubled.name == "mul:0"           # the getter runs outside any name scope
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_array_equal(sess.run(doubled), [2.0, 2.0])
+
+
+def test_custom_getter_substitutes_moving_averages():
+    # the idiom that evaluates a model with its ExponentialMovingAverage shadows
+    v = tf.get_variable("w", [2], initializer=tf.ones_initializer())
+    ema = tf.train.ExponentialMovingAverage(0.5)
+    update = ema.apply([v])
+    with tf.variable_scope(tf.get_variable_scope(), reuse=True,
+                           custom_getter=lambda getter, *a, **k: ema.average(getter(*a, **k))):
+        shadow = tf.get_variable("w", [2])
+    assert shadow is ema.average(v)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(tf.assign(v, [3.0, 3.0]))
+        sess.run(update)
+        np.testing.assert_array_equal(sess.run(shadow), [2.0, 2.0])    # 0.5 * 1 + 0.5 * 3
+
+
+def test_nested_custom_getters_run_inner_first_and_can_change_arguments():
+    log = []
+
+    def outer(getter, name, *args, **kwargs):
+        log.append(("outer", name))
+        return getter(name, *args, **kwargs)
+
+    def inner(getter, name, *args, **kwargs):
+        log.append(("inner", name))
+        kwargs["trainable"] = False
+        return getter(name, *args, **kwargs)
+
+    with tf.variable_scope("a", custom_getter=outer):
+        with tf.variable_scope("b", custom_getter=inner):
+            v = tf.get_variable("v", [2])
+        w = tf.get_variable("w", [1], custom_getter=lambda getter, *a, **k: getter(*a, **k))
+    assert log == [("inner", "a/b/v"), ("outer", "a/b/v")]     # w's own getter replaced outer
+    assert v.name == "a/b/v:0"
+    assert [x.name for x in tf.trainable_variables()] == ["a/w:0"]
+
+
+def test_custom_getter_receives_every_argument_by_keyword():
+    seen = []
+
+    def keys(getter, **kwargs):
+        seen.extend(sorted(kwargs))
+        return getter(**kwargs)
+
+    with tf.variable_scope("c", custom_getter=keys):
+        u = tf.get_variable("u", [1])
+    assert u.name == "c/u:0"
+    assert seen == ["aggregation", "caching_device", "collections", "constraint", "dtype",
+                    "initializer", "name", "partitioner", "regularizer", "reuse", "shape",
+                    "synchronization", "trainable", "use_resource", "validate_shape"]
+
+
+def test_custom_getter_must_be_callable():
+    with pytest.raises(ValueError, match="Passed a custom_getter which is not callable: 3"):
+        with tf.variable_scope("d", custom_getter=3):
+            tf.get_variable("x", [1])

@@ -9,6 +9,7 @@ variable scope also opens a name scope so the ops built inside are grouped with 
     reuse=True        return the existing one; it must exist
     tf.AUTO_REUSE     return it if it exists, else create it
 """
+import functools
 import inspect
 import os
 import traceback
@@ -118,6 +119,8 @@ class VariableScope:
             caching_device = self._caching_device
         if reuse is None:
             reuse = self._reuse
+        if custom_getter is None:
+            custom_getter = self._custom_getter
         full_name = self._name + "/" + name if self._name else name
         # Variable names depend only on variable scopes: leave any name scope for now.
         with name_scope(None):
@@ -136,7 +139,9 @@ class VariableScope:
                 full_name, shape=shape, dtype=dtype, initializer=initializer,
                 regularizer=regularizer, reuse=reuse, trainable=trainable,
                 collections=collections, caching_device=caching_device,
-                validate_shape=validate_shape, constraint=constraint)
+                partitioner=partitioner, validate_shape=validate_shape,
+                use_resource=use_resource, custom_getter=custom_getter,
+                constraint=constraint)
 
     def __repr__(self):
         return "<tfteach.VariableScope %r reuse=%r>" % (self._name, self._reuse)
@@ -200,8 +205,9 @@ class _PureVariableScope:
     """Switches the current VariableScope (no name scope): TF's `_pure_variable_scope`."""
 
     def __init__(self, name_or_scope, reuse, initializer, regularizer, caching_device,
-                 old_name_scope, dtype, constraint):
+                 old_name_scope, dtype, constraint, custom_getter=None):
         self._name_or_scope = name_or_scope
+        self._custom_getter = custom_getter
         self._reuse = reuse
         self._settings = {"initializer": initializer, "regularizer": regularizer,
                           "caching_device": caching_device, "dtype": dtype}
@@ -213,6 +219,10 @@ class _PureVariableScope:
         for key, value in self._settings.items():
             if value is not None:
                 getattr(scope, "set_" + key)(value)
+        if self._custom_getter is not None:
+            # `scope` still holds the enclosing (or re-entered) scope's getter: nest them.
+            scope.set_custom_getter(_maybe_wrap_custom_getter(self._custom_getter,
+                                                              scope.custom_getter))
 
     def __enter__(self):
         store = self._store
@@ -283,7 +293,7 @@ class variable_scope:  # noqa: N801 - TensorFlow's name
         self._values = list(values) if values is not None else []
         self._settings = dict(initializer=initializer, regularizer=regularizer,
                               caching_device=caching_device, dtype=dtype,
-                              constraint=constraint)
+                              constraint=constraint, custom_getter=custom_getter)
         self._reuse = reuse
         self._auxiliary_name_scope = auxiliary_name_scope
         self._stack = []
@@ -408,7 +418,37 @@ class _VariableStore:
 
     def get_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None,
                      regularizer=None, reuse=None, trainable=None, collections=None,
-                     caching_device=None, validate_shape=True, constraint=None):
+                     caching_device=None, partitioner=None, validate_shape=True,
+                     use_resource=None, custom_getter=None, constraint=None):
+        if custom_getter is None:
+            return self._true_getter(name, shape=shape, dtype=dtype, initializer=initializer,
+                                     regularizer=regularizer, reuse=reuse,
+                                     trainable=trainable, collections=collections,
+                                     caching_device=caching_device,
+                                     validate_shape=validate_shape, constraint=constraint)
+        # TF's custom getter: called with the true getter and every argument by keyword;
+        # it may change them, wrap the variable it gets, or return something else.
+        if not callable(custom_getter):
+            raise ValueError("Passed a custom_getter which is not callable: %s"
+                             % custom_getter)
+        kwargs = dict(getter=self._true_getter, name=name, shape=shape, dtype=dtype,
+                      initializer=initializer, regularizer=regularizer, reuse=reuse,
+                      trainable=trainable, collections=collections,
+                      caching_device=caching_device, partitioner=partitioner,
+                      validate_shape=validate_shape, use_resource=use_resource,
+                      synchronization=None, aggregation=None)
+        if _accepts(custom_getter, "constraint"):
+            kwargs["constraint"] = constraint
+        return custom_getter(**kwargs)
+
+    def _true_getter(self, name, shape=None, dtype=dtypes.float32, initializer=None,
+                     regularizer=None, reuse=None, trainable=None, collections=None,
+                     caching_device=None, partitioner=None, validate_shape=True,
+                     use_resource=None, constraint=None, synchronization=None,
+                     aggregation=None):
+        """Creates or shares the variable `name` (partitioner, use_resource,
+        synchronization and aggregation are accepted and ignored: no partitioned or
+        resource variables here)."""
         dtype = dtypes.as_dtype(dtype).base_dtype
         if trainable is None:
             trainable = True
@@ -503,3 +543,14 @@ def get_local_variable(name, shape=None, dtype=None, initializer=None, regulariz
                         regularizer=regularizer, trainable=False, collections=collections,
                         caching_device=caching_device, validate_shape=validate_shape,
                         constraint=constraint)
+
+
+def _maybe_wrap_custom_getter(custom_getter, old_getter):
+    """TF's nesting of custom getters: the inner scope's getter runs first, and the
+    `getter` it is given runs the enclosing scope's getter (then the true getter)."""
+    if old_getter is None:
+        return custom_getter
+
+    def wrapped_custom_getter(getter, *args, **kwargs):
+        return custom_getter(functools.partial(old_getter, getter), *args, **kwargs)
+    return wrapped_custom_getter
