@@ -45,7 +45,8 @@ def kernel_signatures():
              (t4, t4, t4) + (_I,) * 6),
             ("conv2d_filter_grad_kernel", conv.conv2d_filter_grad_kernel,
              (t4, t4, t4) + (_I,) * 6),
-            ("max_pool_kernel", pooling.max_pool_kernel, (t4, t4) + (_I,) * 6),
+            # the last argument: the dtype's lowest value, where a window's max starts
+            ("max_pool_kernel", pooling.max_pool_kernel, (t4, t4) + (_I,) * 6 + (f,)),
             ("avg_pool_kernel", pooling.avg_pool_kernel, (t4, t4) + (_I,) * 6),
             ("max_pool_grad_kernel", pooling.max_pool_grad_kernel, (t4, t4, t4) + (_I,) * 6),
             ("avg_pool_grad_kernel", pooling.avg_pool_grad_kernel, (t4, t4) + (_I,) * 6),
