@@ -217,13 +217,14 @@ class Saver:
             self._checkpoints_to_be_deleted.append(self._last_checkpoints.pop(0))
 
     def _maybe_delete_old_checkpoints(self, meta_graph_suffix="meta"):
-        while self._checkpoints_to_be_deleted:
+        # TF deletes at most one checkpoint per save; one saved after the next
+        # keep_checkpoint_every_n_hours mark is kept for good instead.
+        if self._checkpoints_to_be_deleted:
             path, timestamp = self._checkpoints_to_be_deleted.pop(0)
-            hours = self.saver_def.keep_checkpoint_every_n_hours
-            if timestamp is not None and hours and (
-                    timestamp - hours * 3600 >= self._next_checkpoint_time):
-                self._next_checkpoint_time += hours * 3600   # kept for good
-                continue
+            if timestamp is not None and timestamp > self._next_checkpoint_time:
+                self._next_checkpoint_time += (
+                    self.saver_def.keep_checkpoint_every_n_hours * 3600)
+                return
             cm.remove_checkpoint(path, 2, meta_graph_suffix)
 
     # -- save ----------------------------------------------------------------------------
