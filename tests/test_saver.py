@@ -360,3 +360,20 @@ def test_a_process_killed_mid_save_leaves_the_previous_checkpoint(tmp_path):
     with tf.Session() as sess:
         tf.train.Saver().restore(sess, latest)
         assert sess.run(v) == 1.0
+
+
+def test_a_saver_from_a_saver_def_runs_the_graphs_save_ops(tmp_path):
+    v = tf.Variable(2.0, name="v")
+    built = tf.train.Saver()
+    again = tf.train.Saver(saver_def=built.saver_def)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        path = again.save(sess, str(tmp_path / "m"), write_meta_graph=False)
+        sess.run(tf.assign(v, 5.0))
+        again.restore(sess, path)
+        assert sess.run(v) == 2.0
+    scoped = tf.train.Saver(saver_def=built.saver_def, name="imported")
+    assert scoped.saver_def.restore_op_name == "imported/save/restore_all"
+    assert built.saver_def.restore_op_name == "save/restore_all"
+    with pytest.raises(ValueError, match="saver_def must specify the save_tensor_name"):
+        tf.train.Saver(saver_def=type(built.saver_def)(restore_op_name="x"))

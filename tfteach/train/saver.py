@@ -112,6 +112,13 @@ class Saver:
         self._next_checkpoint_time = time.time() + keep_checkpoint_every_n_hours * 3600
         if saver_def is not None:
             self._check_saver_def()
+            if name:
+                # TF overloads `name` as the import scope of an imported meta graph.
+                self.saver_def = saver_pb2.SaverDef()
+                self.saver_def.CopyFrom(saver_def)
+                for field in ("filename_tensor_name", "save_tensor_name", "restore_op_name"):
+                    setattr(self.saver_def, field, name + "/" + getattr(saver_def, field))
+            self._max_to_keep = self.saver_def.max_to_keep
             self._is_built = True
             self._is_empty = False
         elif not defer_build:
