@@ -263,3 +263,28 @@ def test_restore_errors_match_tensorflows(tmp_path):
         assert ours.split("\n")[0] == theirs.split("\n")[0]
     assert "Key not_in_checkpoint not found in checkpoint" in errors[0]
     assert "Key not_in_checkpoint not found in checkpoint" in errors[2]
+
+
+@pytest.mark.parametrize("model", MODELS[:3], ids=lambda m: m.__name__)
+def test_meta_graphs_and_checkpoints_move_both_ways(tmp_path, model):
+    # The notes' restore without Python code: import_meta_graph + restore. (The LSTM is
+    # left out: tfteach's dynamic_rnn is a one-node while loop with no TF NodeDef.)
+    pytest.importorskip("tfteach.framework.meta_graph")
+    tf1 = tensorflow_v1()
+    for saving, loading in ((tfteach, tf1), (tf1, tfteach)):
+        graph = saving.Graph()
+        with graph.as_default():
+            y, train, train_feed, eval_feed = model(saving)
+            saving.add_to_collection("y", y)
+            with saving.Session(graph=graph) as sess:
+                sess.run(saving.global_variables_initializer())
+                sess.run(train, train_feed)
+                path = saving.train.Saver().save(
+                    sess, str(tmp_path / saving.__name__ / "m"), global_step=1)
+                expected = sess.run(y, eval_feed)
+                feed = {t.name: value for t, value in eval_feed.items()}
+        graph = loading.Graph()
+        with graph.as_default(), loading.Session(graph=graph) as sess:
+            loading.train.import_meta_graph(path + ".meta").restore(sess, path)
+            got = sess.run(loading.get_collection("y")[0], feed)
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)

@@ -377,3 +377,35 @@ def test_a_saver_from_a_saver_def_runs_the_graphs_save_ops(tmp_path):
     assert built.saver_def.restore_op_name == "save/restore_all"
     with pytest.raises(ValueError, match="saver_def must specify the save_tensor_name"):
         tf.train.Saver(saver_def=type(built.saver_def)(restore_op_name="x"))
+
+
+def test_save_writes_a_meta_graph_that_import_meta_graph_restores(tmp_path):
+    pytest.importorskip("tfteach.framework.meta_graph")   # framework/meta_graph.py (graph I/O)
+    v = tf.Variable([1.0, 2.0], name="v")
+    tf.add_to_collection("doubled", v * 2)
+    saver = tf.train.Saver(max_to_keep=1)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        first = saver.save(sess, str(tmp_path / "m"), global_step=1)
+        sess.run(tf.assign(v, [3.0, 4.0]))
+        path = saver.save(sess, str(tmp_path / "m"), global_step=2)
+    assert os.path.exists(path + ".meta")
+    assert not os.path.exists(first + ".meta")          # max_to_keep deletes it too
+    tf.reset_default_graph()
+    with tf.Session() as sess:
+        restorer = tf.train.import_meta_graph(path + ".meta")
+        restorer.restore(sess, path)
+        np.testing.assert_array_equal(sess.run(tf.get_collection("doubled")[0]), [6, 8])
+
+
+def test_a_graph_tensorflow_cannot_express_still_saves_its_checkpoint(tmp_path, capsys):
+    pytest.importorskip("tfteach.framework.graph_def")
+    v = tf.Variable(1.0, name="v")
+    tf.while_loop(lambda i: i < 3, lambda i: i + 1, [tf.constant(0)])   # one-node loop
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        path = tf.train.Saver().save(sess, str(tmp_path / "m"))
+    assert os.path.exists(path + ".index") and not os.path.exists(path + ".meta")
+    captured = capsys.readouterr()
+    assert "m.meta was not written: Cannot write op" in captured.out + captured.err
+    assert tf.train.load_variable(path, "v") == 1.0

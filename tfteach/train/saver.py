@@ -282,9 +282,17 @@ class Saver:
                 self._maybe_delete_old_checkpoints(meta_graph_suffix=meta_graph_suffix)
         if write_meta_graph:
             meta_graph_file = cm.meta_graph_filename(checkpoint_file, meta_graph_suffix)
-            with sess.graph.as_default():
-                self.export_meta_graph(meta_graph_file,
-                                       strip_default_attrs=strip_default_attrs)
+            try:
+                with sess.graph.as_default():
+                    self.export_meta_graph(meta_graph_file,
+                                           strip_default_attrs=strip_default_attrs)
+            except _not_exportable() as e:
+                # The checkpoint is complete; only the graph has an op TensorFlow's
+                # GraphDef cannot express (tfteach's one-node while_loop). A training
+                # loop should not die at its first save for that.
+                logging.warning("%s was not written: %s The checkpoint %s is complete: "
+                                "restore it with a Saver over a graph built in Python.",
+                                meta_graph_file, e, model_checkpoint_path)
         return model_checkpoint_path
 
     def export_meta_graph(self, filename=None, collection_list=None, as_text=False,
@@ -353,6 +361,15 @@ class Saver:
                 raise errors.InvalidArgumentError(None, None, (
                     "Assign requires shapes of both tensors to match. lhs shape= [%s] rhs "
                     "shape= [%s]") % (",".join(map(str, wanted)), ",".join(map(str, stored))))
+
+
+def _not_exportable():
+    """The error class of an op with no TensorFlow NodeDef (framework/graph_def.py)."""
+    try:
+        from tfteach.framework.graph_def import NotExportableError
+    except ImportError:
+        return ()
+    return NotExportableError
 
 
 def _wrap_restore_error(err, extra_verbiage):
