@@ -409,3 +409,38 @@ def test_a_graph_tensorflow_cannot_express_still_saves_its_checkpoint(tmp_path, 
     captured = capsys.readouterr()
     assert "m.meta was not written: Cannot write op" in captured.out + captured.err
     assert tf.train.load_variable(path, "v") == 1.0
+
+
+def test_the_notes_save_restore_program_in_the_current_directory(tmp_path, monkeypatch):
+    # Note 004 ("tf.train.Saver"): relative prefixes, the checkpoint state they print,
+    # the directory the first save creates, and the moving average 0.099999905.
+    monkeypatch.chdir(tmp_path)
+    v = tf.Variable(0, dtype=tf.float32, name="v")
+    ema = tf.train.ExponentialMovingAverage(0.99)
+    maintain_average_op = ema.apply([v])
+    saver = tf.train.Saver()
+    sess = tf.InteractiveSession()
+    sess.run(tf.global_variables_initializer())
+    sess.run(tf.assign(v, 10))
+    sess.run(maintain_average_op)
+    assert saver.save(sess, "./ema_test_model") == "./ema_test_model"
+    assert saver.save(sess, "saved_models/model.ckpt", 7) == "saved_models/model.ckpt-7"
+    sess.close()
+    ckpt = tf.train.get_checkpoint_state("./")
+    assert str(ckpt) == ('model_checkpoint_path: "./ema_test_model"\n'
+                         'all_model_checkpoint_paths: "./ema_test_model"\n')
+    assert tf.train.latest_checkpoint("./") == "./ema_test_model"
+    assert tf.train.latest_checkpoint("saved_models") == "saved_models/model.ckpt-7"
+    tf.reset_default_graph()
+    v = tf.Variable(0, dtype=tf.float32, name="v")
+    sess = tf.InteractiveSession()
+    tf.train.Saver({"v/ExponentialMovingAverage": v}).restore(sess, "./ema_test_model")
+    assert sess.run(v) == np.float32(0.099999905)
+    sess.close()
+    reader = tf.train.NewCheckpointReader("ema_test_model")
+    assert reader.get_variable_to_shape_map() == {"v": [], "v/ExponentialMovingAverage": []}
+
+
+def test_the_notes_gfile_import_path():
+    from tfteach.python.platform import gfile
+    assert gfile.FastGFile is tf.gfile.FastGFile and gfile.Exists is tf.gfile.Exists
