@@ -288,3 +288,25 @@ def test_meta_graphs_and_checkpoints_move_both_ways(tmp_path, model):
             loading.train.import_meta_graph(path + ".meta").restore(sess, path)
             got = sess.run(loading.get_collection("y")[0], feed)
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_init_from_checkpoint_reads_what_tensorflow_reads(tmp_path):
+    tf1 = tensorflow_v1()
+    _, _, path = train_and_save(tf1, lenet5, str(tmp_path))
+    results = []
+    for tf in (tf1, tfteach):
+        graph = tf.Graph()
+        with graph.as_default():
+            with tf.variable_scope("pretrained"):
+                for layer, shape in (("layer1-conv1", [3, 3, 1, 4]),
+                                     ("layer3-conv2", [3, 3, 4, 6])):
+                    with tf.variable_scope(layer):
+                        tf.get_variable("weight", shape)
+                        tf.get_variable("bias", shape[-1:])
+            head = tf.Variable(tf.zeros([24, 3]), name="head")
+            tf.train.init_from_checkpoint(path, {"/": "pretrained/",
+                                                 "layer5-fc1/weight": head})
+            with tf.Session(graph=graph) as sess:
+                sess.run(tf.global_variables_initializer())
+                results.append({v.op.name: sess.run(v) for v in tf.global_variables()})
+    assert_same_values(results[0], results[1])

@@ -444,3 +444,28 @@ def test_the_notes_save_restore_program_in_the_current_directory(tmp_path, monke
 def test_the_notes_gfile_import_path():
     from tfteach.python.platform import gfile
     assert gfile.FastGFile is tf.gfile.FastGFile and gfile.Exists is tf.gfile.Exists
+
+
+def test_init_from_checkpoint_maps_scopes_and_variables(tmp_path):
+    with tf.variable_scope("old"):
+        tf.get_variable("w", initializer=tf.constant([[1.0, 2.0]]))
+        tf.get_variable("b", initializer=tf.constant([3.0]))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        tf.train.Saver().save(sess, str(tmp_path / "m"), write_meta_graph=False)
+    tf.reset_default_graph()
+    with tf.variable_scope("new"):
+        w = tf.get_variable("w", [1, 2])
+        b = tf.get_variable("b", [1])
+    lone = tf.Variable([0.0], name="lone")
+    tf.train.init_from_checkpoint(str(tmp_path), {"old/": "new/", "old/b": lone})
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_array_equal(sess.run(w), [[1, 2]])
+        assert sess.run(b) == 3.0 and sess.run(lone) == 3.0
+    with pytest.raises(ValueError, match="Tensor old/zz is not found in"):
+        tf.train.init_from_checkpoint(str(tmp_path), {"old/zz": lone})
+    with pytest.raises(ValueError, match="Shape of variable new/b:0 .* doesn't match"):
+        tf.train.init_from_checkpoint(str(tmp_path), {"old/w": b})
+    with pytest.raises(ValueError, match="should map to scope only"):
+        tf.train.init_from_checkpoint(str(tmp_path), {"old/w": "somewhere/"})

@@ -18,8 +18,8 @@ from tfteach.train.checkpoint_management import (checkpoint_exists, generate_che
                                                  get_checkpoint_mtimes, get_checkpoint_state,
                                                  latest_checkpoint, remove_checkpoint,
                                                  update_checkpoint_state)
-from tfteach.train.checkpoint_utils import (NewCheckpointReader, list_variables,
-                                            load_checkpoint, load_variable)
+from tfteach.train.checkpoint_utils import (NewCheckpointReader, init_from_checkpoint,
+                                            list_variables, load_checkpoint, load_variable)
 from tfteach.train.gradient_descent import GradientDescentOptimizer
 from tfteach.train.learning_rate_decay import (exponential_decay, inverse_time_decay,
                                                natural_exp_decay, piecewise_constant,
@@ -42,5 +42,5 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "Adagra
            "Saver", "CheckpointState", "checkpoint_exists", "generate_checkpoint_state_proto",
            "get_checkpoint_mtimes", "get_checkpoint_state", "latest_checkpoint",
            "remove_checkpoint", "update_checkpoint_state", "NewCheckpointReader",
-           "list_variables", "load_checkpoint", "load_variable"]
+           "list_variables", "load_checkpoint", "load_variable", "init_from_checkpoint"]
 from tfteach.io.bundle_protos import CheckpointState  # noqa: E402

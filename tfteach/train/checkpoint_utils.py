@@ -9,7 +9,7 @@ from tfteach.io.tensor_bundle import BundleReader, index_filename
 from tfteach.train import checkpoint_management as cm
 
 __all__ = ["CheckpointReader", "NewCheckpointReader", "load_checkpoint", "load_variable",
-           "list_variables"]
+           "list_variables", "init_from_checkpoint"]
 
 
 class CheckpointReader:
@@ -77,3 +77,65 @@ def list_variables(ckpt_dir_or_file):
     reader = load_checkpoint(ckpt_dir_or_file)
     shapes = reader.get_variable_to_shape_map()
     return [(name, shapes[name]) for name in sorted(shapes)]
+
+
+# -- init_from_checkpoint -----------------------------------------------------------------
+def _set_checkpoint_initializer(variable, ckpt_file, tensor_name):
+    """Makes `variable`'s initializer read `tensor_name` from the checkpoint (TF 1.15's
+    _set_checkpoint_initializer: a RestoreV2 named checkpoint_initializer + Assign)."""
+    from tfteach.ops import io_ops, state_ops
+    graph = variable.graph
+    with graph.as_default(), graph.device(variable.device or None):
+        restored = io_ops.restore_v2(ckpt_file, [tensor_name], [""],
+                                     [variable.dtype.base_dtype],
+                                     name="checkpoint_initializer")[0]
+        restored.set_shape(variable.shape)
+        variable._initializer_op = state_ops.assign(variable, restored).op
+        variable._initial_value = restored
+
+
+def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
+    """Makes the initializers of variables load them from a checkpoint (TF 1.15).
+
+    `assignment_map` maps checkpoint names to variables: `{"old/w": "new/w"}` (a name
+    made by tf.get_variable), `{"old/w": w}` (a Variable), `{"old/": "new/"}` (every
+    get_variable of scope `new/` from scope `old/`), `{"/": "new/"}` (from the root).
+    Nothing is read now: running the initializers reads the checkpoint.
+    """
+    from tfteach.ops.variable_scope import _variable_store
+    from tfteach.ops.variables import Variable
+    ckpt_file = _checkpoint_filename(ckpt_dir_or_file)
+    reader = load_checkpoint(ckpt_dir_or_file)
+    variable_map = reader.get_variable_to_shape_map()
+    store_vars = _variable_store()._vars
+    for tensor_name, current in sorted(assignment_map.items(), key=lambda kv: kv[0]):
+        var = current if isinstance(current, Variable) else store_vars.get(current)
+        if var is not None:
+            if tensor_name not in variable_map:
+                raise ValueError("Tensor %s is not found in %s checkpoint %s" % (
+                    tensor_name, ckpt_dir_or_file, variable_map))
+            if not var.get_shape().is_compatible_with(variable_map[tensor_name]):
+                raise ValueError("Shape of variable %s (%s) doesn't match with shape of "
+                                 "tensor %s (%s) from checkpoint reader." % (
+                                     var.name, str(var.get_shape()), tensor_name,
+                                     str(variable_map[tensor_name])))
+            _set_checkpoint_initializer(var, ckpt_file, tensor_name)
+            continue
+        scopes = current[:current.rindex("/")] if "/" in current else ""
+        if not tensor_name.endswith("/"):
+            raise ValueError("Assignment map with scope only name {} should map to scope "
+                             "only {}. Should be 'scope/': 'other_scope/'.".format(
+                                 scopes, tensor_name))
+        for var_name in sorted(n for n in store_vars
+                               if not scopes or n.startswith(scopes + "/")):
+            full_name = var_name[len(scopes):]
+            if current != "/":
+                full_name = full_name[1:]
+            if tensor_name != "/":
+                full_name = tensor_name + full_name
+            if full_name.endswith("/"):
+                full_name = full_name[:-1]
+            if full_name not in variable_map:
+                raise ValueError("Tensor %s (%s in %s) is not found in %s checkpoint" % (
+                    full_name, var_name[len(scopes) + 1:], tensor_name, ckpt_dir_or_file))
+            _set_checkpoint_initializer(store_vars[var_name], ckpt_file, full_name)
