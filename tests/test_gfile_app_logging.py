@@ -131,6 +131,7 @@ def test_logging_prints_like_tensorflow_1_15(capsys):
     finally:
         tf.logging.set_verbosity(old)
     captured = capsys.readouterr()      # stdout in an interactive session, else stderr
-    assert (captured.out + captured.err).splitlines() == ["INFO:tensorflow:Restoring parameters from model.ckpt",
-                                "INFO:tensorflow:every 0", "INFO:tensorflow:first 0",
-                                "INFO:tensorflow:every 2", "INFO:tensorflow:every 4"]
+    assert (captured.out + captured.err).splitlines() == [
+        "INFO:tensorflow:Restoring parameters from model.ckpt",
+        "INFO:tensorflow:every 0", "INFO:tensorflow:first 0",
+        "INFO:tensorflow:every 2", "INFO:tensorflow:every 4"]

@@ -289,7 +289,7 @@ def test_checkpoint_state_helpers(tmp_path):
 
 def test_checkpoint_reader(tmp_path):
     w, b = _two_variables()
-    s = tf.Variable(tf.zeros([3], tf.float64), name="scope/s")
+    tf.Variable(tf.zeros([3], tf.float64), name="scope/s")
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         path = tf.train.Saver().save(sess, str(tmp_path / "m"), write_meta_graph=False)
@@ -299,7 +299,8 @@ def test_checkpoint_reader(tmp_path):
                                                   "scope/s": tf.float64}
     assert reader.has_tensor("w") and not reader.has_tensor("nope")
     np.testing.assert_array_equal(reader.get_tensor("w"), [[1, 2], [3, 4]])
-    assert reader.debug_string() == b"b (DT_INT32) []\nscope/s (DT_DOUBLE) [3]\nw (DT_FLOAT) [2,2]\n"
+    assert reader.debug_string() == (b"b (DT_INT32) []\nscope/s (DT_DOUBLE) [3]\n"
+                                     b"w (DT_FLOAT) [2,2]\n")
     with pytest.raises(tf.errors.NotFoundError, match="Key nope not found in checkpoint"):
         reader.get_tensor("nope")
     assert tf.train.list_variables(path) == [("b", []), ("scope/s", [3]), ("w", [2, 2])]
@@ -400,7 +401,7 @@ def test_save_writes_a_meta_graph_that_import_meta_graph_restores(tmp_path):
 
 def test_a_graph_tensorflow_cannot_express_still_saves_its_checkpoint(tmp_path, capsys):
     pytest.importorskip("tfteach.framework.graph_def")
-    v = tf.Variable(1.0, name="v")
+    tf.Variable(1.0, name="v")
     tf.while_loop(lambda i: i < 3, lambda i: i + 1, [tf.constant(0)])   # one-node loop
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
