@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import tfteach as tf
+from device_helpers import virtual_gpus  # noqa: F401 (fixture)
 
 
 def _two_variables():
@@ -470,3 +471,19 @@ def test_init_from_checkpoint_maps_scopes_and_variables(tmp_path):
         tf.train.init_from_checkpoint(str(tmp_path), {"old/w": b})
     with pytest.raises(ValueError, match="should map to scope only"):
         tf.train.init_from_checkpoint(str(tmp_path), {"old/w": "somewhere/"})
+
+
+def test_variables_on_a_gpu_save_and_restore_through_the_cpu(tmp_path, virtual_gpus):
+    virtual_gpus(1)
+    with tf.device("/gpu:0"):
+        w = tf.Variable(np.arange(6, dtype=np.float32).reshape(2, 3), name="w")
+        saver = tf.train.Saver()
+    graph = tf.get_default_graph()
+    assert graph.get_operation_by_name("save/RestoreV2").device == "/device:CPU:0"  # as TF
+    config = tf.ConfigProto(allow_soft_placement=True)   # SaveV2 has no GPU kernel
+    with tf.Session(config=config) as sess:
+        sess.run(tf.global_variables_initializer())
+        path = saver.save(sess, str(tmp_path / "m"), write_meta_graph=False)
+        sess.run(tf.assign(w, tf.zeros([2, 3])))
+        saver.restore(sess, path)
+        np.testing.assert_array_equal(sess.run(w), np.arange(6).reshape(2, 3))

@@ -167,10 +167,12 @@ class Saver:
                                            name="SaveV2/shape_and_slices"), refs)
             with graph.control_dependencies([save]):
                 save_tensor = identity(filename, name="control_dependency")
-            restored = io_ops.restore_v2(
-                filename, constant(names, name="RestoreV2/tensor_names"),
-                constant([""] * len(names), name="RestoreV2/shape_and_slices"),
-                [r.dtype.base_dtype for r in refs])
+            # TF loads every tensor on the CPU ("for compatibility"), then assigns.
+            with graph.device("/cpu:0"):
+                restored = io_ops.restore_v2(
+                    filename, constant(names, name="RestoreV2/tensor_names"),
+                    constant([""] * len(names), name="RestoreV2/shape_and_slices"),
+                    [r.dtype.base_dtype for r in refs])
             assigns = []
             for ref, value in zip(refs, restored):
                 fully_defined = ref.shape.is_fully_defined()
