@@ -310,3 +310,28 @@ def test_init_from_checkpoint_reads_what_tensorflow_reads(tmp_path):
                 sess.run(tf.global_variables_initializer())
                 results.append({v.op.name: sess.run(v) for v in tf.global_variables()})
     assert_same_values(results[0], results[1])
+
+
+def test_sharded_savers_interoperate(tmp_path):
+    # TF's sharded save merges per-device bundles into one index; on one device the
+    # files are the single-shard ones tfteach writes for sharded=True too.
+    tf1 = tensorflow_v1()
+    for saving, loading, name in ((tf1, tfteach, "tf"), (tfteach, tf1, "tfteach")):
+        os.makedirs(str(tmp_path / name))       # TF's sharded save needs the directory
+        graph = saving.Graph()
+        with graph.as_default():
+            saving.Variable([[1.5, 2.5]], name="w")
+            saving.Variable(4, dtype=saving.int64, name="step")
+            with saving.Session(graph=graph) as sess:
+                sess.run(saving.global_variables_initializer())
+                path = saving.train.Saver(sharded=True).save(
+                    sess, str(tmp_path / name / "m"), write_meta_graph=False)
+        assert os.path.exists(path + ".data-00000-of-00001")
+        graph = loading.Graph()
+        with graph.as_default():
+            w = loading.Variable([[0.0, 0.0]], name="w")
+            step = loading.Variable(0, dtype=loading.int64, name="step")
+            with loading.Session(graph=graph) as sess:
+                loading.train.Saver(sharded=True).restore(sess, path)
+                np.testing.assert_array_equal(sess.run(w), [[1.5, 2.5]])
+                assert sess.run(step) == 4
