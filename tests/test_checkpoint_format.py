@@ -206,3 +206,21 @@ def test_every_single_byte_flip_is_caught_or_harmless(tmp_path):
                 pass
         with open(path, "wb") as f:
             f.write(original)
+
+
+def test_an_entry_claiming_more_bytes_than_the_file_has_is_refused(tmp_path):
+    from tfteach.io.bundle_protos import BundleEntryProto, BundleHeaderProto
+    prefix = str(tmp_path / "m")
+    header = BundleHeaderProto(num_shards=1)
+    entry = BundleEntryProto(dtype=dtypes.float32.as_datatype_enum, offset=0,
+                             size=4 * 10 ** 15)
+    entry.shape.dim.add(size=10 ** 15)                   # a petabyte of float32
+    with open(index_filename(prefix), "wb") as f:
+        f.write(table.build_table([(b"", header.SerializeToString()),
+                                   (b"huge", entry.SerializeToString())]))
+    with open(data_filename(prefix), "wb") as f:
+        f.write(b"\0" * 16)
+    reader = BundleReader(prefix)
+    assert reader.shape("huge") == [10 ** 15]
+    with pytest.raises(tf.errors.DataLossError, match="Read less bytes than requested"):
+        reader.get_tensor("huge")

@@ -148,7 +148,6 @@ class BundleReader:
                 raise DataLossError(None, None, "Invalid tensor shape: %s %s" % (
                     key.decode("utf-8", "replace"), entry.shape))
             self.entries[key.decode("utf-8", "replace")] = entry
-        self._data = {}
 
     @staticmethod
     def _parse(message_class, item, path):
@@ -182,16 +181,24 @@ class BundleReader:
                                      "which tfteach does not support" % (key, enum)) from None
 
     # -- values ------------------------------------------------------------------------
-    def _shard_bytes(self, shard_id):
-        if shard_id not in self._data:
-            path = data_filename(self.prefix, shard_id, self.header.num_shards)
-            try:
-                with open(path, "rb") as f:
-                    self._data[shard_id] = f.read()
-            except FileNotFoundError:
-                raise NotFoundError(None, None, "%s; No such file or directory" % path) \
-                    from None
-        return self._data[shard_id]
+    def _read(self, key, entry):
+        """The entry's bytes, read from its data file (only those bytes: a checkpoint
+        of a big model is not loaded whole to read one tensor)."""
+        path = data_filename(self.prefix, entry.shard_id, self.header.num_shards)
+        try:
+            with open(path, "rb") as f:
+                file_size = os.fstat(f.fileno()).st_size
+                fits = 0 <= entry.offset and entry.offset + entry.size <= file_size
+                if fits:    # never allocate what a damaged entry claims beyond the file
+                    f.seek(entry.offset)
+                    chunk = f.read(entry.size)
+        except FileNotFoundError:
+            raise NotFoundError(None, None, "%s; No such file or directory" % path) from None
+        if not fits or len(chunk) != entry.size:
+            raise DataLossError(None, None, "Read less bytes than requested: the data file "
+                                "%s ends before bytes %d..%d of tensor %s" % (
+                                    path, entry.offset, entry.offset + entry.size, key))
+        return chunk
 
     def get_tensor(self, key):
         entry = self.entry(key)
@@ -202,17 +209,11 @@ class BundleReader:
         dtype = self.dtype(key)
         shape = self.shape(key)
         count = int(np.prod(shape, dtype=np.int64))
-        raw = self._shard_bytes(entry.shard_id)
         if dtype != dtypes.string and entry.size != count * dtype.np.itemsize:
             raise DataLossError(None, None, "Invalid size in bundle entry: key %s; stored "
                                 "size %d; expected size %d" % (key, entry.size,
                                                                count * dtype.np.itemsize))
-        if entry.offset < 0 or entry.offset + entry.size > len(raw):
-            raise DataLossError(None, None, "Read less bytes than requested: the data file "
-                                "of %s ends at %d, tensor %s needs bytes %d..%d" % (
-                                    self.prefix, len(raw), key, entry.offset,
-                                    entry.offset + entry.size))
-        chunk = raw[entry.offset:entry.offset + entry.size]
+        chunk = self._read(key, entry)
         if dtype == dtypes.string:
             value, actual = self._decode_strings(key, chunk, count)
         else:
