@@ -43,6 +43,8 @@ from tfteach.metrics.mean_iou import confusion_matrix  # noqa: F401,E402
 from tfteach import config, test  # noqa: F401,E402 (devices and memory; tf.test)
 from tfteach import dtypes  # noqa: F401,E402 (tf.dtypes: the dtypes, cast, complex)
 from tfteach.losses.safe_div import div_no_nan  # noqa: F401,E402
+from tfteach import app, gfile, logging  # noqa: F401,E402 (tf.app, tf.gfile, tf.logging)
+flags = app.flags  # TF 1.15's tf.flags, the same module as tf.app.flags
 from tfteach._removed import removed_name_error as _removed_name_error
 
 newaxis = None
