@@ -23,10 +23,13 @@ from tfteach.train.rmsprop import RMSPropOptimizer
 from tfteach.train.training_util import (assert_global_step, create_global_step,
                                          get_global_step, get_or_create_global_step,
                                          global_step)
+from tfteach.train.graph_io import write_graph
+from tfteach.framework.meta_graph import export_meta_graph, import_meta_graph
 
 __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdagradOptimizer",
            "RMSPropOptimizer", "AdamOptimizer", "AdadeltaOptimizer",
            "ExponentialMovingAverage", "exponential_decay", "piecewise_constant",
            "piecewise_constant_decay", "polynomial_decay", "natural_exp_decay",
            "inverse_time_decay", "global_step", "get_global_step", "create_global_step",
-           "get_or_create_global_step", "assert_global_step"]
+           "get_or_create_global_step", "assert_global_step",
+           "write_graph", "export_meta_graph", "import_meta_graph"]
