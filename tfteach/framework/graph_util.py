@@ -90,6 +90,7 @@ def remove_training_nodes(input_graph, protected_nodes=None):
     """Drops CheckNumerics nodes and splices out Identity nodes (TF 1.15's rules: an
     Identity is kept when protected, when it has a control input, or when some node
     depends on it by a control edge)."""
+    input_graph = as_graph_def_proto(input_graph, "input_graph")
     protected = set(protected_nodes or ())
     removed = {n.name for n in input_graph.node
                if n.op == "CheckNumerics" and n.name not in protected}

@@ -15,6 +15,13 @@ from tfteach.io.tf_protos import GraphDef
 
 __all__ = ["import_graph_def", "as_graph_def_proto"]
 
+# TensorFlow's reference-typed twins of ops tfteach has once: tfteach's ops pass a
+# variable's reference through unchanged, so `cond` on a variable (TF writes RefSwitch
+# for it) imports as the plain op.
+_REF_TWINS = {"RefSwitch": "Switch", "RefIdentity": "Identity", "RefMerge": "Merge",
+              "RefSelect": "Select", "RefNextIteration": "NextIteration",
+              "RefEnter": "Enter", "RefExit": "Exit"}
+
 
 def as_graph_def_proto(graph_def, what="graph_def"):
     """`graph_def` as tfteach's GraphDef class; TensorFlow's own GraphDef is accepted too."""
@@ -103,8 +110,9 @@ def _import_nodes(graph, graph_def, input_map, prefix):
     from tfteach.framework.convert import convert_to_tensor
     ops = {}
     for node in _topological_order(list(graph_def.node)):
+        op_type = _REF_TWINS.get(node.op, node.op)
         try:
-            registry.get_op_def(node.op)
+            registry.get_op_def(op_type)
         except KeyError:
             raise ValueError("Op type not registered '%s' in tfteach, needed by node '%s' "
                              "of the GraphDef." % (node.op, node.name)) from None
@@ -135,7 +143,7 @@ def _import_nodes(graph, graph_def, input_map, prefix):
                                if c.startswith("loc:@") else c for c in attrs["_class"]]
         full_name = prefix + node.name
         try:
-            op = graph._create_op(node.op, inputs, attrs, name=full_name + "/",
+            op = graph._create_op(op_type, inputs, attrs, name=full_name + "/",
                                   control_inputs=controls)
         except (TypeError, ValueError, KeyError, IndexError) as e:
             raise ValueError("Cannot import node '%s' (op %s) into tfteach: %s"

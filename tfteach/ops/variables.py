@@ -146,8 +146,7 @@ class Variable:
         self._snapshot = element(variable_def.snapshot_name)
         self._initial_value = (element(variable_def.initial_value_name)
                                if variable_def.initial_value_name else None)
-        self._trainable = variable_def.trainable if variable_def.HasField("trainable") \
-            else True
+        self._trainable = variable_def.trainable
         self._caching_device = None
         self._constraint = None
 
