@@ -51,6 +51,7 @@ from tfteach.framework import graph_util  # noqa: F401,E402
 from tfteach.io.tf_protos import (AttrValue, Event, GraphDef, HistogramProto,  # noqa: F401,E402
                                   MetaGraphDef, NodeDef, SessionLog, Summary,
                                   SummaryMetadata, TensorInfo)
+from tfteach import summary  # noqa: F401,E402 (tf.summary: summary ops, FileWriter)
 
 newaxis = None
 # The TensorFlow API level tfteach reproduces (the notes print `tf.__version__`);

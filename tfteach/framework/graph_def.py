@@ -18,8 +18,8 @@ from tfteach.io.tf_protos import GraphDef
 
 __all__ = ["graph_to_graph_def", "GRAPH_DEF_PRODUCER", "NotExportableError"]
 
-# The `versions.producer` written into every GraphDef: a TensorFlow 1.15-era value, so
-# TensorFlow's importer treats the graph as written by a 1.x release.
+# The `versions.producer` written into every GraphDef: TF 1.15's TF_GRAPH_DEF_VERSION
+# (the value runtime/run_metadata.py prints in partition graphs).
 GRAPH_DEF_PRODUCER = 134
 
 # tfteach-only op types and why TensorFlow has no NodeDef for them.
@@ -40,20 +40,25 @@ class NotExportableError(ValueError):
     """An op that TensorFlow's GraphDef cannot express."""
 
 
-def graph_to_graph_def(graph, from_version=None, add_shapes=False):
-    """The GraphDef of `graph`'s ops (those with id > from_version when given)."""
+def graph_to_graph_def(graph, from_version=None, add_shapes=False, for_display=False):
+    """The GraphDef of `graph`'s ops (those with id > from_version when given).
+
+    `for_display` (TensorBoard's graph view): ops TensorFlow cannot express are written
+    with tfteach's own op type instead of raising, since the view only draws them."""
     graph_def = GraphDef()
     graph_def.versions.producer = GRAPH_DEF_PRODUCER
     names = {op.name for op in graph.get_operations()}
     for op in graph.get_operations():
         if from_version is not None and op._id <= from_version:
             continue
-        for node in _node_defs(op, names, add_shapes):
+        for node in _node_defs(op, names, add_shapes, for_display):
             graph_def.node.add().CopyFrom(node)
     return graph_def
 
 
-def _node_defs(op, names, add_shapes):
+def _node_defs(op, names, add_shapes, for_display=False):
+    if op.type in _NOT_EXPRESSIBLE and for_display:
+        return [_node_def(op, add_shapes, display=True)]
     if op.type in _NOT_EXPRESSIBLE:
         raise NotExportableError(
             "Cannot write op '%s' (type %s) as a TensorFlow NodeDef: %s."
@@ -69,14 +74,19 @@ def _input_names(op):
                                                            for c in op.control_inputs]
 
 
-def _node_def(op, add_shapes=False):
+def _node_def(op, add_shapes=False, display=False):
     from tfteach.io.tf_protos import NodeDef
     node = NodeDef(name=op.name, op=op.type, device=op.device)
     node.input.extend(_input_names(op))
     for key, value in sorted(op._attrs.items()):
         if key.startswith("_") and key not in EXPORTED_PRIVATE_ATTRS:
             continue
-        node.attr[key].CopyFrom(to_attr_value(value, op.name, key))
+        try:
+            node.attr[key].CopyFrom(to_attr_value(value, op.name, key))
+        except TypeError:
+            if not display:
+                raise
+            del node.attr[key]            # a loop's body names etc.: nothing to draw
     if add_shapes:
         shapes = node.attr["_output_shapes"].list
         for t in op.outputs:
