@@ -2,7 +2,7 @@
 
 `to_uint8_images` is TF's ImageSummary rule for float images (all values >= 0: scaled
 so the largest is 255; any negative: scaled so the largest magnitude reaches 127 around
-128), non-finite pixels painted `bad_color`. The PNG writer is the format's minimum
+128; then truncated to uint8), non-finite pixels painted `bad_color`. The PNG writer is the format's minimum
 (8-bit grey / RGB / RGBA, one IDAT chunk, zlib); WAV comes from the standard library.
 """
 import io
@@ -35,7 +35,7 @@ def to_uint8_images(images, bad_color):
             offset = 128.0
         with np.errstate(invalid="ignore"):
             scaled = np.where(finite[..., None], image * scale + offset, 0.0)
-        out[i] = np.clip(np.round(scaled), 0, 255).astype(np.uint8)
+        out[i] = np.clip(scaled, 0, 255).astype(np.uint8)   # truncated, as TF's cast
         out[i][~finite] = np.asarray(bad_color, np.uint8)[:image.shape[-1]]
     return out
 
@@ -56,9 +56,10 @@ def encode_png(image):
 
 
 def encode_wav(samples, sample_rate):
-    """16-bit PCM WAV bytes of float samples [frames, channels] in [-1, 1] (clipped)."""
-    samples = np.clip(np.asarray(samples, np.float32), -1.0, 1.0)
-    pcm = np.round(samples * 32767.0).astype("<i2")
+    """16-bit PCM WAV bytes of float samples [frames, channels] in [-1, 1]."""
+    samples = np.asarray(samples, np.float32)
+    # TF's wav_io: round(x * 2^15), clamped to int16's range.
+    pcm = np.clip(np.round(samples * 32768.0), -32768, 32767).astype("<i2")
     buf = io.BytesIO()
     with wave.open(buf, "wb") as w:
         w.setnchannels(samples.shape[1])

@@ -184,10 +184,9 @@ def _collect(op_output, collections):
 
 
 def scalar(name, tensor, collections=None, family=None):
-    """`tf.summary.scalar`: a Summary with one `simple_value` (tensor must be a scalar)."""
+    """`tf.summary.scalar`: a Summary with one `simple_value`. A non-scalar tensor is
+    accepted when building and fails when run, as in TensorFlow."""
     tensor = convert.convert_to_tensor(tensor)
-    if tensor.shape.ndims not in (None, 0):
-        raise ValueError("Shape %s must have rank 0" % tensor.shape.debug_string())
     with _summary_scope(name, family) as (tag, scope):
         val = apply_op("ScalarSummary", [convert.convert_to_tensor(tag), tensor],
                        {"T": tensor.dtype.base_dtype}, name=scope)
