@@ -58,7 +58,7 @@ def _scalar_kernel(ctx, tags, values):
     if tags.shape != values.shape:
         raise InvalidArgumentError(
             None, ctx.op, "tags and values not the same shape: %s != %s (tag '%s')"
-            % (tensor_shape.TensorShape(tags.shape), tensor_shape.TensorShape(values.shape),
+            % (_shape_text(tags.shape), _shape_text(values.shape),
                _text(tags.ravel()[0]) if tags.size else ""))
     summary = Summary()
     for tag, value in zip(tags.ravel(), values.ravel()):
@@ -75,6 +75,11 @@ def _histogram_kernel(ctx, tag, values):
     summary = Summary()
     summary.value.add(tag=_text(tag), histo=histogram_proto(values))
     return _serialized(summary)
+
+
+def _shape_text(shape):
+    """TensorFlow's TensorShape::DebugString: `[]`, `[2]`, `[2,3]`."""
+    return "[%s]" % ",".join(str(d) for d in shape)
 
 
 def _media_tag(base, kind, count, i):
