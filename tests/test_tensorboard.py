@@ -150,3 +150,19 @@ def test_merge_all_empty_and_scalar_shape_error_when_run():
                            match=r"tags and values not the same shape: \[\] != \[2\] "
                                  r"\(tag 'v'\)"):
             sess.run(summary)
+
+
+def test_projector_config_is_written_where_tensorboard_reads_it(tmp_path):
+    from google.protobuf import text_format
+    projector = tf.contrib.tensorboard.plugins.projector
+    config = projector.ProjectorConfig()
+    embedding = config.embeddings.add()
+    embedding.tensor_name = "embedding:0"
+    embedding.metadata_path = "metadata.tsv"
+    writer = tf.summary.FileWriter(str(tmp_path))
+    projector.visualize_embeddings(writer, config)
+    writer.close()
+    text = (tmp_path / "projector_config.pbtxt").read_text()
+    parsed = text_format.Parse(text, projector.ProjectorConfig())
+    assert parsed.embeddings[0].tensor_name == "embedding:0"
+    assert parsed.embeddings[0].metadata_path == "metadata.tsv"
