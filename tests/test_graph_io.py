@@ -232,3 +232,25 @@ def test_import_meta_graph_scope_and_missing_file(tmp_path):
         assert tf.global_variables()[0].initializer.name == "net/w/Assign"
     with pytest.raises(IOError, match="does not exist"):
         tf.train.import_meta_graph(str(tmp_path / "missing.meta"))
+
+
+def test_the_notes_freeze_and_load_program(tmp_path):
+    """Note 004 (convert_variables_to_constants): save v1 + v2 frozen, load, run."""
+    from tfteach.python.framework import graph_util
+    v1 = tf.Variable(tf.constant(1.0, shape=[1]), name="v1")
+    v2 = tf.Variable(tf.constant(2.0, shape=[1]), name="v2")
+    v1 + v2
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        graph_def = tf.get_default_graph().as_graph_def()
+        output_graph_def = graph_util.convert_variables_to_constants(sess, graph_def, ["add"])
+    (tmp_path / "combined_model.pb").write_bytes(output_graph_def.SerializeToString())
+    with tf.Graph().as_default():
+        graph_def = tf.GraphDef()
+        graph_def.ParseFromString((tmp_path / "combined_model.pb").read_bytes())
+        result = tf.import_graph_def(graph_def, return_elements=["add:0"])
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(result), [np.array([3.0], np.float32)])
+    meta = tf.train.export_meta_graph()
+    names = [op.name for op in meta.meta_info_def.stripped_op_list.op]
+    assert names == sorted(set(n.op for n in meta.graph_def.node))

@@ -73,6 +73,11 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
     if clear_devices:
         for node in meta.graph_def.node:
             node.device = ""
+    # The op types used, sorted as TF lists them. tfteach has no OpDefs, so each entry
+    # holds the name only (TensorFlow's importer needs no more).
+    if not meta.meta_info_def.stripped_op_list.op:
+        for op_type in sorted({n.op for n in meta.graph_def.node}):
+            meta.meta_info_def.stripped_op_list.op.add(name=op_type)
     if saver_def is not None:
         if not isinstance(saver_def, SaverDef):
             saver_def = SaverDef.FromString(saver_def.SerializeToString())
