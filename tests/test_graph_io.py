@@ -254,3 +254,44 @@ def test_the_notes_freeze_and_load_program(tmp_path):
     meta = tf.train.export_meta_graph()
     names = [op.name for op in meta.meta_info_def.stripped_op_list.op]
     assert names == sorted(set(n.op for n in meta.graph_def.node))
+
+
+def _gradient_case_ids():
+    from tests.gradient_cases import CASES
+    return sorted(CASES)
+
+
+def test_every_gradient_case_survives_export_and_import():
+    """Each op type of tests/gradient_cases.py, with its gradient ops: the imported graph
+    computes what the original computed (values and gradients), or the export refuses
+    a tfteach-only op by name."""
+    from tests.gradient_cases import CASES
+    checked, refused = 0, []
+    for op_type in _gradient_case_ids():
+        case = CASES[op_type]
+        with tf.Graph().as_default() as graph:
+            xs = [tf.constant(v) for v in case.inputs]
+            y = case.build(tf, *xs)
+            ys = y if isinstance(y, (list, tuple)) else [y]
+            fetch = ys + [t for t in tf.gradients(ys, xs) if t is not None]
+            with tf.Session() as sess:
+                expected = sess.run(fetch)
+            try:
+                graph_def = graph.as_graph_def()
+            except NotExportableError as e:
+                refused.append(op_type)
+                assert "as a TensorFlow NodeDef" in str(e)
+                continue
+        with tf.Graph().as_default():
+            tf.import_graph_def(graph_def, name="")
+            with tf.Session() as sess:
+                got = sess.run([t.name for t in fetch])
+        # AttrValue keeps float attrs as 32-bit floats (as TensorFlow does): an epsilon
+        # of 0.001 comes back as float32(0.001), which moves float64 results by ~1e-9.
+        for e, g in zip(expected, got):
+            np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-12, equal_nan=True,
+                                       err_msg=op_type)
+        checked += 1
+    assert checked > 100
+    # The cases built with tf.while_loop (While, its Exit) and reduce_logsumexp.
+    assert set(refused) <= {"While", "Exit", "WhileGrad", "ReduceLogSumExp"}, refused
