@@ -166,3 +166,77 @@ def test_projector_config_is_written_where_tensorboard_reads_it(tmp_path):
     parsed = text_format.Parse(text, projector.ProjectorConfig())
     assert parsed.embeddings[0].tensor_name == "embedding:0"
     assert parsed.embeddings[0].metadata_path == "metadata.tsv"
+
+
+def test_the_notes_mnist_with_summaries_program(tmp_path):
+    """Note 003's TensorBoard section (TF's mnist_with_summaries), on random digits:
+    image, scalar and histogram summaries in name scopes, two writers, run metadata."""
+    rng = np.random.RandomState(0)
+    images = rng.rand(20, 784).astype(np.float32)
+    labels = np.eye(10, dtype=np.float32)[rng.randint(0, 10, 20)]
+    with tf.name_scope("input"):
+        x = tf.placeholder(tf.float32, [None, 784], name="x-input")
+        y_ = tf.placeholder(tf.float32, [None, 10], name="y-input")
+    with tf.name_scope("input_reshape"):
+        tf.summary.image("input", tf.reshape(x, [-1, 28, 28, 1]), 10)
+
+    def variable_summaries(var):
+        with tf.name_scope("summaries"):
+            mean = tf.reduce_mean(var)
+            tf.summary.scalar("mean", mean)
+            with tf.name_scope("stddev"):
+                stddev = tf.sqrt(tf.reduce_mean(tf.square(var - mean)))
+            tf.summary.scalar("stddev", stddev)
+            tf.summary.scalar("max", tf.reduce_max(var))
+            tf.summary.scalar("min", tf.reduce_min(var))
+            tf.summary.histogram("histogram", var)
+
+    with tf.name_scope("layer1"):
+        with tf.name_scope("weights"):
+            w = tf.Variable(tf.truncated_normal([784, 10], stddev=0.1, seed=1))
+            variable_summaries(w)
+        logits = tf.matmul(x, w)
+    with tf.name_scope("cross_entropy"):
+        cross_entropy = tf.reduce_mean(
+            tf.nn.softmax_cross_entropy_with_logits(labels=y_, logits=logits))
+    tf.summary.scalar("cross_entropy", cross_entropy)
+    train_step = tf.train.GradientDescentOptimizer(0.5).minimize(cross_entropy)
+    accuracy = tf.reduce_mean(tf.cast(tf.equal(tf.argmax(logits, 1), tf.argmax(y_, 1)),
+                                      tf.float32))
+    merged = tf.summary.merge_all()
+    feed = {x: images, y_: labels}
+    with tf.Session() as sess:
+        train_writer = tf.summary.FileWriter(str(tmp_path / "train"), sess.graph)
+        test_writer = tf.summary.FileWriter(str(tmp_path / "test"))
+        sess.run(tf.global_variables_initializer())
+        losses = []
+        for i in range(12):
+            if i % 10 == 0:
+                summary, _ = sess.run([merged, accuracy], feed_dict=feed)
+                test_writer.add_summary(summary, i)
+            elif i % 10 == 9:
+                run_metadata = tf.RunMetadata()
+                summary, _ = sess.run(
+                    [merged, train_step], feed_dict=feed, run_metadata=run_metadata,
+                    options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE))
+                train_writer.add_run_metadata(run_metadata, "step%03d" % i)
+                train_writer.add_summary(summary, i)
+            else:
+                losses.append((i, sess.run(cross_entropy, feed)))
+                summary, _ = sess.run([merged, train_step], feed_dict=feed)
+                train_writer.add_summary(summary, i)
+        train_writer.close()
+        test_writer.close()
+    train = _accumulator(tmp_path / "train")
+    test = _accumulator(tmp_path / "test")
+    # "cross_entropy_1": the scope `cross_entropy` is taken, as TensorBoard shows for
+    # TensorFlow's own mnist_with_summaries.
+    assert [e.step for e in test.Scalars("cross_entropy_1")] == [0, 10]
+    by_step = {e.step: e.value for e in train.Scalars("cross_entropy_1")}
+    for step, loss in losses:
+        assert by_step[step] == pytest.approx(loss, rel=1e-6)
+    assert "layer1/weights/summaries/histogram" in train.Tags()["histograms"]
+    assert len(train.Tags()["images"]) == 10          # input_reshape/input/image/0..9
+    assert train.Tags()["run_metadata"] == ["step009"]
+    graph_names = {n.name for n in train.Graph().node}
+    assert "layer1/weights/Variable" in graph_names
