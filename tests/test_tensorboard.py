@@ -240,3 +240,27 @@ def test_the_notes_mnist_with_summaries_program(tmp_path):
     assert train.Tags()["run_metadata"] == ["step009"]
     graph_names = {n.name for n in train.Graph().node}
     assert "layer1/weights/Variable" in graph_names
+
+
+def test_file_writer_accepts_a_graph_def_as_tf1_did(tmp_path):
+    tf.constant(1.0, name="c")
+    with pytest.warns(UserWarning, match="please use the `graph` named argument"):
+        writer = tf.summary.FileWriter(str(tmp_path), tf.get_default_graph().as_graph_def())
+    writer.close()
+    assert [n.name for n in _accumulator(tmp_path).Graph().node] == ["c"]
+    with pytest.raises(ValueError, match="Please pass only graph, or graph_def"):
+        tf.summary.FileWriter(str(tmp_path), tf.get_default_graph(),
+                              graph_def=tf.get_default_graph().as_graph_def())
+
+
+def test_summary_iterator_reads_events_in_order(tmp_path):
+    writer = tf.summary.FileWriter(str(tmp_path))
+    for step in range(3):
+        writer.add_summary(tf.Summary(value=[tf.Summary.Value(tag="v", simple_value=step)]),
+                           step)
+    writer.close()
+    (path,) = glob.glob(str(tmp_path / "events.out.tfevents.*"))
+    events = list(tf.train.summary_iterator(path))
+    assert events[0].file_version == "brain.Event:2"
+    assert [(e.step, e.summary.value[0].simple_value) for e in events[1:]] == \
+        [(0, 0.0), (1, 1.0), (2, 2.0)]

@@ -38,17 +38,14 @@ class FileWriter:
         self.reopen()
         if graph is not None or graph_def is not None:
             self.add_graph(graph, graph_def=graph_def)
-            from tfteach.framework import graph as graph_lib
+        if graph is not None and hasattr(graph, "get_operations"):
+            # TF also writes the meta graph (collections) when given a Graph.
             from tfteach.framework.meta_graph import export_meta_graph
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")       # unserializable collections
-                try:
-                    meta = export_meta_graph(graph=graph or graph_lib.get_default_graph(),
-                                             graph_def=self._display_graph_def(graph))
-                except (TypeError, ValueError):
-                    meta = None
-            if meta is not None:
-                self.add_meta_graph(meta)
+                meta = export_meta_graph(graph=graph,
+                                         graph_def=self._display_graph_def(graph))
+            self.add_meta_graph(meta)
 
     # -- the file ---------------------------------------------------------------------------
     def get_logdir(self):

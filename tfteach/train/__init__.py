@@ -25,6 +25,7 @@ from tfteach.train.training_util import (assert_global_step, create_global_step,
                                          global_step)
 from tfteach.train.graph_io import write_graph
 from tfteach.framework.meta_graph import export_meta_graph, import_meta_graph
+from tfteach.summary.summary_iterator import summary_iterator
 
 __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdagradOptimizer",
            "RMSPropOptimizer", "AdamOptimizer", "AdadeltaOptimizer",
@@ -32,4 +33,4 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "Adagra
            "piecewise_constant_decay", "polynomial_decay", "natural_exp_decay",
            "inverse_time_decay", "global_step", "get_global_step", "create_global_step",
            "get_or_create_global_step", "assert_global_step",
-           "write_graph", "export_meta_graph", "import_meta_graph"]
+           "write_graph", "export_meta_graph", "import_meta_graph", "summary_iterator"]
