@@ -289,3 +289,49 @@ def test_every_gradient_case_from_tfteach_runs_in_tensorflow():
 def test_every_gradient_case_from_tensorflow_runs_in_tfteach():
     with tf1_behaviour() as tf:
         _compare_everywhere(tf, tfteach, _TF_ONLY)
+
+
+CONSTANTS = {"s": np.array([b"ab", b"\xff\x00"], dtype=object),
+             "b": np.array([True, False]), "i64": np.array([2 ** 40, -3], np.int64),
+             "h": np.array([1.5, -2.25], np.float16), "c": np.array([1 + 2j], np.complex64),
+             "u8": np.array([[255, 0]], np.uint8), "sc": np.float64(3.25),
+             "i8": np.array([-5], np.int8)}
+
+
+def _constants_through(source_tf, target_tf):
+    graph = source_tf.Graph()
+    with graph.as_default():
+        for name, value in CONSTANTS.items():
+            source_tf.constant(value, name=name)
+        graph_def = graph.as_graph_def()
+    with target_tf.Graph().as_default():
+        out = target_tf.import_graph_def(_to_library(target_tf, graph_def),
+                                         return_elements=[k + ":0" for k in CONSTANTS])
+        with target_tf.Session() as sess:
+            return dict(zip(CONSTANTS, sess.run(out)))
+
+
+@pytest.mark.parametrize("direction", ["tfteach_to_tf", "tf_to_tfteach"])
+def test_constants_of_every_dtype_cross_over(direction):
+    tf = tensorflow_v1()
+    source, target = (tfteach, tf) if direction == "tfteach_to_tf" else (tf, tfteach)
+    for name, value in _constants_through(source, target).items():
+        value = np.asarray(value)
+        assert value.dtype == CONSTANTS[name].dtype, name
+        np.testing.assert_array_equal(value, CONSTANTS[name], err_msg=name)
+
+
+def test_tensorflows_compact_constants_import():
+    """TF stores tf.zeros([1000]) as one float and a shape: the value repeats."""
+    tf = tensorflow_v1()
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.zeros([1000], name="z")
+        tf.constant(5.0, shape=[4], name="rep")
+        graph_def = graph.as_graph_def()
+    with tfteach.Graph().as_default():
+        z, rep = tfteach.import_graph_def(graph_def, return_elements=["z:0", "rep:0"])
+        with tfteach.Session() as sess:
+            z, rep = sess.run([z, rep])
+    np.testing.assert_array_equal(z, np.zeros(1000, np.float32))
+    np.testing.assert_array_equal(rep, np.full(4, 5.0, np.float32))
