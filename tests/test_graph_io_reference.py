@@ -189,32 +189,41 @@ def _collections_of(graph, keys):
 KEYS = ["variables", "trainable_variables", "moving_average_variables", "train_op"]
 
 
+@pytest.mark.parametrize("name", sorted(MODELS))
 @pytest.mark.parametrize("direction", ["tfteach_to_tf", "tf_to_tfteach"])
-def test_meta_graph_round_trip_with_collections(direction, tmp_path):
+def test_meta_graph_round_trip_with_collections(direction, name, tmp_path):
     """export_meta_graph in one library, import_meta_graph in the other: the same
-    collections (variables rebuilt from their VariableDefs) and a training step that
-    moves the weights the same way."""
+    collections (variables rebuilt from their VariableDefs), the same outputs for the
+    same weights, and a training step that moves the weights the same way."""
     with tf1_behaviour() as tf:
         source, target = (tfteach, tf) if direction == "tfteach_to_tf" else (tf, tfteach)
-        graph, model = _build(source, "mnist_mlp")
+        graph, model = _build(source, name)
         with graph.as_default():
-            graph.add_to_collection("train_op", graph.get_operation_by_name(model["train"]))
+            if model["train"]:
+                graph.add_to_collection("train_op",
+                                        graph.get_operation_by_name(model["train"]))
             source.train.export_meta_graph(filename=str(tmp_path / "model.meta"))
         expected = _collections_of(graph, KEYS)
         variables = sorted(v.split(":")[0] for v in expected["variables"])
         with source.Session(graph=graph) as sess:
             sess.run(graph.get_operation_by_name(model["init"]))
             weights = dict(zip(variables, sess.run([v + ":0" for v in variables])))
-            stepped = _trained_weights(source, sess, graph, model, variables)
+            outputs = _run(sess, graph, model["outputs"], model["inputs"])
+            stepped = (_trained_weights(source, sess, graph, model, variables)
+                       if model["train"] else None)
         imported = target.Graph()
         with imported.as_default():
             target.train.import_meta_graph(str(tmp_path / "model.meta"))
             assert _collections_of(imported, KEYS) == expected
-            trainable = target.trainable_variables()
-            assert all(v.trainable for v in trainable)
+            assert all(v.trainable for v in target.trainable_variables())
             with target.Session() as sess:
                 sess.run(target.global_variables_initializer())
                 _assign(target, sess, imported, weights)
+                got = _run(sess, imported, model["outputs"], model["inputs"])
+                for e, g in zip(outputs, got):
+                    np.testing.assert_allclose(g, e, rtol=1e-4, atol=1e-5)
+                if stepped is None:
+                    return
                 sess.run(target.get_collection("train_op")[0],
                          {imported.get_tensor_by_name(k): v
                           for k, v in model["inputs"].items()})
