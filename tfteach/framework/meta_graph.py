@@ -22,6 +22,10 @@ __all__ = ["export_meta_graph", "import_meta_graph", "read_meta_graph_file",
 
 TENSORFLOW_VERSION = "1.15.0"
 
+# TensorFlow writes its cond/while contexts as CondContextDef/WhileContextDef; tfteach's
+# contexts have no such form, and a graph imports and runs without them.
+_CONTROL_FLOW_COLLECTIONS = frozenset({"cond_context", "while_context"})
+
 # The collections whose bytes are VariableDefs (TF's GraphKeys._VARIABLE_COLLECTIONS).
 _VARIABLE_COLLECTIONS = frozenset({
     "variables", "local_variables", "metric_variables", "model_variables",
@@ -85,7 +89,7 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
     keys = collection_list if collection_list is not None else graph.get_all_collection_keys()
     for key in sorted(set(keys)):
         items = graph.get_collection(key)
-        if not items:
+        if not items or key in _CONTROL_FLOW_COLLECTIONS:
             continue
         if not collection_to_proto(meta.collection_def[key], items, export_scope):
             del meta.collection_def[key]
