@@ -46,6 +46,14 @@ from tfteach.losses.safe_div import div_no_nan  # noqa: F401,E402
 from tfteach import app, gfile, logging  # noqa: F401,E402 (tf.app, tf.gfile, tf.logging)
 flags = app.flags  # TF 1.15's tf.flags, the same module as tf.app.flags
 from tfteach._removed import removed_name_error as _removed_name_error
+# Graphs as data (framework/graph_def.py, importer.py, graph_util.py): TF's protobufs.
+from tfteach.framework.importer import import_graph_def  # noqa: F401,E402
+from tfteach.framework.tensor_proto import make_ndarray, make_tensor_proto  # noqa: F401,E402
+from tfteach.framework import graph_util  # noqa: F401,E402
+from tfteach.io.tf_protos import (AttrValue, Event, GraphDef, HistogramProto,  # noqa: F401,E402
+                                  MetaGraphDef, NodeDef, SessionLog, Summary,
+                                  SummaryMetadata, TensorInfo)
+from tfteach import summary  # noqa: F401,E402 (tf.summary: summary ops, FileWriter)
 
 newaxis = None
 # The TensorFlow API level tfteach reproduces (the notes print `tf.__version__`);

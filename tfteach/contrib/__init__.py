@@ -5,3 +5,4 @@ layers (regularizers), seq2seq (sequence_loss), legacy_seq2seq
 functions and slim.
 """
 from tfteach.contrib import layers, legacy_seq2seq, rnn, seq2seq, slim  # noqa: F401
+from tfteach.contrib import tensorboard  # noqa: F401,E402 (projector config)

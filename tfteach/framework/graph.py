@@ -278,6 +278,18 @@ class Graph:
     def _set_control_flow_context(self, context):
         self._control_flow_context = context
 
+    # -- the graph as data (framework/graph_def.py) ---------------------------------------------
+    def as_graph_def(self, from_version=None, add_shapes=False):
+        """This graph as TensorFlow's `GraphDef` protocol buffer (see graph_def.py)."""
+        from tfteach.framework.graph_def import graph_to_graph_def
+        return graph_to_graph_def(self, from_version, add_shapes)
+
+    @property
+    def graph_def_versions(self):
+        from tfteach.framework.graph_def import GRAPH_DEF_PRODUCER
+        from tfteach.io.tf_protos import VersionDef
+        return VersionDef(producer=GRAPH_DEF_PRODUCER)
+
     # -- lookup -----------------------------------------------------------------------------
     def get_operations(self):
         return list(self._nodes_in_order)

@@ -1,6 +1,10 @@
 """File formats only, no TensorFlow API (DESIGN.md): each module reads and writes one of
 TensorFlow's on-disk formats byte for byte, so files move between tfteach and TensorFlow.
+The APIs in train/, summary/ and framework/ use them.
 
+  - tf_protos: TensorFlow's protocol buffers (GraphDef, MetaGraphDef, Event, Summary,
+    ...) as the `tensorboard` package ships them;
+  - records: TFRecord framing with masked CRC-32C (event files);
   - crc32c: CRC-32C and TensorFlow's "masked" CRC stored in its files;
   - table: the sorted key/value table (LevelDB's SSTable layout) behind `.index` files;
   - bundle_protos: the protobuf messages TensorFlow does not ship in a package

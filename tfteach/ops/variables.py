@@ -76,8 +76,10 @@ class Variable:
                  dtype=None, expected_shape=None, import_scope=None, constraint=None,
                  use_resource=None, synchronization=None, aggregation=None, shape=None):
         if variable_def is not None:
-            raise NotImplementedError("tfteach cannot rebuild a Variable from a "
-                                      "VariableDef protocol buffer.")
+            if initial_value is not None:
+                raise ValueError("variable_def and initial_value are mutually exclusive.")
+            self._init_from_proto(variable_def, import_scope)
+            return
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         if trainable is None:
@@ -125,6 +127,50 @@ class Variable:
             with graph.device(caching_device) if caching_device else nullcontext():
                 self._snapshot = identity(self._variable, name="read")
         graph.add_to_collections(collections, self)
+
+    # -- VariableDef (meta graphs, framework/meta_graph.py) -----------------------------
+    def _init_from_proto(self, variable_def, import_scope=None):
+        """Binds this Variable to the ops a VariableDef names in the default graph (TF's
+        `Variable(variable_def=...)`); nothing is added to the graph or a collection."""
+        from tfteach.io.tf_protos import VariableDef
+        if not isinstance(variable_def, VariableDef):
+            variable_def = VariableDef.FromString(variable_def.SerializeToString())
+        graph = graph_lib.get_default_graph()
+
+        def element(name):
+            if import_scope:
+                name = import_scope.rstrip("/") + "/" + name
+            return graph.as_graph_element(name)
+        self._variable = element(variable_def.variable_name)
+        self._initializer_op = element(variable_def.initializer_name)
+        self._snapshot = element(variable_def.snapshot_name)
+        self._initial_value = (element(variable_def.initial_value_name)
+                               if variable_def.initial_value_name else None)
+        self._trainable = variable_def.trainable
+        self._caching_device = None
+        self._constraint = None
+
+    def to_proto(self, export_scope=None):
+        """This variable's `VariableDef` (the names of its ops), as TF writes in meta graphs."""
+        from tfteach.io.tf_protos import VariableDef
+
+        def strip(name):
+            if export_scope and name.startswith(export_scope.rstrip("/") + "/"):
+                return name[len(export_scope.rstrip("/")) + 1:]
+            return name
+        if export_scope and not self._variable.name.startswith(export_scope.rstrip("/") + "/"):
+            return None
+        proto = VariableDef(variable_name=strip(self._variable.name),
+                            initializer_name=strip(self._initializer_op.name),
+                            snapshot_name=strip(self._snapshot.name),
+                            is_resource=False, trainable=self._trainable)
+        if self._initial_value is not None:
+            proto.initial_value_name = strip(self._initial_value.name)
+        return proto
+
+    @staticmethod
+    def from_proto(variable_def, import_scope=None):
+        return Variable(variable_def=variable_def, import_scope=import_scope)
 
     # -- identity ------------------------------------------------------------------------
     @property

@@ -32,6 +32,9 @@ from tfteach.train.saver import Saver
 from tfteach.train.training_util import (assert_global_step, create_global_step,
                                          get_global_step, get_or_create_global_step,
                                          global_step)
+from tfteach.train.graph_io import write_graph
+from tfteach.framework.meta_graph import export_meta_graph, import_meta_graph
+from tfteach.summary.summary_iterator import summary_iterator
 
 __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdagradOptimizer",
            "RMSPropOptimizer", "AdamOptimizer", "AdadeltaOptimizer",
@@ -42,5 +45,6 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "Adagra
            "Saver", "CheckpointState", "checkpoint_exists", "generate_checkpoint_state_proto",
            "get_checkpoint_mtimes", "get_checkpoint_state", "latest_checkpoint",
            "remove_checkpoint", "update_checkpoint_state", "NewCheckpointReader",
-           "list_variables", "load_checkpoint", "load_variable", "init_from_checkpoint"]
+           "list_variables", "load_checkpoint", "load_variable", "init_from_checkpoint",
+           "write_graph", "export_meta_graph", "import_meta_graph", "summary_iterator"]
 from tfteach.io.bundle_protos import CheckpointState  # noqa: E402

@@ -1,0 +1,85 @@
+"""tf.summary ops against TensorFlow's: the same serialized Summary protos (tags, the
+histogram's buckets and statistics, the text plugin's metadata, the WAV bytes) and the
+same image pixels (PNG bytes differ by compressor; the decoded pixels must not). Skips
+without TensorFlow."""
+import numpy as np
+import pytest
+
+import tfteach
+from tests.tf_reference import errors_of_both, first_line, run_both, tensorflow_v1
+
+pytestmark = pytest.mark.reference
+
+IMAGES = np.linspace(-1.0, 2.0, 2 * 3 * 5 * 3, dtype=np.float32).reshape(2, 3, 5, 3)
+IMAGES[0, 0, 0, 1] = np.nan                    # painted bad_color (red)
+HIST = np.array([-3.0, 0.0, 0.0, 1e-13, 0.5, 7.0, 1e30, -1e-20], np.float32)
+SOUND = np.sin(np.linspace(0, 20, 600)).reshape(3, 200).astype(np.float32) * 1.2
+
+
+def _summaries(build):
+    theirs, ours = run_both(lambda tf: (build(tf), None))
+    return ([tfteach.Summary.FromString(v) for v in theirs],
+            [tfteach.Summary.FromString(v) for v in ours])
+
+
+def test_scalar_tags_scopes_families_and_merge():
+    def build(tf):
+        with tf.name_scope("train"):
+            a = tf.summary.scalar("loss", tf.constant(1.5))
+            b = tf.summary.scalar("loss", tf.constant(2.5), family="fam")
+            c = tf.summary.scalar("bad name!", tf.constant(3, tf.int32))
+        return [a, b, c, tf.summary.merge([a, b, c])]
+    theirs, ours = _summaries(build)
+    assert ours == theirs
+
+
+def test_histogram_buckets_equal_tensorflows():
+    theirs, ours = _summaries(lambda tf: [tf.summary.histogram("h", tf.constant(HIST)),
+                                          tf.summary.histogram("e", tf.zeros([0]))])
+    assert ours == theirs
+
+
+def test_text_and_tensor_summaries_equal_tensorflows():
+    theirs, ours = _summaries(lambda tf: [
+        tf.summary.text("tx", tf.constant(["a", "b"])),
+        tf.summary.tensor_summary("t", tf.constant([[1, 2], [3, 4]]))])
+    assert ours == theirs
+
+
+def test_audio_wav_bytes_equal_tensorflows():
+    theirs, ours = _summaries(lambda tf: [tf.summary.audio("au", tf.constant(SOUND), 4000,
+                                                           max_outputs=2)])
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("images, max_outputs", [
+    (IMAGES, 1), (IMAGES, 3), (np.abs(IMAGES[..., :1]), 5), (IMAGES[..., :1] * 0, 2),
+    ((IMAGES * 50 + 100).clip(0, 255).astype(np.uint8), 2)])
+def test_image_pixels_equal_tensorflows(images, max_outputs):
+    theirs, ours = _summaries(lambda tf: [tf.summary.image("im", tf.constant(images),
+                                                           max_outputs=max_outputs)])
+    tf = tensorflow_v1()
+    assert [v.tag for v in ours[0].value] == [v.tag for v in theirs[0].value]
+    with tf.Session(graph=tf.Graph()) as sess:
+        for o, t in zip(ours[0].value, theirs[0].value):
+            assert (o.image.height, o.image.width, o.image.colorspace) == \
+                (t.image.height, t.image.width, t.image.colorspace)
+            got, expected = sess.run([tf.image.decode_png(o.image.encoded_image_string),
+                                      tf.image.decode_png(t.image.encoded_image_string)])
+            np.testing.assert_array_equal(got, expected)
+
+
+def test_histogram_of_nan_is_tensorflows_error():
+    theirs, ours = errors_of_both(lambda tf: (
+        tf.summary.histogram("h", tf.constant([1.0, np.nan])), None))
+    assert type(ours).__name__ == type(theirs).__name__ == "InvalidArgumentError"
+    assert first_line(ours) in str(theirs)
+
+
+def test_merge_with_duplicate_tags_is_tensorflows_error():
+    def build(tf):
+        a = tf.summary.scalar("x", tf.constant(1.0), collections=[])
+        return tf.summary.merge([a, a]), None
+    theirs, ours = errors_of_both(build)
+    assert type(ours).__name__ == type(theirs).__name__ == "InvalidArgumentError"
+    assert first_line(ours) in str(theirs)

@@ -1,0 +1,2 @@
+"""Mirror of `tensorflow.python.framework` (`from tensorflow.python.framework import
+graph_util`, as the notes write it)."""
