@@ -16,14 +16,15 @@ $(VENV)/.lab-python:
 
 # The JupyterLab extension (labextension/, docs/labextension.md), built with Node into
 # tfteach/labextension (git-ignored); wheels ship it prebuilt, so users need no Node.
-# npm installs the committed lockfile's versions (`npm ci` refuses this lockfile: npm 11
-# wants every platform's optional rollup binary listed, and the registry mirror here
-# lacks some); the build reruns when a source changes.
+# `npm ci` installs exactly the committed lockfile and never rewrites it, so a clean
+# checkout stays clean. The lockfile lists every platform's optional binaries (rollup's),
+# as npm 11 requires; after changing package.json, refresh it with
+# `npm install --package-lock-only` and commit it.
 LABEXT := tfteach/labextension/static/style.js
 LABEXT_SRC := $(wildcard labextension/src/*.ts labextension/style/*) labextension/package.json \
 	labextension/tsconfig.json labextension/scripts/build.js
 labextension/node_modules/.package-lock.json: labextension/package-lock.json labextension/package.json
-	cd labextension && npm install --no-audit --no-fund
+	cd labextension && npm ci --no-audit --no-fund
 	touch $@
 
 $(LABEXT): labextension/node_modules/.package-lock.json $(LABEXT_SRC) $(VENV)/.lab-python
