@@ -15,7 +15,22 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hatch_jupyter_builder.utils import is_stale
+
+def _newest_mtime(path: Path) -> float:
+    path = Path(path)
+    if path.is_file():
+        return path.stat().st_mtime
+    return max((p.stat().st_mtime for p in path.rglob("*") if p.is_file()), default=0.0)
+
+
+def is_stale(target, source) -> bool:
+    """True when `target` is missing or a file under `source` is newer than everything in
+    it (hatch-jupyter-builder's rule; kept here so this module imports on its own)."""
+    if not Path(source).exists():
+        return False
+    if not Path(target).exists():
+        return True
+    return _newest_mtime(Path(source)) > _newest_mtime(Path(target))
 
 
 def _needs_npm_ci(path: Path) -> bool:
