@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export TFTEACH_DATA ?= $(abspath ../shared/data)
 
-.PHONY: install graphviz chromium kernel labextension test lab bench clean
+.PHONY: install graphviz chromium kernel labextension test dist-check lab bench clean
 
 # The venv first holds JupyterLab alone: building the lab extension needs it (its
 # jupyter-builder, and its static/package.json for the shared versions).
@@ -70,6 +70,12 @@ kernel: install
 
 test: install kernel chromium
 	$(PY) -m pytest -q -p no:cacheprovider --durations=15
+
+# The wheel and sdist as users get them (scripts/check_dist.sh): built from a clean copy
+# with `python -m build`, the wheel installed into a fresh venv without Node, the lab
+# extension listed as enabled, lesson 01 run on the installed kernel.
+dist-check:
+	PYTHON=$(PYTHON) scripts/check_dist.sh
 
 lab: install
 	$(PY) -m pip install -q -e ".[lab]"
