@@ -7,7 +7,7 @@ binder/postBuild from the repository root; binder/start wraps the notebook serve
 a copy of this checkout (its tracked and untracked files, plus the built lab extension
 when `make` has built it, so this test needs no Node), a fresh venv, the same two steps
 with the network on for pip and OFF for the MNIST fetch (a closed local port), then
-- the fetch skipped cleanly and postBuild succeeded;
+- the fetch skipped cleanly, postBuild succeeded and left a copy of the lessons;
 - `jupyter labextension list` shows tfteach enabled, the kernelspec is in the venv;
 - Numba's cache was written (the warm-up);
 - lesson 01 executes through binder/start on the installed "Python 3 (tfteach)" kernel,
@@ -96,6 +96,8 @@ def test_binder_build_replayed_runs_lesson_01(tmp_path):
     assert "MNIST not fetched (no network?)" in out, out
     assert "warmed Numba's cache" in out, out
     assert not os.listdir(os.path.join(data, "mnist"))
+    # the lessons' copy for hubs with persistent homes (CONDA_DIR unset here: under HOME)
+    assert os.path.exists(os.path.join(home, "share", "tfteach-lessons", os.path.basename(LESSON)))
 
     run([py, "-m", "pip", "check"], env, repo)        # requirements.txt covers tfteach's deps
     listing = run([os.path.join(venv, "bin", "jupyter"), "labextension", "list"], env, repo)
