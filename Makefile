@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export TFTEACH_DATA ?= $(abspath ../shared/data)
 
-.PHONY: install graphviz chromium kernel labextension test lab bench clean
+.PHONY: install graphviz chromium kernel labextension test dist-check lab bench clean
 
 # The venv first holds JupyterLab alone: building the lab extension needs it (its
 # jupyter-builder, and its static/package.json for the shared versions).
@@ -16,14 +16,15 @@ $(VENV)/.lab-python:
 
 # The JupyterLab extension (labextension/, docs/labextension.md), built with Node into
 # tfteach/labextension (git-ignored); wheels ship it prebuilt, so users need no Node.
-# npm installs the committed lockfile's versions (`npm ci` refuses this lockfile: npm 11
-# wants every platform's optional rollup binary listed, and the registry mirror here
-# lacks some); the build reruns when a source changes.
+# `npm ci` installs exactly the committed lockfile and never rewrites it, so a clean
+# checkout stays clean. The lockfile lists every platform's optional binaries (rollup's),
+# as npm 11 requires; after changing package.json, refresh it with
+# `npm install --package-lock-only` and commit it.
 LABEXT := tfteach/labextension/static/style.js
 LABEXT_SRC := $(wildcard labextension/src/*.ts labextension/style/*) labextension/package.json \
 	labextension/tsconfig.json labextension/scripts/build.js
 labextension/node_modules/.package-lock.json: labextension/package-lock.json labextension/package.json
-	cd labextension && npm install --no-audit --no-fund
+	cd labextension && npm ci --no-audit --no-fund
 	touch $@
 
 $(LABEXT): labextension/node_modules/.package-lock.json $(LABEXT_SRC) $(VENV)/.lab-python
@@ -69,6 +70,12 @@ kernel: install
 
 test: install kernel chromium
 	$(PY) -m pytest -q -p no:cacheprovider --durations=15
+
+# The wheel and sdist as users get them (scripts/check_dist.sh): built from a clean copy
+# with `python -m build`, the wheel installed into a fresh venv without Node, the lab
+# extension listed as enabled, lesson 01 run on the installed kernel.
+dist-check:
+	PYTHON=$(PYTHON) scripts/check_dist.sh
 
 lab: install
 	$(PY) -m pip install -q -e ".[lab]"

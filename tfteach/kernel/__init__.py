@@ -16,6 +16,8 @@ import shutil
 import sys
 import tempfile
 
+from tfteach.install_hints import require
+
 __all__ = ["KERNEL_NAME", "DISPLAY_NAME", "kernel_dict", "install", "uninstall"]
 
 KERNEL_NAME = "tfteach"
@@ -25,7 +27,7 @@ ENV_FALLBACK = "TFTEACH_VIRTUAL_GPUS_IF_NO_GPU"
 
 def kernel_dict(virtual_gpus=1, executable=None):
     """The kernel.json contents."""
-    from ipykernel.kernelspec import make_ipkernel_cmd
+    make_ipkernel_cmd = require("ipykernel.kernelspec", "The tfteach kernel").make_ipkernel_cmd
     spec = {"argv": make_ipkernel_cmd(executable=executable or sys.executable,
                                       extra_arguments=["--ext=%s" % KERNEL_NAME]),
             "display_name": DISPLAY_NAME,
@@ -49,8 +51,9 @@ def install(user=False, sys_prefix=False, prefix=None, virtual_gpus=1):
     user's Jupyter folder (never system-wide without asking)."""
     import json
 
-    from ipykernel.kernelspec import RESOURCES
-    from jupyter_client.kernelspec import KernelSpecManager
+    RESOURCES = require("ipykernel.kernelspec", "The tfteach kernel").RESOURCES
+    KernelSpecManager = require("jupyter_client.kernelspec",
+                                "The tfteach kernel").KernelSpecManager
     if not (user or sys_prefix or prefix):
         in_venv = sys.prefix != getattr(sys, "base_prefix", sys.prefix)
         sys_prefix, user = in_venv, not in_venv

@@ -21,6 +21,14 @@ def main(argv=None):
                            help="virtual GPUs the kernel gets when there is no real GPU "
                                 "(default 1; 0: none)")
     args = parser.parse_args(argv)
+    try:
+        return _run(parser, args)
+    except ModuleNotFoundError as e:      # install_hints' one line, not a traceback
+        print("error: %s" % e, file=sys.stderr)
+        return 1
+
+
+def _run(parser, args):
     if args.command == "install":
         if args.virtual_gpus < 0:
             parser.error("--virtual-gpus must be >= 0")

@@ -15,6 +15,7 @@ import copy
 import subprocess
 
 from tfteach.notebook import graph_dot, graph_outline
+from tfteach.install_hints import DOT_HINT
 from tfteach.notebook.graph_export import MIME_TYPE
 
 __all__ = ["mime_bundle", "GraphView"]
@@ -40,6 +41,8 @@ def mime_bundle(export, run_index=None, collapse="view", step=None):
         bundle["text/plain"] += "\n(no picture: %s)" % e
     if svg is not None:
         bundle["image/svg+xml"] = svg
+    elif not graph_dot.has_dot():
+        bundle["text/plain"] += "\n(no picture: %s)" % DOT_HINT
     return bundle
 
 

@@ -11,6 +11,7 @@ no widget state of its own, so tests (and curious students) can drive it from co
 `view.stepper.next()`, `view.stepper.current()`.
 """
 import html
+import sys
 
 from tfteach.notebook.graph_export import short_device, value_preview
 
@@ -83,11 +84,24 @@ def step_html(stepper):
                "".join(rows)))
 
 
+_widgets_missing_said = []
+
+
+def _say_widgets_missing():
+    """Once per kernel: the run selector and step-through need ipywidgets."""
+    if not _widgets_missing_said:
+        _widgets_missing_said.append(True)
+        from tfteach.install_hints import missing_message
+        print(missing_message("ipywidgets", "The graph's run selector and step-through"),
+              file=sys.stderr)
+
+
 def controls(view):
     """The widget box for `view` (or None when there is nothing to choose or step)."""
     try:
         import ipywidgets as w
     except ImportError:          # the static bundle still says everything
+        _say_widgets_missing()
         return None
     stepper = view.stepper
     parts = []
