@@ -20,25 +20,14 @@ import pytest
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from lesson_runner import CHECK_CALL, execute, problems, solutions_for  # noqa: E402
 from nb_kernel_helpers import install_kernelspec, kernel_environment  # noqa: E402
 from tfteach.notebook.exercises import NOT_ANSWERED, check, digest  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LESSONS = sorted(glob.glob(os.path.join(ROOT, "lessons", "[0-9][0-9]_*.ipynb")))
-CHECK_CALL = re.compile(r"""check\(\s*["']([\w.-]+)["']\s*,\s*answer\s*,\s*["']([0-9a-f]{16})["']""")
-
-
-def solutions_for(lesson_path):
-    """{grade_id: source} from lessons/solutions/<stem>.py, split at `# %% <id>`."""
-    stem = os.path.splitext(os.path.basename(lesson_path))[0]
-    path = os.path.join(ROOT, "lessons", "solutions", stem + ".py")
-    if not os.path.exists(path):
-        return {}
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    parts = re.split(r"^# %% ([\w.-]+)[ \t]*$", text, flags=re.M)
-    return {grade_id: body.strip("\n") for grade_id, body in zip(parts[1::2], parts[2::2])}
 
 
 def nbgrader(cell):
@@ -84,30 +73,16 @@ def test_lesson_is_stored_clean_and_well_formed(path):
 
 @pytest.mark.parametrize("path", LESSONS, ids=[os.path.basename(p) for p in LESSONS])
 def test_lesson_executes_with_its_exercises_solved(path, tfteach_kernel, tmp_path):
-    nb = nbformat.read(path, as_version=4)
-    solutions = solutions_for(path)
-    for cell in exercise_cells(nb):
-        cell.source = solutions[nbgrader(cell)["grade_id"]]
-    client = nbclient.NotebookClient(
-        nb, timeout=120, kernel_name="tfteach",
-        resources={"metadata": {"path": os.path.join(ROOT, "lessons")}})
+    # the exercises replaced by lessons/solutions, executed on the tfteach kernel, every
+    # cell checked (scripts/lesson_runner.py, shared with the Binder and wheel checks)
+    before = set(os.listdir(os.path.dirname(path)))
     try:
-        client.execute()
+        nb = execute(path, kernel_name=tfteach_kernel)
     finally:
-        nbformat.write(nb, str(tmp_path / os.path.basename(path)))   # for a look
-    for cell in nb.cells:
-        if cell.cell_type != "code":
-            continue
-        errors = [o for o in cell.outputs if o.output_type == "error"]
-        if "raises-exception" in cell.metadata.get("tags", []):
-            assert errors, "a cell tagged raises-exception ran without error:\n" + cell.source
-        else:
-            assert not errors, cell.source
-        found = CHECK_CALL.search(cell.source)
-        if found:
-            text = "".join(o.get("text", "") for o in cell.outputs
-                           if o.output_type == "stream")
-            assert "%s: right!" % found.group(1) in text, (found.group(1), text)
+        left = set(os.listdir(os.path.dirname(path))) - before
+    nbformat.write(nb, str(tmp_path / os.path.basename(path)))      # for a look
+    assert problems(nb) == []
+    assert not left, "the lesson left files in lessons/: %s" % sorted(left)
 
 
 # -- the check itself ------------------------------------------------------------------------------
