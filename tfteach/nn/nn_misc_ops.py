@@ -98,7 +98,12 @@ def _dropout_v2(x, rate, noise_shape, seed, name):
         keep_mask = random_tensor >= rate
         # TF 1.15's graph, also for a fed rate (the notes' keep_prob placeholder, drawn by
         # %%tfgraph): a keep_prob fed as 0 gives NaN (inf * 0), exactly as TF 1.15 does.
-        return x * scale * cast(keep_mask, x.dtype)
+        ret = x * scale * cast(keep_mask, x.dtype)
+        # A rate of unknown rank (tf.placeholder(tf.float32), as the notes write keep_prob)
+        # broadcasts to an unknown shape; TF 1.15 gives the result x's static shape back,
+        # so a dense layer after dropout still sees its input width.
+        ret.set_shape(x.shape)
+        return ret
 
 
 # -- embedding_lookup --------------------------------------------------------------------------
