@@ -11,6 +11,7 @@ import numpy as np
 from tfteach.framework import errors
 from tfteach.framework.operation import Operation
 from tfteach.framework.tensor import Tensor
+from tfteach.ops import nest
 from tfteach.runtime import errors_text
 
 __all__ = ["FetchStructure", "process_feeds"]
@@ -83,10 +84,32 @@ def _feed_target(graph, key):
                         % (e.args[0] if e.args else e)) from None
 
 
+def flatten_feed_dict(feed_dict):
+    """TF 1.15's `nest.flatten_dict_items`: a key that is a (nested) tuple of tensors, such
+    as an RNN's initial state (a tuple of LSTMStateTuples), feeds each of its tensors from
+    the same place in the value's structure — the notes' PTB model feeds
+    `{model.initial_state: state}` with the state fetched by the previous run."""
+    flat = {}
+    for key, value in feed_dict.items():
+        if not isinstance(key, tuple):
+            flat[key] = value
+            continue
+        keys, values = nest.flatten(key), nest.flatten(value)
+        if len(keys) != len(values):
+            raise ValueError("Could not flatten dictionary. Key had %d elements, but value "
+                             "had %d elements. Key: %s, value: %s."
+                             % (len(keys), len(values), keys, values))
+        for k, v in zip(keys, values):
+            if k in flat:
+                raise ValueError("Could not flatten dictionary: key %s is not unique." % (k,))
+            flat[k] = v
+    return flat
+
+
 def process_feeds(graph, feed_dict):
     """Validated (tensors, arrays) for a feed_dict, with TensorFlow's checks and texts."""
     tensors, values = [], []
-    for key, value in feed_dict.items():
+    for key, value in flatten_feed_dict(feed_dict).items():
         tensor = _feed_target(graph, key)
         if isinstance(value, Tensor) or (hasattr(value, "_as_graph_element") and
                                          not isinstance(value, (np.ndarray, np.generic))):
