@@ -37,6 +37,20 @@ def test_dropout_builds_tf_1_15_graph():
         assert types[name] == kind
 
 
+def test_dropout_keeps_the_static_shape_with_a_keep_prob_of_unknown_rank():
+    # the notes' `keep_prob = tf.placeholder(tf.float32)` has no shape: x / keep_prob
+    # broadcasts to an unknown shape, and TF 1.15 sets x's shape back (a dense layer
+    # after the dropout needs its width)
+    x = tf.placeholder(tf.float32, [None, 512])
+    keep_prob = tf.placeholder(tf.float32)
+    assert tf.nn.dropout(x, keep_prob).shape.as_list() == [None, 512]
+    assert tf.nn.dropout(x, rate=keep_prob).shape.as_list() == [None, 512]
+    h = tf.layers.dense(tf.nn.dropout(x, keep_prob), 3)
+    assert h.shape.as_list() == [None, 3]
+    got = run(tf.nn.dropout(tf.ones([2, 4]), keep_prob), {keep_prob: 0.5})
+    assert got.shape == (2, 4) and set(np.unique(got)) <= {0.0, 2.0}
+
+
 def test_keep_prob_one_is_identity_and_placeholder_keep_prob():
     x = tf.constant([1.0, 2.0])
     assert tf.nn.dropout(x, keep_prob=1) is x
