@@ -262,12 +262,12 @@ def test_conv2d_transpose_output_shape_checks():
     f = np.zeros((3, 3, 2, 4), np.float32)
     value = np.zeros((1, 5, 5, 4), np.float32)
     with pytest.raises(tf.errors.InvalidArgumentError,
-                       match="Conv2DBackpropInput: Size of out_backprop doesn't match computed: "
+                       match="Conv2DCustomBackpropInput: Size of out_backprop doesn't match computed: "
                              "actual = 5, computed = 4 spatial_dim: 1 input: 8 filter: 3 output: 5 "
                              "stride: 2 dilation: 1"):
         run(tf.nn.conv2d_transpose(value, f, [1, 8, 10, 2], [1, 2, 2, 1]))
     with pytest.raises(tf.errors.InvalidArgumentError,
-                       match="Conv2DBackpropInput: input and filter must have the same depth"):
+                       match="Conv2DCustomBackpropInput: input and filter must have the same depth"):
         run(tf.nn.conv2d_transpose(value, f, [1, 10, 10, 3], [1, 2, 2, 1]))
     with pytest.raises(ValueError, match="Shape must be rank 4 but is rank 3"):
         tf.nn.conv2d_transpose(value, f, [1, 10, 10], [1, 2, 2, 1])

@@ -279,7 +279,9 @@ def conv2d_backprop_input(ctx, input_sizes, f, dy, spectra=None):
     label = "Conv2DBackpropInput"
     p = conv_params(ctx)
     input_shape = _sizes(ctx, label, input_sizes)
-    (n, h, w, c), (rows, cols) = _backprop_dims(ctx, label, p, input_shape, f.shape, dy)
+    # TF's CPU kernel is Conv2DCustomBackpropInputOp: its shape checks carry that label
+    (n, h, w, c), (rows, cols) = _backprop_dims(ctx, "Conv2DCustomBackpropInput", p,
+                                                input_shape, f.shape, dy)
     kh, kw, _, oc = f.shape
     dtype = compute_dtype(dy.dtype)
     if f.size == 0 or dy.size == 0:     # nothing flows back (reshape(-1, 0) would fail)
@@ -317,7 +319,8 @@ def conv2d_backprop_filter(ctx, x, filter_sizes, dy, shared=None, spectra=None):
     filter_shape = _sizes(ctx, label, filter_sizes)
     if x.ndim != 4:
         raise _error(ctx, "%s: input must be 4-dimensional" % label)
-    _, (rows, cols) = _backprop_dims(ctx, label, p, x.shape, filter_shape, dy)
+    _, (rows, cols) = _backprop_dims(ctx, "Conv2DCustomBackpropFilter", p, x.shape,
+                                     filter_shape, dy)
     kh, kw, c, oc = filter_shape
     dtype = compute_dtype(dy.dtype)
     if x.size == 0 or dy.size == 0 or 0 in filter_shape:    # an all-zero (or empty) dF
