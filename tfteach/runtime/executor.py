@@ -26,7 +26,7 @@ import numpy as np
 
 from tfteach.framework import errors
 from tfteach.framework.dead import DEAD
-from tfteach.kernels.cpu import two_workers
+from tfteach.kernels.cpu import run_state, two_workers
 from tfteach.runtime import device_run, errors_text, fusion
 from tfteach.runtime.run_metadata import (AllocationDescription, NodeExecStats, NodeOutput,
                                           TensorDescription)
@@ -85,6 +85,7 @@ class Plan:
         their fetched values may be DeferredProducts (kernels/cpu/linalg.py)."""
         ops = prune(fetch_tensors, feed_tensors, target_ops)
         self.ops = ops
+        self._run_states = session._run_states   # per run in progress (run_state.py)
         placer = session._placer
         placer.place_new_ops()              # once per graph; raises placement errors
         client = placer.devices.cpu         # where feeds come from and fetches go
@@ -226,6 +227,20 @@ class Plan:
 
     # -- running -------------------------------------------------------------------------
     def run(self, feed_values, step_stats=None, report_oom=False):
+        """The fetched values. Thread-safe: what kernels keep between calls lives in a
+        RunState of this run alone (kernels/cpu/run_state.py), never locked while the
+        run computes; a sub-plan run by a kernel (a loop's body) shares its caller's."""
+        if run_state.current() is not None:
+            return self._run(feed_values, step_stats, report_oom)
+        state = self._run_states.take()
+        previous = run_state.enter(state)
+        try:
+            return self._run(feed_values, step_stats, report_oom)
+        finally:
+            run_state.leave(previous)
+            self._run_states.give_back(state)
+
+    def _run(self, feed_values, step_stats, report_oom):
         values = self.template.copy()
         for s, v in zip(self.feed_slots, feed_values):
             values[s] = v
