@@ -4,8 +4,9 @@ Eight threads run a shuffled mix of steps of one Session — an MLP's loss and g
 CNN's forward pass, a CNN's gradients through every fused path of the plan (patches
 shared with the filter gradient, one channel and many, the Fourier-domain layer with and
 without its input gradient, bias and relu written with the convolution, the relu's
-gradient with its pool's gradient), while-loop gradients (a matrix product in the body
-and a convolution in the body) — each with several feeds. Every result must equal, bit
+gradient with its pool's gradient), while-loop gradients (a matrix product in the body,
+a convolution in the body, a loop and a cond in a loop's body) — each with several
+feeds. Every result must equal, bit
 for bit, the one the same Session gave for the same step run alone (the same kernels on
 the same values: nothing but a shared work array can make them differ). Then a training
 loop beside threads that read the same layers: the weights it reaches are those of the
@@ -114,18 +115,26 @@ def _fourier_layer_alone():
     return [grad], feeds
 
 
+def _after_the_loop(h_final, rng):
+    """A loss that takes a while to compute after the loop (a wide product): another
+    thread's run of the loop then falls between this run's loop and its gradient."""
+    flat = tf.reshape(h_final, [h_final.shape[0].value, -1])
+    v = tf.Variable(rng.randn(flat.shape[1].value, 4096).astype(np.float32) * 0.1)
+    return tf.reduce_sum(tf.tanh(tf.matmul(flat, v)))
+
+
 def _rnn_gradients():
     """A while loop with a product in its body: WhileGrad replays this run's history
     and multiplies the weight's products of all iterations as one."""
     rng = _rng(5)
-    h0 = tf.placeholder(tf.float32, [32, 128])
-    w = tf.Variable(rng.randn(128, 128).astype(np.float32) * 0.1)
+    h0 = tf.placeholder(tf.float32, [32, 64])
+    w = tf.Variable(rng.randn(64, 64).astype(np.float32) * 0.1)
 
     def body(i, h):
         return i + 1, tf.tanh(tf.matmul(h, w))
-    _, h_final = tf.while_loop(lambda i, h: i < 12, body, [0, h0])
-    fetches = [h_final] + tf.gradients(tf.reduce_sum(h_final * h_final), [w, h0])
-    feeds = [{h0: rng.randn(32, 128).astype(np.float32)} for _ in range(FEEDS)]
+    _, h_final = tf.while_loop(lambda i, h: i < 3, body, [0, h0])
+    fetches = [h_final] + tf.gradients(_after_the_loop(h_final, rng), [w, h0])
+    feeds = [{h0: rng.randn(32, 64).astype(np.float32)} for _ in range(FEEDS)]
     return fetches, feeds
 
 
@@ -138,13 +147,32 @@ def _conv_loop_gradients():
     def body(i, h):
         return i + 1, tf.nn.relu(tf.nn.conv2d(h, f, [1, 1, 1, 1], "SAME"))
     _, h_final = tf.while_loop(lambda i, h: i < 3, body, [0, h0])
-    fetches = [h_final] + tf.gradients(tf.reduce_sum(h_final), [f, h0])
+    fetches = [h_final] + tf.gradients(_after_the_loop(h_final, rng), [f, h0])
     feeds = [{h0: rng.rand(4, 8, 8, 8).astype(np.float32)} for _ in range(FEEDS)]
     return fetches, feeds
 
 
+def _nested_loop_gradients():
+    """A loop (and a tf.cond) in a loop's body: the inner loop's history of each outer
+    iteration is recorded in the run and handed to its gradient (LoopHistory)."""
+    rng = _rng(8)
+    x = tf.placeholder(tf.float32, [16, 32])
+    w = tf.Variable(rng.randn(32, 32).astype(np.float32) * 0.2)
+
+    def outer(i, s):
+        def inner(j, z):
+            z = tf.cond((i + j) % 2 < 1, lambda: tf.tanh(tf.matmul(z, w)),
+                        lambda: tf.sin(z) + x)
+            return j + 1, z
+        return i + 1, tf.while_loop(lambda j, z: j < i + 1, inner, [0, s])[1]
+    s_final = tf.while_loop(lambda i, s: i < 3, outer, [0, x])[1]
+    fetches = [s_final] + tf.gradients(_after_the_loop(s_final, rng), [w, x])
+    feeds = [{x: rng.randn(16, 32).astype(np.float32)} for _ in range(FEEDS)]
+    return fetches, feeds
+
+
 PROGRAMS = [_mlp, _cnn_forward, _cnn_gradients, _fourier_layer_alone, _rnn_gradients,
-            _conv_loop_gradients]
+            _conv_loop_gradients, _nested_loop_gradients]
 
 
 def _fused_paths(sess):

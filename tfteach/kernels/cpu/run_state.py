@@ -71,6 +71,11 @@ class RunStatePool:
     def clear(self):
         self._idle = []
 
+    def idle_entries(self):
+        """The entries of the RunStates not in use (what runs left for the next ones:
+        the notebook and the tests look at what is kept)."""
+        return [state.entries for state in list(self._idle)]
+
 
 def current():
     """The RunState of the run this thread is in, or None."""
