@@ -17,6 +17,7 @@ and loop histories (wrong values, or a false InvalidArgumentError from WhileGrad
 """
 import functools
 import random
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -24,6 +25,7 @@ import numpy as np
 import pytest
 
 import tfteach as tf
+from device_helpers import virtual_gpus  # noqa: F401 (fixture)
 from tfteach.framework.registry import get_op_def
 from tfteach.kernels.cpu import conv_fourier, two_workers
 from tfteach.kernels.cpu.conv_geometry import ConvParams
@@ -253,6 +255,49 @@ def test_eight_threads_of_mixed_steps_give_the_serial_results():
             # And once more alone: the threads left nothing behind that changes a run.
             for (label, task), want in zip(tasks, serial):
                 _assert_same(sess.run(*task), want, label + ", after the threads")
+
+
+def test_threads_on_a_virtual_gpu_give_the_serial_results_and_its_memory_figures(
+        virtual_gpus):
+    """On a GPU every value a step makes is accounted on the device's allocator while
+    it lives: threads at once must leave the same figures (nothing lost or counted
+    twice), and the same values, as runs one after another."""
+    virtual_gpus(1, memory_limit=2048)
+    # Threads switch every microsecond (not 5 ms): a count updated by two at once
+    # without the allocator's lock then loses updates within a few runs.
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        _gpu_threads()
+    finally:
+        sys.setswitchinterval(switch)
+
+
+def _gpu_threads():
+    with tf.Graph().as_default():
+        with tf.device("/gpu:0"):
+            programs = [(make.__name__, make()) for make in (_mlp, _cnn_gradients,
+                                                              _rnn_gradients)]
+            net = _training_program()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            tasks, serial = [], []
+            for name, (fetches, feeds) in programs:
+                for i, feed in enumerate(feeds):
+                    tasks.append(("%s, feed %d" % (name, i), (fetches, feed)))
+                    serial.append(sess.run(fetches, feed))
+            sess.run(net["train"], net["batches"][0])   # its plan's constants: held
+            in_use = tf.config.memory_stats("/gpu:0")["bytes_in_use"]
+            assert in_use > 0               # the variables and constants, on the device
+            order = [k for _ in range(ROUNDS) for k in range(len(tasks))]
+            # training steps among them: their variables are replaced on the device
+            steps = [(net["train"], batch) for batch in net["batches"]]
+            for attempt in range(4):
+                random.Random(attempt).shuffle(order)
+                results = _run_all_threaded(sess, [tasks[k][1] for k in order] + steps)
+                for k, got in zip(order, results):
+                    _assert_same(got, serial[k], tasks[k][0])
+                assert tf.config.memory_stats("/gpu:0")["bytes_in_use"] == in_use
 
 
 def _training_program():
