@@ -13,6 +13,9 @@ plugin) so that device arrays live inside the reservation; the tests drive it wi
 fake driver (tests/test_gpu_arena.py).
 """
 
+import functools
+import threading
+
 __all__ = ["Arena", "ROUND"]
 
 ROUND = 256
@@ -54,6 +57,17 @@ class _Region:
             del free[k]
 
 
+def _locked(method):
+    """`method`, holding the arena's lock: session threads allocate at once (and Numba
+    frees from whichever thread drops an array's last reference); two threads must
+    never take the same free piece."""
+    @functools.wraps(method)
+    def locked(self, *args):
+        with self.lock:
+            return method(self, *args)
+    return locked
+
+
 class Arena:
     """Regions reserved from the driver, and the pieces in use inside them."""
 
@@ -61,6 +75,7 @@ class Arena:
         self._alloc = driver_alloc
         self._free = driver_free
         self.regions = []
+        self.lock = threading.RLock()
 
     @property
     def bytes_reserved(self):
@@ -70,6 +85,7 @@ class Arena:
     def bytes_in_use(self):
         return sum(sum(r.used.values()) for r in self.regions)
 
+    @_locked
     def reserve(self, nbytes):
         """One more region of `nbytes` (rounded up) from the driver."""
         nbytes = _rounded(nbytes)
@@ -77,12 +93,14 @@ class Arena:
         self.regions.append(region)
         return region.base
 
+    @_locked
     def reserve_up_to(self, total):
         """Reserves what is missing for `bytes_reserved` to reach `total`."""
         missing = total - self.bytes_reserved
         if missing > 0:
             self.reserve(missing)
 
+    @_locked
     def allocate(self, nbytes):
         """The address of a free piece of `nbytes` (rounded), or None if none fits."""
         nbytes = _rounded(nbytes)
@@ -92,6 +110,7 @@ class Arena:
                 return address
         return None
 
+    @_locked
     def free(self, address):
         for region in self.regions:
             if address in region.used:
@@ -99,6 +118,7 @@ class Arena:
                 return
         raise KeyError("address %#x was not allocated here" % address)
 
+    @_locked
     def release_unused(self):
         """Gives back every region with nothing in use; returns the bytes given back."""
         kept, freed = [], 0

@@ -77,11 +77,12 @@ class ReservingMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
 
     def memalloc(self, size):
         arena = self.arena
-        arena.reserve_up_to(self._target())
-        address = arena.allocate(size)
-        if address is None:                    # beyond the reservation: grow by a region
-            arena.reserve(size)
+        with arena.lock:                       # one session thread at a time grows it
+            arena.reserve_up_to(self._target())
             address = arena.allocate(size)
+            if address is None:                # beyond the reservation: grow by a region
+                arena.reserve(size)
+                address = arena.allocate(size)
         return MemoryPointer(weakref.proxy(self.context), self._pointer(address), size,
                              finalizer=lambda: arena.free(address))
 
