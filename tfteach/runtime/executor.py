@@ -189,9 +189,7 @@ class Plan:
             if summed:
                 self.fast_steps = fusion.defer_summed_products(
                     self.fast_steps, self.fetch_slots, [slot_of[t] for t in summed])
-        # A step with a convolution runs with BLAS one-threaded throughout: its big kernels
-        # split themselves over two workers, and a multi-threaded product in between would
-        # leave OpenBLAS's workers spinning against them (kernels/cpu/two_workers.py).
+        # A step with a convolution splits its big kernels over two workers (see run).
         self.splits_work = any(step.type in two_workers.SPLITTING_OPS for step in self.steps)
         self._partitions = None
         self._device_order = [d.name for d in placer.devices.devices]
@@ -230,22 +228,38 @@ class Plan:
         """The fetched values. Thread-safe: what kernels keep between calls lives in a
         RunState of this run alone (kernels/cpu/run_state.py), never locked while the
         run computes; a sub-plan run by a kernel (a loop's body) shares its caller's."""
-        if run_state.current() is not None:
-            return self._run(feed_values, step_stats, report_oom)
-        state = self._run_states.take()
-        previous = run_state.enter(state)
+        this_thread = run_state.THIS_THREAD
+        if this_thread.state is not None:
+            window = two_workers.blas_window() if self.splits_work else _NO_WINDOW
+            return self._run(feed_values, step_stats, report_oom, window)
+        # (Inlined, not a context manager: this is on the path of every run.)
+        pool = self._run_states
+        this_thread.state = state = pool.take()
+        in_progress = run_state.IN_PROGRESS
+        in_progress.append(None)
         try:
-            return self._run(feed_values, step_stats, report_oom)
+            # A step with a convolution runs with BLAS one-threaded throughout: its big
+            # kernels split themselves over two workers, and a multi-threaded product in
+            # between would leave OpenBLAS's workers spinning against them
+            # (kernels/cpu/two_workers.py). Another run in progress (a second session
+            # thread) takes the cores OpenBLAS's threads would: one-threaded too.
+            if self.splits_work:
+                window = two_workers.blas_window()
+            elif len(in_progress) > 1:
+                window = two_workers.blas_window(split=False)
+            else:
+                window = _NO_WINDOW
+            return self._run(feed_values, step_stats, report_oom, window)
         finally:
-            run_state.leave(previous)
-            self._run_states.give_back(state)
+            in_progress.pop()
+            this_thread.state = None
+            pool.give_back(state)
 
-    def _run(self, feed_values, step_stats, report_oom):
+    def _run(self, feed_values, step_stats, report_oom, window):
         values = self.template.copy()
         for s, v in zip(self.feed_slots, feed_values):
             values[s] = v
         # TensorFlow's float math is silent (1/0 is inf, log(0) is -inf, no warning).
-        window = two_workers.blas_window() if self.splits_work else _NO_WINDOW
         with np.errstate(all="ignore"), window:
             if self.accounted:
                 device_run.run_accounted(self, values, step_stats, report_oom)

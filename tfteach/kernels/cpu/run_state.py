@@ -31,10 +31,14 @@ import threading
 
 import numpy as np
 
-__all__ = ["RunState", "RunStatePool", "current", "enter", "leave", "entries", "scratch",
-           "own"]
+__all__ = ["RunState", "RunStatePool", "THIS_THREAD", "IN_PROGRESS", "current", "enter",
+           "leave", "entries", "scratch", "own"]
 
-_current = threading.local()
+class _ThisThread(threading.local):
+    state = None            # the RunState of the run this thread is in
+
+
+THIS_THREAD = _ThisThread()
 
 
 class RunState:
@@ -56,46 +60,53 @@ class RunStatePool:
     MAX_KEPT = 4
 
     def __init__(self):
-        self._idle = []
+        self.idle = []
 
     def take(self):
         try:
-            return self._idle.pop()
-        except IndexError:
+            return self.idle.pop()
+        except IndexError:                  # all in use (or none made yet)
             return RunState()
 
     def give_back(self, state):
-        if len(self._idle) < self.MAX_KEPT:
-            self._idle.append(state)
+        if len(self.idle) < self.MAX_KEPT:
+            self.idle.append(state)
 
     def clear(self):
-        self._idle = []
+        """Forgets the kept RunStates (the session closes: their arrays are freed)."""
+        del self.idle[:]
 
     def idle_entries(self):
         """The entries of the RunStates not in use (what runs left for the next ones:
-        the notebook and the tests look at what is kept)."""
-        return [state.entries for state in list(self._idle)]
+        the tests look at what is kept)."""
+        return [state.entries for state in list(self.idle)]
+
+
+# One entry per top-level run in progress in the process (list append and pop are
+# atomic under the GIL): how many runs compute at once, whatever their Sessions.
+# (executor.Plan.run appends and pops itself: it is on every run's path.)
+IN_PROGRESS = []
 
 
 def current():
     """The RunState of the run this thread is in, or None."""
-    return getattr(_current, "state", None)
+    return THIS_THREAD.state
 
 
 def enter(state):
     """Makes `state` this thread's current RunState; returns the one it replaces."""
-    previous = getattr(_current, "state", None)
-    _current.state = state
+    previous = THIS_THREAD.state
+    THIS_THREAD.state = state
     return previous
 
 
 def leave(previous):
-    _current.state = previous
+    THIS_THREAD.state = previous
 
 
 def entries():
     """The current run's dict of kernel state, or a fresh dict outside any run."""
-    state = getattr(_current, "state", None)
+    state = THIS_THREAD.state
     return {} if state is None else state.entries
 
 
@@ -116,7 +127,7 @@ def own(paired):
     run. Called by each op as it starts, on the run's thread."""
     if paired is None:
         return None
-    state = getattr(_current, "state", None)
+    state = THIS_THREAD.state
     if state is None:
         return paired
     mine = state.entries.get(paired)

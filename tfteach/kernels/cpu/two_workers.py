@@ -111,8 +111,11 @@ def in_blas_window():
 
 
 @contextlib.contextmanager
-def blas_window():
-    """BLAS one-threaded for the whole process while anyone is inside (re-entrant)."""
+def blas_window(split=True):
+    """BLAS one-threaded for the whole process while anyone is inside (re-entrant).
+    `split`: this thread's kernels split their work over the worker meanwhile (a step
+    with convolutions); False for a step that only keeps BLAS off the cores other
+    session threads compute on (executor.Plan.run)."""
     global _window_users, _saved_threads
     blas = _find_blas()
     with _WINDOW_LOCK:
@@ -121,7 +124,7 @@ def blas_window():
             blas[1](1)
         _window_users += 1
     depth = getattr(_THIS_THREAD, "depth", 0)
-    _THIS_THREAD.depth = depth + 1
+    _THIS_THREAD.depth = depth + split
     try:
         yield
     finally:
