@@ -191,6 +191,10 @@ class Plan:
                     self.fast_steps, self.fetch_slots, [slot_of[t] for t in summed])
         # A step with a convolution splits its big kernels over two workers (see run).
         self.splits_work = any(step.type in two_workers.SPLITTING_OPS for step in self.steps)
+        # Whether a kernel of the plan keeps state in its run's RunState (run_state.py):
+        # a plan without one runs without taking a RunState (0.3 us less a run).
+        self.keeps_run_state = any(step.type in run_state.KEEPING_OP_TYPES
+                                   for step in self.steps)
         self._partitions = None
         self._device_order = [d.name for d in placer.devices.devices]
 
@@ -233,8 +237,6 @@ class Plan:
             window = two_workers.blas_window() if self.splits_work else _NO_WINDOW
             return self._run(feed_values, step_stats, report_oom, window)
         # (Inlined, not a context manager: this is on the path of every run.)
-        pool = self._run_states
-        this_thread.state = state = pool.take()
         in_progress = run_state.IN_PROGRESS
         in_progress.append(None)
         try:
@@ -249,11 +251,17 @@ class Plan:
                 window = two_workers.blas_window(split=False)
             else:
                 window = _NO_WINDOW
-            return self._run(feed_values, step_stats, report_oom, window)
+            if not self.keeps_run_state:
+                return self._run(feed_values, step_stats, report_oom, window)
+            pool = self._run_states
+            this_thread.state = state = pool.take()
+            try:
+                return self._run(feed_values, step_stats, report_oom, window)
+            finally:
+                this_thread.state = None
+                pool.give_back(state)
         finally:
             in_progress.pop()
-            this_thread.state = None
-            pool.give_back(state)
 
     def _run(self, feed_values, step_stats, report_oom, window):
         values = self.template.copy()

@@ -35,6 +35,10 @@ from tfteach.runtime import executor
 __all__ = ["run_while", "request_history", "run_while_grad", "run_loop_history"]
 
 
+# A loop's history is recorded and replayed in the run's RunState.
+run_state.kept_by("While", "WhileGrad", "LoopHistory")
+
+
 def request_history(loop, tensors):
     """Makes the loop record `tensors` (body tensors) each iteration, from the next run."""
     saved = list(getattr(loop, "saved", None) or ())

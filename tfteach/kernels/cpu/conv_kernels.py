@@ -33,6 +33,10 @@ __all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "SharedP
            "check_filter_not_empty"]
 
 
+# Their work arrays and what a fused layer's ops hand each other are the run's.
+run_state.kept_by("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter")
+
+
 def _error(ctx, message, cls=InvalidArgumentError):
     return cls(None, ctx.op, message)
 

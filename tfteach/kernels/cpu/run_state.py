@@ -31,8 +31,8 @@ import threading
 
 import numpy as np
 
-__all__ = ["RunState", "RunStatePool", "THIS_THREAD", "IN_PROGRESS", "current", "enter",
-           "leave", "entries", "scratch", "own"]
+__all__ = ["RunState", "RunStatePool", "THIS_THREAD", "IN_PROGRESS", "KEEPING_OP_TYPES",
+           "kept_by", "current", "enter", "leave", "entries", "scratch", "own"]
 
 class _ThisThread(threading.local):
     state = None            # the RunState of the run this thread is in
@@ -80,6 +80,17 @@ class RunStatePool:
         """The entries of the RunStates not in use (what runs left for the next ones:
         the tests look at what is kept)."""
         return [state.entries for state in list(self.idle)]
+
+
+# The op types whose kernels keep state in a RunState, named by the modules that
+# keep it (conv_kernels, runtime/loop_runner): a plan with none of them runs without
+# taking a RunState (executor.Plan.run), a little faster.
+KEEPING_OP_TYPES = set()
+
+
+def kept_by(*op_types):
+    """Declares that the kernels of `op_types` keep state in their run's RunState."""
+    KEEPING_OP_TYPES.update(op_types)
 
 
 # One entry per top-level run in progress in the process (list append and pop are

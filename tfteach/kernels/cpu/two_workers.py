@@ -34,6 +34,11 @@ A session step whose plan contains a splitting op runs entirely inside one windo
 (`Plan.run`), so no multi-threaded product in between wakes OpenBLAS's spinning workers;
 steps without one (the MLP) keep OpenBLAS's own threads, which are faster for mid-size
 products. Where NumPy's BLAS is not OpenBLAS, the count is left alone (still correct).
+
+Session threads (docs/engine.md, "Threads"). Whether a kernel splits is asked of its own
+thread (`in_blas_window`): a thread whose step has no convolution runs its kernels whole
+while another thread's step holds the window (the window's BLAS count is still the
+process's). The worker's half runs in its caller's run (run_state.py: its work arrays).
 """
 import contextlib
 import ctypes
@@ -151,10 +156,14 @@ def _in_window(fn, lo, hi, state):
 
 
 def _pool():
+    """The workers. One run uses one at a time (its second half); session threads that
+    split at once each get one where the process has the cores (one per usable CPU
+    beyond the first), else they queue for it."""
     global _POOL
     with _POOL_LOCK:
         if _POOL is None:
-            _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tfteach-worker")
+            workers = max(1, min(8, int(usable_cpus()) - 1))
+            _POOL = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tfteach-worker")
         return _POOL
 
 
@@ -173,11 +182,11 @@ if hasattr(os, "register_at_fork"):
 
 def _two_halves(fn, size):
     """[fn(0, mid), fn(mid, size)], the second on the worker thread, both in a window.
-    Two session threads splitting at once queue for the one worker (a half never waits
-    for anything but the worker, so they cannot deadlock)."""
+    Session threads splitting at once may queue for a worker (a half never waits for
+    anything but a worker, and a worker's half never splits again: no deadlock)."""
     mid = size // 2
     if getattr(_ON_WORKER, "active", False):
-        # A half that splits again would wait for the one worker, which is itself.
+        # A half that splits again could wait for a worker, which may be itself.
         return [fn(0, mid), fn(mid, size)]
     pool = _POOL if _POOL is not None else _pool()
     with blas_window():      # opened here, so the worker's half cannot close it early
