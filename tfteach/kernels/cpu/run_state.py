@@ -125,7 +125,10 @@ def scratch(owner, key, shape, dtype):
     """A work array of `shape` and `dtype` for `owner`'s kernel (its context), the same
     one in every run this RunState serves. Its content is garbage; never returned to the
     caller of the kernel (so reusing it is safe)."""
-    table = entries()
+    state = THIS_THREAD.state
+    if state is None:                       # outside a run: nothing to reuse it in
+        return np.empty(shape, dtype)
+    table = state.entries
     buf = table.get((owner, key))
     if buf is None or buf.shape != shape or buf.dtype != dtype:
         buf = table[(owner, key)] = np.empty(shape, dtype)
