@@ -396,16 +396,18 @@ def test_two_runs_of_one_session_overlap(monkeypatch):
         return sqrt(ctx, x)
     monkeypatch.setitem(op_def.kernels, "CPU", waiting_sqrt)
     with tf.Graph().as_default():
-        a = tf.placeholder(tf.float32, [3])
-        held, other = tf.sqrt(a), tf.square(a)
+        # Both plans have a convolution: each run takes a RunState from the same pool.
+        a = tf.placeholder(tf.float32, [1, 1, 1, 3])
+        conv = tf.nn.conv2d(a, tf.ones([1, 1, 3, 3]) / 3, [1, 1, 1, 1], "VALID")
+        held, other = tf.sqrt(conv), tf.square(conv)
         with tf.Session() as sess:
             results = {}
-            first = threading.Thread(
-                target=lambda: results.setdefault("held", sess.run(held, {a: [4., 9., 16.]})))
+            first = threading.Thread(target=lambda: results.setdefault(
+                "held", sess.run(held, {a: [[[[4., 4., 4.]]]]})))
             first.start()
             assert entered.wait(30)
-            second = threading.Thread(
-                target=lambda: results.setdefault("other", sess.run(other, {a: [1., 2., 3.]})))
+            second = threading.Thread(target=lambda: results.setdefault(
+                "other", sess.run(other, {a: [[[[1., 2., 3.]]]]})))
             second.start()
             second.join(30)
             overlapped = not second.is_alive()
@@ -413,5 +415,6 @@ def test_two_runs_of_one_session_overlap(monkeypatch):
             first.join(30)
             second.join(30)
             assert overlapped, "the second run waited for the first to finish"
-            np.testing.assert_array_equal(results["other"], [1., 4., 9.])
-            np.testing.assert_array_equal(results["held"], [2., 3., 4.])
+            np.testing.assert_allclose(results["other"], np.full((1, 1, 1, 3), 4.),
+                                       rtol=1e-6)
+            np.testing.assert_allclose(results["held"], np.full((1, 1, 1, 3), 2.), rtol=1e-6)
