@@ -107,12 +107,16 @@ def worker_count():
 # own thread: a session thread whose step has no convolution keeps its kernels whole
 # (and its float sums in the same order as when it runs alone) while another thread's
 # step holds the window open.
-_THIS_THREAD = threading.local()
+class _Depth(threading.local):
+    depth = 0
+
+
+_THIS_THREAD = _Depth()
 
 
 def in_blas_window():
     """True when this thread runs inside a window (its step's, or as the worker)."""
-    return getattr(_THIS_THREAD, "depth", 0) > 0
+    return _THIS_THREAD.depth > 0
 
 
 @contextlib.contextmanager
@@ -128,7 +132,7 @@ def blas_window(split=True):
             _saved_threads = blas[0]()
             blas[1](1)
         _window_users += 1
-    depth = getattr(_THIS_THREAD, "depth", 0)
+    depth = _THIS_THREAD.depth
     _THIS_THREAD.depth = depth + split
     try:
         yield
@@ -172,6 +176,7 @@ def _forget_pool_after_fork():
     global _POOL, _window_users, _WINDOW_LOCK, _POOL_LOCK
     _POOL = None
     _window_users = 0
+    _THIS_THREAD.depth = 0       # the forking thread, the child's only one
     _WINDOW_LOCK = threading.Lock()
     _POOL_LOCK = threading.Lock()
 
