@@ -89,6 +89,7 @@ bench: install
 	$(PY) bench/train_steps.py
 	$(PY) bench/nn_steps.py
 	$(PY) bench/cell_memory_overhead.py
+	$(PY) bench/threads.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info labextension/node_modules labextension/lib \

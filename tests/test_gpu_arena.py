@@ -93,3 +93,62 @@ def test_an_array_bigger_than_a_chunk_gets_a_region_of_its_own():
     assert arena.allocate(1500) == base and arena.bytes_reserved == 2048 + 1536
     arena.free(base)
     assert arena.release_unused() == 2048 + 1536 and driver.live == {}
+
+
+def test_threads_allocating_at_once_never_share_a_piece(monkeypatch):
+    """Session threads allocate on one card at once (Session.run is thread-safe): each
+    piece is handed to one holder at a time, and everything comes back. The free list
+    is searched here with a pause between finding a piece and taking it, where a thread
+    switch may fall: without the arena's lock two threads take the same piece."""
+    import threading
+    import time
+    from tfteach.runtime import gpu_arena
+
+    def pausing_take(region, nbytes):
+        for k, (address, size) in enumerate(region.free):
+            if size >= nbytes:
+                time.sleep(0.0002)                  # another thread runs here
+                if size == nbytes:
+                    del region.free[k]
+                else:
+                    region.free[k] = (address + nbytes, size - nbytes)
+                region.used[address] = nbytes
+                return address
+        return None
+    monkeypatch.setattr(gpu_arena._Region, "take", pausing_take)
+    driver = FakeDriver()
+    arena = Arena(driver.alloc, driver.free)
+    arena.reserve(64 * 1024)
+    holders, clashes, failures = {}, [], []
+    lock = threading.Lock()
+
+    def work(k):
+        mine = []                      # each thread holds a few pieces at a time
+        try:
+            for i in range(40):
+                address = arena.allocate(256 * (1 + (i + k) % 4))
+                if address is not None:
+                    with lock:
+                        if address in holders:
+                            clashes.append(address)
+                        holders[address] = k
+                    mine.append(address)
+                if len(mine) > 3 or (address is None and mine):
+                    address = mine.pop(0)
+                    with lock:
+                        holders.pop(address, None)
+                    arena.free(address)
+            for address in mine:
+                with lock:
+                    holders.pop(address, None)
+                arena.free(address)
+        except Exception as e:  # noqa: BLE001 - a corrupted free list: reported below
+            failures.append(e)
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not failures and not clashes
+    assert arena.bytes_in_use == 0
+    assert arena.regions[0].free == [(arena.regions[0].base, 64 * 1024)]

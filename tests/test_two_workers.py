@@ -108,6 +108,44 @@ def test_window_is_reentrant_and_closes_on_errors(two_blas_threads):
     assert two_workers.blas_threads() == two_blas_threads
 
 
+def test_a_run_beside_another_keeps_blas_one_threaded_and_does_not_split(
+        two_blas_threads, monkeypatch):
+    """Two session threads: OpenBLAS's threads would take the cores the other run
+    computes on, so a step without convolutions runs with one BLAS thread while another
+    run is in progress (alone, with OpenBLAS's own); it does not split its own kernels
+    for that (its sums stay in the order they have alone)."""
+    seen = []
+    inside, release = threading.Event(), threading.Event()
+    relu_def, sqrt_def = get_op_def("Relu"), get_op_def("Sqrt")
+    relu, sqrt = relu_def.kernels["CPU"], sqrt_def.kernels["CPU"]
+
+    def recording_relu(ctx, x):
+        seen.append((two_workers.blas_threads(), two_workers.in_blas_window()))
+        return relu(ctx, x)
+
+    def holding_sqrt(ctx, x):       # keeps its run in progress until released
+        inside.set()
+        assert release.wait(30)
+        return sqrt(ctx, x)
+    monkeypatch.setitem(relu_def.kernels, "CPU", recording_relu)
+    monkeypatch.setitem(sqrt_def.kernels, "CPU", holding_sqrt)
+    x = tf.placeholder(tf.float32, [None, 6])
+    mlp = tf.nn.relu(tf.matmul(x, tf.ones([6, 3])))
+    held = tf.sqrt(x)
+    feed = {x: np.ones((2, 6))}
+    with tf.Session() as sess:
+        sess.run(mlp, feed)                                  # alone
+        other = threading.Thread(target=sess.run, args=(held, feed))
+        other.start()
+        assert inside.wait(30)
+        sess.run(mlp, feed)                                  # beside the held run
+        release.set()
+        other.join(30)
+        sess.run(mlp, feed)                                  # alone again
+    assert seen == [(two_blas_threads, False), (1, False), (two_blas_threads, False)]
+    assert two_workers.blas_threads() == two_blas_threads
+
+
 def _record_window(monkeypatch, op_type):
     """Wraps op_type's CPU kernel to record whether each call ran inside a window."""
     op_def = get_op_def(op_type)

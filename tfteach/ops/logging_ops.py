@@ -6,6 +6,7 @@ Because the print happens when the op *runs*, it shows what ran: put one in each
 of a `tf.cond` and only the taken branch prints.
 """
 import sys
+import threading
 
 import numpy as np
 
@@ -70,11 +71,17 @@ def summarize(value, limit):
 
 
 # -- Print -------------------------------------------------------------------------------
+_COUNT_LOCK = threading.Lock()
+
+
 def _print_kernel(ctx, value, *data):
     first_n = ctx.attrs["first_n"]
-    count = ctx.state.get("count", 0)
-    if first_n < 0 or count < first_n:
-        ctx.state["count"] = count + 1
+    with _COUNT_LOCK:               # two session threads: still first_n lines in all
+        count = ctx.state.get("count", 0)
+        printing = first_n < 0 or count < first_n
+        if printing:
+            ctx.state["count"] = count + 1
+    if printing:
         message = ctx.attrs["message"] + "".join(
             "[%s]" % summarize(d, ctx.attrs["summarize"]) for d in data)
         print(message, file=sys.stdout, flush=True)

@@ -24,6 +24,9 @@ size, keyed by the memory they view (a reshaped array shares its input's buffer)
 device memory itself is Numba's (cudaMalloc per array), freed when the last reference
 to it goes.
 """
+import functools
+import threading
+
 import numpy as np
 
 from tfteach.framework import errors
@@ -85,6 +88,15 @@ class Buffer:
                                                _tf_type_name(self.dtype), self.nbytes)
 
 
+def _locked(method):
+    """`method`, holding the allocator's lock (one thread at a time changes its figures)."""
+    @functools.wraps(method)
+    def locked(self, *args, **kwargs):
+        with self.lock:
+            return method(self, *args, **kwargs)
+    return locked
+
+
 class Allocator:
     def __init__(self, device_name, name, total_memory, virtual=True, free_memory=None):
         self.device_name = device_name
@@ -98,6 +110,9 @@ class Allocator:
         self.largest_alloc_size = 0
         self.bytes_in_use = 0
         self.live = {}                            # key -> Buffer
+        # Several session threads account on one device at once (Session.run is
+        # thread-safe): every change of the figures and of `live` holds this lock.
+        self.lock = threading.RLock()
 
     def _unconfigure(self):
         self.configured = False
@@ -144,6 +159,7 @@ class Allocator:
         return True
 
     # -- buffers -----------------------------------------------------------------------------------
+    @_locked
     def charge(self, value, op_name):
         """Accounts the array `value` produced by `op_name`; returns its Buffer (shared
         when it is, or is a view of, an array already accounted), or None for values
@@ -172,6 +188,7 @@ class Allocator:
             value = value.base
         return id(value) in self.live and isinstance(value, (np.ndarray, np.generic))
 
+    @_locked
     def allocate(self, nbytes, op_name, shape, dtype, value=None):
         """A new Buffer of `nbytes`, or ResourceExhaustedError with TensorFlow's text.
         (Called for every tensor a GPU step produces: kept lean.)"""
@@ -200,11 +217,13 @@ class Allocator:
         free = self.bytes_reserved - self.bytes_in_use
         return size <= free or self._extend(size - free)
 
+    @_locked
     def unref(self, buf):
         buf.refs -= 1
         if buf.refs <= 0:
             self.free(buf)
 
+    @_locked
     def free(self, buf):
         if self.live.get(buf.key) is buf:       # not already gone (reset)
             del self.live[buf.key]
@@ -236,6 +255,7 @@ class Allocator:
         return "\n".join(lines)
 
     # -- giving memory back ----------------------------------------------------------------------
+    @_locked
     def release(self):
         """Gives the unused reservation back to the driver; returns how many bytes. Live
         buffers stay. A device left with nothing in use forgets its GPUOptions, so the
@@ -250,6 +270,7 @@ class Allocator:
             self._region = max(_MIB, self._region)
         return freed
 
+    @_locked
     def reset(self):
         """Hard reset: forgets every buffer and every figure (the kernel-restart button)."""
         for buf in self.live.values():

@@ -127,11 +127,13 @@ def run_accounted(plan, values, step_stats, report_oom):
                 for s, v in zip(step.out_slots, outputs):
                     values[s] = v
                     if type(v) is ndarray and v.base is None:    # the common case
-                        buf = live.get(id(v))
-                        if buf is None:
-                            buf = alloc.allocate(v.nbytes, step.name, v.shape, v.dtype, v)
-                        else:
-                            buf.refs += 1
+                        with alloc.lock:        # other session threads account too
+                            buf = live.get(id(v))
+                            if buf is None:
+                                buf = alloc.allocate(v.nbytes, step.name, v.shape, v.dtype,
+                                                     v)
+                            else:
+                                buf.refs += 1
                     else:
                         buf = alloc.charge(v, step.name)
                         if buf is None:
@@ -150,9 +152,7 @@ def run_accounted(plan, values, step_stats, report_oom):
                 buf = held[s]
                 if buf is not None:
                     held[s] = None
-                    buf.refs -= 1
-                    if not buf.refs:
-                        buf.allocator.free(buf)
+                    buf.allocator.unref(buf)
     except Exception as e:  # noqa: BLE001
         alloc = getattr(e, "oom_allocator", None)
         if alloc is not None and report_oom:

@@ -26,7 +26,7 @@ import numpy as np
 
 from tfteach.framework import errors
 from tfteach.framework.dead import DEAD
-from tfteach.kernels.cpu import two_workers
+from tfteach.kernels.cpu import run_state, two_workers
 from tfteach.runtime import assign_forwarding, device_run, errors_text, fusion, ref_reads
 from tfteach.runtime.run_metadata import (AllocationDescription, NodeExecStats, NodeOutput,
                                           TensorDescription)
@@ -88,6 +88,7 @@ class Plan:
         their fetched values may be DeferredProducts (kernels/cpu/linalg.py)."""
         ops = prune(fetch_tensors, feed_tensors, target_ops)
         self.ops = ops
+        self._run_states = session._run_states   # per run in progress (run_state.py)
         placer = session._placer
         placer.place_new_ops()              # once per graph; raises placement errors
         client = placer.devices.cpu         # where feeds come from and fetches go
@@ -199,10 +200,12 @@ class Plan:
             if summed:
                 self.fast_steps = fusion.defer_summed_products(
                     self.fast_steps, self.fetch_slots, [slot_of[t] for t in summed])
-        # A step with a convolution runs with BLAS one-threaded throughout: its big kernels
-        # split themselves over two workers, and a multi-threaded product in between would
-        # leave OpenBLAS's workers spinning against them (kernels/cpu/two_workers.py).
+        # A step with a convolution splits its big kernels over two workers (see run).
         self.splits_work = any(step.type in two_workers.SPLITTING_OPS for step in self.steps)
+        # Whether a kernel of the plan keeps state in its run's RunState (run_state.py):
+        # a plan without one runs without taking a RunState (0.3 us less a run).
+        self.keeps_run_state = any(step.type in run_state.KEEPING_OP_TYPES
+                                   for step in self.steps)
         self._partitions = None
         self._device_order = [d.name for d in placer.devices.devices]
 
@@ -243,11 +246,45 @@ class Plan:
 
     # -- running -------------------------------------------------------------------------
     def run(self, feed_values, step_stats=None, report_oom=False):
+        """The fetched values. Thread-safe: what kernels keep between calls lives in a
+        RunState of this run alone (kernels/cpu/run_state.py), never locked while the
+        run computes; a sub-plan run by a kernel (a loop's body) shares its caller's."""
+        this_thread = run_state.THIS_THREAD
+        if this_thread.state is not None:
+            window = two_workers.blas_window() if self.splits_work else _NO_WINDOW
+            return self._run(feed_values, step_stats, report_oom, window)
+        # (Inlined, not a context manager: this is on the path of every run.)
+        in_progress = run_state.IN_PROGRESS
+        in_progress.append(None)
+        try:
+            # A step with a convolution runs with BLAS one-threaded throughout: its big
+            # kernels split themselves over two workers, and a multi-threaded product in
+            # between would leave OpenBLAS's workers spinning against them
+            # (kernels/cpu/two_workers.py). Another run in progress (a second session
+            # thread) takes the cores OpenBLAS's threads would: one-threaded too.
+            if self.splits_work:
+                window = two_workers.blas_window()
+            elif len(in_progress) > 1:
+                window = two_workers.blas_window(split=False)
+            else:
+                window = _NO_WINDOW
+            if not self.keeps_run_state:
+                return self._run(feed_values, step_stats, report_oom, window)
+            pool = self._run_states
+            this_thread.state = state = pool.take()
+            try:
+                return self._run(feed_values, step_stats, report_oom, window)
+            finally:
+                this_thread.state = None
+                pool.give_back(state)
+        finally:
+            in_progress.pop()
+
+    def _run(self, feed_values, step_stats, report_oom, window):
         values = self.template.copy()
         for s, v in zip(self.feed_slots, feed_values):
             values[s] = v
         # TensorFlow's float math is silent (1/0 is inf, log(0) is -inf, no warning).
-        window = two_workers.blas_window() if self.splits_work else _NO_WINDOW
         with np.errstate(all="ignore"), window:
             if self.accounted:
                 device_run.run_accounted(self, values, step_stats, report_oom)

@@ -20,6 +20,9 @@ buffers alone) would give nothing back. With chunks, only those holding live buf
 stay. An array bigger than a chunk gets a region of its own (`reserve`).
 """
 
+import functools
+import threading
+
 __all__ = ["Arena", "ROUND", "CHUNK"]
 
 ROUND = 256
@@ -62,6 +65,17 @@ class _Region:
             del free[k]
 
 
+def _locked(method):
+    """`method`, holding the arena's lock: session threads allocate at once (and Numba
+    frees from whichever thread drops an array's last reference); two threads must
+    never take the same free piece."""
+    @functools.wraps(method)
+    def locked(self, *args):
+        with self.lock:
+            return method(self, *args)
+    return locked
+
+
 class Arena:
     """Regions reserved from the driver, and the pieces in use inside them."""
 
@@ -71,6 +85,7 @@ class Arena:
         self.chunk = _rounded(chunk)
         self.regions = []
         self._reserved = 0              # kept as a sum: read at every allocation
+        self.lock = threading.RLock()
 
     @property
     def bytes_reserved(self):
@@ -80,6 +95,7 @@ class Arena:
     def bytes_in_use(self):
         return sum(sum(r.used.values()) for r in self.regions)
 
+    @_locked
     def reserve(self, nbytes):
         """One more region of `nbytes` (rounded up) from the driver."""
         nbytes = _rounded(nbytes)
@@ -88,6 +104,7 @@ class Arena:
         self._reserved += nbytes
         return region.base
 
+    @_locked
     def reserve_up_to(self, total):
         """Reserves what is missing for `bytes_reserved` to reach `total`, in chunks."""
         missing = total - self._reserved
@@ -95,6 +112,7 @@ class Arena:
             self.reserve(min(missing, self.chunk))
             missing = total - self._reserved
 
+    @_locked
     def allocate(self, nbytes):
         """The address of a free piece of `nbytes` (rounded), or None if none fits."""
         nbytes = _rounded(nbytes)
@@ -104,6 +122,7 @@ class Arena:
                 return address
         return None
 
+    @_locked
     def free(self, address):
         for region in self.regions:
             if address in region.used:
@@ -111,6 +130,7 @@ class Arena:
                 return
         raise KeyError("address %#x was not allocated here" % address)
 
+    @_locked
     def release_unused(self):
         """Gives back every region with nothing in use; returns the bytes given back."""
         kept, freed = [], 0

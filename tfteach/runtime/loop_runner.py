@@ -17,16 +17,26 @@ in another loop's body gets its history from its LoopHistory input instead (the 
 loop recorded one per outer iteration; see ops/while_grad.py). The gradient of a tensor
 the body captured (a weight) is the sum of every iteration's; where an iteration's is a
 matrix product, the products of all iterations are multiplied as one (_Products).
+
+Threads: the history is the run's, kept in its RunState (kernels/cpu/run_state.py), not
+in the While op's context: two threads running the loop's gradient at once each replay
+their own iterations. The sub-plans are built once, by one thread (Session.build_once),
+and run by any number at once.
 """
 import numpy as np
 
 from tfteach.framework.dead import DEAD
 from tfteach.framework.errors import InvalidArgumentError
+from tfteach.kernels.cpu import run_state
 from tfteach.kernels.cpu.linalg import DeferredProduct
 from tfteach.kernels.cpu.two_workers import split_matmul
 from tfteach.runtime import executor
 
 __all__ = ["run_while", "request_history", "run_while_grad", "run_loop_history"]
+
+
+# A loop's history is recorded and replayed in the run's RunState.
+run_state.kept_by("While", "WhileGrad", "LoopHistory")
 
 
 def request_history(loop, tensors):
@@ -51,10 +61,24 @@ def _plans(ctx, loop):
     plans = ctx.state.get("plans")
     if plans is None or plans[0] is not saved:
         feeds = tuple(loop.loop_vars) + tuple(loop.captured)
-        plans = ctx.state["plans"] = (saved, (
-            executor.Plan(ctx.session, (loop.cond,), feeds, ()),
-            executor.Plan(ctx.session, tuple(loop.next_values) + (saved or ()), feeds, ())))
+        with ctx.session._building:          # one thread builds them (build_once)
+            plans = ctx.state.get("plans")
+            if plans is None or plans[0] is not saved:
+                plans = ctx.state["plans"] = (saved, (
+                    executor.Plan(ctx.session, (loop.cond,), feeds, ()),
+                    executor.Plan(ctx.session, tuple(loop.next_values) + (saved or ()),
+                                  feeds, ())))
     return plans[1]
+
+
+def _record_history(forward_op, history):
+    """Keeps the iterations of this run of a loop for its gradient, in this run."""
+    run_state.entries()[(forward_op, "history")] = history
+
+
+def _recorded_history(forward_op):
+    """The iterations the loop `forward_op` recorded in this run, or None."""
+    return run_state.entries().get((forward_op, "history"))
 
 
 def _run_with_dead_captures(ctx, loop, values, captured):
@@ -79,7 +103,7 @@ def _run_with_dead_captures(ctx, loop, values, captured):
         steps.append((values, outputs[n:]))
         values = outputs[:n]
     if saved is not None:
-        ctx.state["history"] = _History(saved, steps, values)
+        _record_history(ctx.op, _History(saved, steps, values))
     return values[0] if n == 1 else tuple(values)
 
 
@@ -101,7 +125,7 @@ def run_while(ctx, *inputs):
             outputs = body_plan.run(values + captured)
             steps.append((values, outputs[n:]))
             values = outputs[:n]
-        ctx.state["history"] = _History(saved, steps, values)
+        _record_history(ctx.op, _History(saved, steps, values))
     return values[0] if n == 1 else tuple(values)
 
 
@@ -115,7 +139,8 @@ def _grad_plan(ctx, grad_loop):
         fetches = tuple(g for g in grad_loop.var_grads + grad_loop.cap_grads if g is not None)
         # The captured tensors' gradients are only summed over the iterations (below).
         summed = tuple(g for g in grad_loop.cap_grads if g is not None)
-        plan = ctx.state["plan"] = executor.Plan(ctx.session, fetches, feeds, (), summed)
+        plan = ctx.session.build_once(ctx.state, "plan", lambda: executor.Plan(
+            ctx.session, fetches, feeds, (), summed))
     return plan
 
 
@@ -125,7 +150,7 @@ def run_loop_history(ctx, _):
     Its input (the loop's first result) only orders it after that run. A fresh _History
     object is made by every run, so each outer iteration's value stays intact once the
     outer loop recorded it."""
-    return ctx.session._kernel_context(ctx.attrs["_forward"]).state.get("history")
+    return _recorded_history(ctx.attrs["_forward"])
 
 
 def _history(ctx, grad_loop, finals, given):
@@ -137,7 +162,7 @@ def _history(ctx, grad_loop, finals, given):
                 None, ctx.op, "The gradient of the loop '%s' needs the iterations of the "
                 "same run of that loop, which were not recorded." % forward.name)
         return given
-    history = ctx.session._kernel_context(forward).state.get("history")
+    history = _recorded_history(forward)
     if history is None or len(history.final) != len(finals) or \
             any(a is not b for a, b in zip(history.final, finals)):
         raise InvalidArgumentError(

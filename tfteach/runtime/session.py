@@ -22,6 +22,7 @@ import numpy as np
 from tfteach.framework import graph as graph_lib
 from tfteach.framework.operation import Operation
 from tfteach.framework.tensor import Tensor
+from tfteach.kernels.cpu.run_state import RunStatePool
 from tfteach.runtime import config as config_lib
 from tfteach.runtime import devices as devices_lib
 from tfteach.runtime import executor, fetches as fetches_lib, placement, session_memory
@@ -39,6 +40,8 @@ class KernelContext:
     Kernels receive it first: `ctx.attrs` are the op's attributes, `ctx.session` the
     owning session (variables), `ctx.state` a dict private to this op in this session
     (e.g. a random generator, so each new session replays the same random sequence).
+    Every thread running the session shares it: what a kernel keeps for one run (a work
+    array, a loop's history) goes in the run's RunState instead (kernels/cpu/run_state.py).
     """
 
     __slots__ = ("op", "attrs", "session", "state", "device", "kernel")
@@ -93,6 +96,12 @@ class BaseSession:
         self._closed = False
         self._plans = {}
         self._contexts = {}
+        # Session.run is thread-safe (docs/engine.md, "Threads"): each run in progress
+        # has its own kernel state from this pool; building a plan (placement, kernel
+        # contexts, constants held on a GPU) is done by one thread at a time. Nothing is
+        # locked while a plan runs.
+        self._run_states = RunStatePool()
+        self._building = threading.RLock()
         self._context_stack = []
         self._devices = devices_lib.session_devices(self._config)
         self._placer = placement.Placer(graph, self._devices, self._config)
@@ -136,6 +145,7 @@ class BaseSession:
         _live.discard(self)
         self._plans.clear()
         self._contexts.clear()
+        self._run_states.clear()
         self.variable_values.clear()
         if self._memory is not None:
             self._memory.release()      # variables and constants leave the GPUs
@@ -229,29 +239,43 @@ class BaseSession:
         key = (tensors, feeds, targets)
         plan = self._plans.get(key)
         if plan is None:
-            plan = self._plans[key] = executor.Plan(self, tensors, feeds, targets)
+            plan = self.build_once(self._plans, key, lambda: executor.Plan(
+                self, tensors, feeds, targets))
         return plan
+
+    def build_once(self, cache, key, build):
+        """cache[key], built by `build()` if missing, by one thread at a time: two threads
+        asking at once get the same object (one set of kernel contexts, constants held
+        once on a GPU)."""
+        with self._building:
+            value = cache.get(key)
+            if value is None:
+                value = cache[key] = build()
+            return value
 
     def _kernel_context(self, op):
         ctx = self._contexts.get(op)
         if ctx is None:
-            device = self._placer.device_of(op)
-            kernel = op._op_def.kernels.get(device.kernel_type)
-            if kernel is None:
-                from tfteach.framework import errors
-                raise errors.UnimplementedError(
-                    op.node_def, op, "No registered kernel for op '%s' (%s) on %s"
-                    % (op.name, op.type, device.kernel_type))
-            # A kernel that dispatches per op (e.g. on dtype) names its choice up front.
-            kernel_for_op = getattr(kernel, "kernel_for_op", None)
-            if kernel_for_op is not None:
-                kernel = kernel_for_op(op)
-            if device.kind == "cuda" and device.physical_index:
-                # Launch (and allocate outputs) on the op's own card (kernels/cuda/cards.py).
-                from tfteach.kernels.cuda import cards
-                kernel = cards.on_card(kernel, device.physical_index)
-            ctx = self._contexts[op] = KernelContext(op, self, device.name, kernel)
+            return self.build_once(self._contexts, op, lambda: self._new_kernel_context(op))
         return ctx
+
+    def _new_kernel_context(self, op):
+        device = self._placer.device_of(op)
+        kernel = op._op_def.kernels.get(device.kernel_type)
+        if kernel is None:
+            from tfteach.framework import errors
+            raise errors.UnimplementedError(
+                op.node_def, op, "No registered kernel for op '%s' (%s) on %s"
+                % (op.name, op.type, device.kernel_type))
+        # A kernel that dispatches per op (e.g. on dtype) names its choice up front.
+        kernel_for_op = getattr(kernel, "kernel_for_op", None)
+        if kernel_for_op is not None:
+            kernel = kernel_for_op(op)
+        if device.kind == "cuda" and device.physical_index:
+            # Launch (and allocate outputs) on the op's own card (kernels/cuda/cards.py).
+            from tfteach.kernels.cuda import cards
+            kernel = cards.on_card(kernel, device.physical_index)
+        return KernelContext(op, self, device.name, kernel)
 
     def _hold_on_device(self, allocator, value, name):
         """Accounts a value the session keeps on a GPU until it closes (a constant)."""

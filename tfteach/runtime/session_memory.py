@@ -10,6 +10,7 @@ and frees the value it replaces. A session with only the CPU keeps a plain dict,
 nothing is paid where nothing is accounted. `SessionMemory.release()` runs when the
 session closes — or is garbage-collected, as TensorFlow's `Session.__del__` does.
 """
+import threading
 
 __all__ = ["DeviceVariableStore", "SessionMemory"]
 
@@ -22,6 +23,9 @@ class DeviceVariableStore(dict):
         self._placer = placer
         self._buffers = {}               # name -> (allocator, Buffer)
         self._allocators = {}            # name -> its device's allocator (or None)
+        # Session threads assigning one variable at once: its value and its Buffer are
+        # replaced together.
+        self._lock = threading.RLock()
 
     def _allocator_of(self, name):
         try:
@@ -51,6 +55,10 @@ class DeviceVariableStore(dict):
     def _store(self, name, value, own_buffer):
         if dict.get(self, name) is value:
             return          # updated in place (training_kernels): same buffer, same bytes
+        with self._lock:
+            self._replace(name, value)
+
+    def _replace(self, name, value):
         alloc = self._allocator_of(name)
         new = None
         if alloc is not None:
@@ -69,8 +77,9 @@ class DeviceVariableStore(dict):
             old[0].unref(old[1])
 
     def __delitem__(self, name):
-        super().__delitem__(name)
-        old = self._buffers.pop(name, None)
+        with self._lock:
+            super().__delitem__(name)
+            old = self._buffers.pop(name, None)
         if old is not None:
             old[0].unref(old[1])
 

@@ -120,6 +120,11 @@ class Spectra:
         self.entries = {}
         self.with_input_gradient = with_input_gradient
 
+    def fresh(self):
+        """An empty one of the same kind: each run in progress has its own
+        (run_state.own; the fused plan's object is only its name)."""
+        return Spectra(self.with_input_gradient)
+
     def clear(self):
         self.entries = {}
 

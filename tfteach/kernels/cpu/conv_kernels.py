@@ -21,7 +21,7 @@ Runtime errors use TF 1.15's texts (conv_ops.cc, conv_grad_ops.cc).
 import numpy as np
 
 from tfteach.framework.errors import InvalidArgumentError, UnimplementedError
-from tfteach.kernels.cpu import conv_fourier
+from tfteach.kernels.cpu import conv_fourier, run_state
 from tfteach.kernels.cpu.conv_geometry import ConvParams
 from tfteach.kernels.cpu.two_workers import over_batch
 from tfteach.kernels.cpu.conv_patches import col2im, im2col, im2col_transposed
@@ -31,6 +31,10 @@ from tfteach.kernels.cpu.cwise import shape_string
 __all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "SharedPatches",
            "conv_params", "to_nhwc", "from_nhwc", "compute_dtype", "scratch", "geometry",
            "check_filter_not_empty"]
+
+
+# Their work arrays and what a fused layer's ops hand each other are the run's.
+run_state.kept_by("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter")
 
 
 def _error(ctx, message, cls=InvalidArgumentError):
@@ -68,16 +72,14 @@ def compute_dtype(dtype):
 
 
 def scratch(ctx, key, shape, dtype):
-    """A work array kept in the op's session state and reused by the next run.
+    """A work array of this op, reused by the next run on the same RunState.
 
     The patch matrices are large (31 MB for LeNet's second layer); allocating them fresh
     each step costs a page fault per 4 KB, which measured ~1-2 ms a call. Never returned
-    to the caller, so reuse is safe.
+    to the caller, so reuse is safe. Kept per run in progress (run_state.py), not in the
+    op's context: two threads running the same step at once each fill their own.
     """
-    buf = ctx.state.get(key)
-    if buf is None or buf.shape != shape or buf.dtype != dtype:
-        buf = ctx.state[key] = np.empty(shape, dtype)
-    return buf
+    return run_state.scratch(ctx, key, shape, dtype)
 
 
 def check_filter_not_empty(ctx, f):
@@ -134,6 +136,10 @@ class SharedPatches:
     def __init__(self):
         self.clear()
 
+    def fresh(self):
+        """An empty one: each run in progress has its own (run_state.own)."""
+        return SharedPatches()
+
     def clear(self):
         """Nothing recorded (a forward starting its step, or a gradient done with them)."""
         self.key, self.views = None, {}
@@ -183,6 +189,7 @@ def conv2d(ctx, x, f, shared=None, spectra=None, bias_relu=None):
     `bias_relu`: a bias vector; the output is then relu(conv + bias), the bias add and
     Relu a fused plan found after the layer (it checked: 1-D, the output's float dtype
     and channel count, NHWC)."""
+    shared, spectra = run_state.own(shared), run_state.own(spectra)
     if shared is not None:          # nothing recorded yet in this step
         shared.clear()
     if spectra is not None:
@@ -277,6 +284,7 @@ def _backprop_dims(ctx, label, p, input_shape, filter_shape, dy):
 def conv2d_backprop_input(ctx, input_sizes, f, dy, spectra=None):
     """d loss / d input: dcols = dOut @ F^T, then col2im (also tf.nn.conv2d_transpose)."""
     label = "Conv2DBackpropInput"
+    spectra = run_state.own(spectra)
     p = conv_params(ctx)
     input_shape = _sizes(ctx, label, input_sizes)
     # TF's CPU kernel is Conv2DCustomBackpropInputOp: its shape checks carry that label
@@ -315,6 +323,7 @@ def conv2d_backprop_input(ctx, input_sizes, f, dy, spectra=None):
 def conv2d_backprop_filter(ctx, x, filter_sizes, dy, shared=None, spectra=None):
     """d loss / d filter: cols^T @ dOut, reshaped to [KH, KW, C, OC]."""
     label = "Conv2DBackpropFilter"
+    shared, spectra = run_state.own(shared), run_state.own(spectra)
     p = conv_params(ctx)
     filter_shape = _sizes(ctx, label, filter_sizes)
     if x.ndim != 4:

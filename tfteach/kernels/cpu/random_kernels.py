@@ -34,7 +34,11 @@ def generator(ctx):
             # As TF's PhiloxRandom(seed, seed2): the key from `seed`, the start of the
             # counter from `seed2`, so each op seed gets its own stream.
             bit_generator = np.random.Philox(key=seed, counter=[0, 0, seed2, 0])
-        gen = ctx.state["generator"] = np.random.Generator(bit_generator)
+        # setdefault: two threads making it at once both use the first one made (a
+        # second generator of the same seed would replay the same numbers). NumPy's
+        # Generator locks its bit generator while it draws: concurrent runs draw
+        # different numbers from the one stream, as TF's shared Philox does.
+        gen = ctx.state.setdefault("generator", np.random.Generator(bit_generator))
     return gen
 
 

@@ -129,7 +129,7 @@ def variable_ref_of(ctx, value, index=0):
 def variable_kernel(ctx):
     ref = ctx.state.get("ref")
     if ref is None:
-        ref = ctx.state["ref"] = VariableRef(ctx.session.variable_values, ctx.op)
+        ref = ctx.state.setdefault("ref", VariableRef(ctx.session.variable_values, ctx.op))
     return ref
 
 

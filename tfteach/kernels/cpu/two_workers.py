@@ -34,6 +34,11 @@ A session step whose plan contains a splitting op runs entirely inside one windo
 (`Plan.run`), so no multi-threaded product in between wakes OpenBLAS's spinning workers;
 steps without one (the MLP) keep OpenBLAS's own threads, which are faster for mid-size
 products. Where NumPy's BLAS is not OpenBLAS, the count is left alone (still correct).
+
+Session threads (docs/engine.md, "Threads"). Whether a kernel splits is asked of its own
+thread (`in_blas_window`): a thread whose step has no convolution runs its kernels whole
+while another thread's step holds the window (the window's BLAS count is still the
+process's). The worker's half runs in its caller's run (run_state.py: its work arrays).
 """
 import contextlib
 import ctypes
@@ -43,7 +48,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from tfteach.kernels.cpu import openblas
+from tfteach.kernels.cpu import openblas, run_state
 from tfteach.kernels.cpu.cpu_quota import usable_cpus
 
 __all__ = ["over_batch", "split_output", "split_matmul", "split_rows", "split_ufunc",
@@ -59,6 +64,7 @@ MIN_PARALLEL_WORK = 2_000_000
 MIN_SPLIT_ELEMENTS = 1 << 18
 
 _POOL = None           # created on first use: nothing starts at import time
+_POOL_LOCK = threading.Lock()   # two session threads may both be first
 _WORKERS = None        # worker_count(), once known
 _BLAS = None           # (get_num_threads, set_num_threads) of NumPy's OpenBLAS, if found
 _SEARCHED = False
@@ -97,13 +103,28 @@ def worker_count():
     return _WORKERS
 
 
+# How deep this thread is in windows. Whether a kernel splits its work is asked of its
+# own thread: a session thread whose step has no convolution keeps its kernels whole
+# (and its float sums in the same order as when it runs alone) while another thread's
+# step holds the window open.
+class _Depth(threading.local):
+    depth = 0
+
+
+_THIS_THREAD = _Depth()
+
+
 def in_blas_window():
-    return _window_users > 0
+    """True when this thread runs inside a window (its step's, or as the worker)."""
+    return _THIS_THREAD.depth > 0
 
 
 @contextlib.contextmanager
-def blas_window():
-    """BLAS one-threaded for the whole process while anyone is inside (re-entrant)."""
+def blas_window(split=True):
+    """BLAS one-threaded for the whole process while anyone is inside (re-entrant).
+    `split`: this thread's kernels split their work over the worker meanwhile (a step
+    with convolutions); False for a step that only keeps BLAS off the cores other
+    session threads compute on (executor.Plan.run)."""
     global _window_users, _saved_threads
     blas = _find_blas()
     with _WINDOW_LOCK:
@@ -111,9 +132,12 @@ def blas_window():
             _saved_threads = blas[0]()
             blas[1](1)
         _window_users += 1
+    depth = _THIS_THREAD.depth
+    _THIS_THREAD.depth = depth + split
     try:
         yield
     finally:
+        _THIS_THREAD.depth = depth
         with _WINDOW_LOCK:
             _window_users -= 1
             if _window_users == 0 and blas is not None:
@@ -123,21 +147,38 @@ def blas_window():
 _ON_WORKER = threading.local()
 
 
-def _in_window(fn, lo, hi):
+def _in_window(fn, lo, hi, state):
+    """The worker's half, in the caller's run (`state`: its work arrays are the run's)."""
     _ON_WORKER.active = True
+    previous = run_state.enter(state)
     try:
         with blas_window():
             return fn(lo, hi)
     finally:
+        run_state.leave(previous)
         _ON_WORKER.active = False
+
+
+def _pool():
+    """The workers. One run uses one at a time (its second half); session threads that
+    split at once each get one where the process has the cores (one per usable CPU
+    beyond the first), else they queue for it."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            workers = max(1, min(8, int(usable_cpus()) - 1))
+            _POOL = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tfteach-worker")
+        return _POOL
 
 
 def _forget_pool_after_fork():
     """A forked child has no worker thread: the parent's pool would queue jobs forever."""
-    global _POOL, _window_users, _WINDOW_LOCK
+    global _POOL, _window_users, _WINDOW_LOCK, _POOL_LOCK
     _POOL = None
     _window_users = 0
+    _THIS_THREAD.depth = 0       # the forking thread, the child's only one
     _WINDOW_LOCK = threading.Lock()
+    _POOL_LOCK = threading.Lock()
 
 
 if hasattr(os, "register_at_fork"):
@@ -145,16 +186,16 @@ if hasattr(os, "register_at_fork"):
 
 
 def _two_halves(fn, size):
-    """[fn(0, mid), fn(mid, size)], the second on the worker thread, both in a window."""
-    global _POOL
+    """[fn(0, mid), fn(mid, size)], the second on the worker thread, both in a window.
+    Session threads splitting at once may queue for a worker (a half never waits for
+    anything but a worker, and a worker's half never splits again: no deadlock)."""
     mid = size // 2
     if getattr(_ON_WORKER, "active", False):
-        # A half that splits again would wait for the one worker, which is itself.
+        # A half that splits again could wait for a worker, which may be itself.
         return [fn(0, mid), fn(mid, size)]
-    if _POOL is None:
-        _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tfteach-worker")
+    pool = _POOL if _POOL is not None else _pool()
     with blas_window():      # opened here, so the worker's half cannot close it early
-        second = _POOL.submit(_in_window, fn, mid, size)
+        second = pool.submit(_in_window, fn, mid, size, run_state.current())
         first = fn(0, mid)
         return [first, second.result()]
 
@@ -208,7 +249,7 @@ def split_matmul(left, right):
 
 def worth_splitting(elements):
     """True inside a BLAS window for a job over at least MIN_SPLIT_ELEMENTS elements."""
-    return _window_users > 0 and elements >= MIN_SPLIT_ELEMENTS and worker_count() >= 2
+    return elements >= MIN_SPLIT_ELEMENTS and in_blas_window() and worker_count() >= 2
 
 
 def split_rows(fn, rows, elements):
@@ -226,7 +267,7 @@ def split_ufunc(ufunc, inputs):
     Shapes that do not broadcast raise ValueError, as the ufunc itself does.
     """
     # tfteach's LazyUfuncs (Numba activations) are not np.ufunc: they run whole.
-    if _window_users == 0 or not isinstance(ufunc, np.ufunc) or ufunc.nout != 1:
+    if not in_blas_window() or not isinstance(ufunc, np.ufunc) or ufunc.nout != 1:
         return ufunc(*inputs)
     shape = np.broadcast_shapes(*[np.shape(a) for a in inputs])
     if not shape or shape[0] < 2 or int(np.prod(shape)) < MIN_SPLIT_ELEMENTS:

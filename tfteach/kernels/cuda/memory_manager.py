@@ -83,19 +83,20 @@ class ReservingMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
 
     def memalloc(self, size):
         arena = self.arena
-        try:
-            arena.reserve_up_to(self._target())
-        except Exception:  # noqa: BLE001 - the driver is out of room: carve what we have
-            pass
-        address = arena.allocate(size)
-        if address is None:                    # beyond the reservation: grow by a region
+        with arena.lock:                       # one session thread at a time grows it
             try:
-                arena.reserve(size)
-            except Exception:  # noqa: BLE001 - the card is full of empty chunks: free them
-                if not arena.release_unused():
-                    raise
-                arena.reserve(size)
+                arena.reserve_up_to(self._target())
+            except Exception:  # noqa: BLE001 - the driver is out of room: carve what we have
+                pass
             address = arena.allocate(size)
+            if address is None:                # beyond the reservation: grow by a region
+                try:
+                    arena.reserve(size)
+                except Exception:  # noqa: BLE001 - the card is full of empty chunks: free
+                    if not arena.release_unused():
+                        raise
+                    arena.reserve(size)
+                address = arena.allocate(size)
         return MemoryPointer(weakref.proxy(self.context), self._pointer(address), size,
                              finalizer=lambda: arena.free(address))
 

@@ -24,6 +24,7 @@ so nothing overflows, on a GPU or in the simulator.
 """
 import math
 import os
+import threading
 
 import numpy as np
 from numba import cuda
@@ -89,19 +90,24 @@ def random_kernel(out, mode, key, start, wide):
 
 
 # -- host side ----------------------------------------------------------------------------------
+# Two session threads drawing from one op at once must get different counters.
+_STREAM_LOCK = threading.Lock()
+
+
 def _stream(ctx, count):
     """(key, start counter) for the next `count` numbers of this op in this Session."""
     state = ctx.state
-    if "key" not in state:
-        seed, seed2 = int(ctx.attrs["seed"]), int(ctx.attrs["seed2"])
-        if seed == 0 and seed2 == 0:             # not seeded: a fresh stream per Session
-            seed, seed2 = (int.from_bytes(os.urandom(4), "little"),
-                           int.from_bytes(os.urandom(4), "little"))
-        state["key"] = np.uint64(seed & 0xFFFFFFFF)
-        state["drawn"] = (seed2 & 0xFFFFFFFF) << 32   # seed2 picks the counter's start
-    start = state["drawn"]
-    state["drawn"] = (start + count) % (1 << 64)
-    return state["key"], np.uint64(start)
+    with _STREAM_LOCK:
+        if "key" not in state:
+            seed, seed2 = int(ctx.attrs["seed"]), int(ctx.attrs["seed2"])
+            if seed == 0 and seed2 == 0:         # not seeded: a fresh stream per Session
+                seed, seed2 = (int.from_bytes(os.urandom(4), "little"),
+                               int.from_bytes(os.urandom(4), "little"))
+            state["key"] = np.uint64(seed & 0xFFFFFFFF)
+            state["drawn"] = (seed2 & 0xFFFFFFFF) << 32   # seed2 picks the counter's start
+        start = state["drawn"]
+        state["drawn"] = (start + count) % (1 << 64)
+        return state["key"], np.uint64(start)
 
 
 def _random(mode):
