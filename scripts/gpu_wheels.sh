@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Prepares .whl/ for scripts/gpu_check.sh on an offline GPU machine (docs/cuda_kernels.md):
 # tfteach's own wheel, built from this checkout, and the wheels of what the check needs
-# beyond a CUDA image's Python (numba, numba-cuda, pytest, nvidia-ml-py are expected
-# there): the Jupyter kernel and notebook runner, and a NumPy older than 2.5 (numba-cuda
-# 0.30 still registers np.row_stack, which NumPy 2.5 removed: its import fails there).
-# Run it here, with network.
+# beyond a CUDA image's Python (numba, numba-cuda, pytest, nvidia-ml-py, tensorboard and
+# protobuf are expected there): the Jupyter kernel and notebook runner, google-crc32c,
+# and a NumPy older than 2.5 (numba-cuda 0.30 still registers np.row_stack, which NumPy
+# 2.5 removed: its import fails there). Run it here, with network.
 #   scripts/gpu_wheels.sh [PYTHON_VERSION]     (default 3.12, the GPU machine's)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +16,7 @@ $PY -m pip download -q --only-binary=:all: --python-version "$VERSION" --impleme
   --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 \
   --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
   --platform manylinux1_x86_64 -d .whl \
-  ipykernel nbclient nbformat jupyter_client ipywidgets graphviz "numpy>=2,<2.5"
+  ipykernel nbclient nbformat jupyter_client ipywidgets graphviz google-crc32c "numpy>=2,<2.5"
 # already in CUDA images (KINDS: the 'cuda' image); two versions of one package would
 # stop the install there
 rm -f .whl/attrs-* .whl/packaging-* .whl/psutil-* .whl/pygments-* .whl/python_dateutil-* \
