@@ -56,9 +56,9 @@ class DeviceVariableStore(dict):
         if dict.get(self, name) is value:
             return          # updated in place (training_kernels): same buffer, same bytes
         with self._lock:
-            self._replace(name, value)
+            self._replace(name, value, own_buffer)
 
-    def _replace(self, name, value):
+    def _replace(self, name, value, own_buffer):
         alloc = self._allocator_of(name)
         new = None
         if alloc is not None:
