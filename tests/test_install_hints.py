@@ -16,6 +16,7 @@ def test_require_returns_the_module():
 
 def test_missing_module_is_one_line_naming_the_install_command(monkeypatch):
     monkeypatch.setitem(sys.modules, "ipykernel", None)     # as if not installed
+    monkeypatch.setitem(sys.modules, "ipykernel.kernelspec", None)  # (an earlier import)
     with pytest.raises(ModuleNotFoundError) as info:
         install_hints.require("ipykernel.kernelspec", "The tfteach kernel")
     msg = str(info.value)
