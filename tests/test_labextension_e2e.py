@@ -141,8 +141,15 @@ def page(tmp_path_factory):
         # the last cell has run when its prompt shows its execution count
         # (all cells together: Numba compiles the training cell's kernels on a cold
         # cache, so this wait gets a few times the per-step limit)
-        nb.locator(".jp-InputPrompt", has_text="[%d]" % len(CELLS)).wait_for(
-            timeout=4 * TIMEOUT)
+        try:
+            nb.locator(".jp-InputPrompt", has_text="[%d]" % len(CELLS)).wait_for(
+                timeout=4 * TIMEOUT)
+        except Exception:
+            # what the page shows (an error output stops Run All) goes with the failure
+            pg.screenshot(path=os.path.join(ARTIFACTS, "run-all-timeout.png"), full_page=True)
+            outputs = nb.locator(".jp-OutputArea-output").all_text_contents()
+            raise AssertionError("Run All did not reach the last cell; outputs:\n%s"
+                                 % "\n---\n".join(o[-800:] for o in outputs))
         nb.locator(".tft-graph svg g.node").first.wait_for()
         yield pg
     finally:
