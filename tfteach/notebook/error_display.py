@@ -14,6 +14,7 @@ hint for the errors the notes discuss (`framework/hints.BUILD_HINTS`). Any other
 exception keeps IPython's normal traceback.
 """
 import linecache
+import os
 import re
 import traceback
 
@@ -24,7 +25,10 @@ __all__ = ["register", "unregister", "teaching_traceback", "cell_location"]
 _RED, _GREEN, _CYAN, _DIM, _RESET = ("\x1b[0;31m", "\x1b[0;32m", "\x1b[0;36m", "\x1b[2m",
                                      "\x1b[0m")
 _DEFINED_AT = re.compile(r"\(defined at (.+?):(\d+)\)")
-_PACKAGE = "/tfteach/"
+# tfteach's own code: the package's folder, exactly (a checkout or a venv can itself sit
+# in a folder named tfteach, so the name alone would also hide the student's files)
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))).replace("\\", "/") + "/"
+_NOTEBOOK_LAYER = _PACKAGE + "notebook/"
 
 
 def cell_location(shell, filename, lineno):
@@ -65,7 +69,7 @@ def _student_frames(shell, tb):
     frames = []
     for frame in traceback.extract_tb(tb):
         name = frame.filename.replace("\\", "/")
-        if _PACKAGE in name or "/IPython/" in name or "/ipykernel/" in name:
+        if name.startswith(_PACKAGE) or "/IPython/" in name or "/ipykernel/" in name:
             continue
         frames.append(frame)
     return frames
@@ -74,8 +78,8 @@ def _student_frames(shell, tb):
 def raised_by_tfteach(tb):
     """Whether the traceback passes through tfteach's own code (a build-time error from
     tf.matmul, tf.get_variable, ...), rather than being the student's or a library's."""
-    return any(_PACKAGE in frame.filename.replace("\\", "/") and
-               "/tfteach/notebook/" not in frame.filename.replace("\\", "/")
+    return any(frame.filename.replace("\\", "/").startswith(_PACKAGE) and
+               not frame.filename.replace("\\", "/").startswith(_NOTEBOOK_LAYER)
                for frame in traceback.extract_tb(tb))
 
 
