@@ -16,13 +16,13 @@ the previous checkpoints as they were. `BundleReader` parses bytes only and chec
 every CRC; its errors are TensorFlow's (NotFoundError, DataLossError).
 """
 import os
-import tempfile
 
 import numpy as np
 
 from tfteach.framework import dtypes
 from tfteach.framework.errors import DataLossError, NotFoundError, UnimplementedError
 from tfteach.io import crc32c
+from tfteach.io.atomic_files import atomic_write
 from tfteach.io.bundle_protos import BIG, BundleEntryProto, BundleHeaderProto
 from tfteach.io.table import TableError, build_table, read_table
 from tfteach.io.varint import VarintError, get_varint, put_varint
@@ -39,23 +39,6 @@ def index_filename(prefix):
 
 def data_filename(prefix, shard_id=0, num_shards=1):
     return "%s.data-%05d-of-%05d" % (prefix, shard_id, num_shards)
-
-
-def _atomic_write(path, data):
-    """Writes `data` to a temporary file beside `path`, then renames it to `path`."""
-    directory = os.path.dirname(path) or "."
-    fd, temp = tempfile.mkstemp(prefix=os.path.basename(path) + ".tempstate",
-                                dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        if os.path.exists(temp):
-            os.remove(temp)
-        raise
 
 
 # -- writing ------------------------------------------------------------------------------
@@ -110,8 +93,8 @@ def write_bundle(prefix, tensors):
     directory = os.path.dirname(prefix)
     if directory:
         os.makedirs(directory, exist_ok=True)
-    _atomic_write(data_filename(prefix), data)
-    _atomic_write(index_filename(prefix), index)   # last: the bundle now exists
+    atomic_write(data_filename(prefix), data, ".tempstate")
+    atomic_write(index_filename(prefix), index, ".tempstate")   # last: the bundle now exists
 
 
 # -- reading ------------------------------------------------------------------------------

@@ -18,11 +18,11 @@ errors.
 import glob
 import os
 import re
-import tempfile
 
 from google.protobuf import text_format
 
 from tfteach import logging
+from tfteach.io.atomic_files import atomic_write
 from tfteach.io.bundle_protos import CheckpointState
 from tfteach.io.tensor_bundle import index_filename
 
@@ -33,21 +33,6 @@ __all__ = ["CheckpointState", "generate_checkpoint_state_proto", "update_checkpo
 
 def _checkpoint_filename(save_dir, latest_filename):
     return os.path.join(save_dir, latest_filename or "checkpoint")
-
-
-def _atomic_write_string(path, contents):
-    directory = os.path.dirname(path) or "."
-    fd, temp = tempfile.mkstemp(prefix=os.path.basename(path) + ".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(contents)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        if os.path.exists(temp):
-            os.remove(temp)
-        raise
 
 
 def generate_checkpoint_state_proto(save_dir, model_checkpoint_path,
@@ -100,7 +85,7 @@ def update_checkpoint_state_internal(save_dir, model_checkpoint_path,
     if coord_filename == state.model_checkpoint_path:
         raise RuntimeError("Save path '%s' conflicts with path used for checkpoint state.  "
                            "Please use a different save path." % model_checkpoint_path)
-    _atomic_write_string(coord_filename, text_format.MessageToString(state))
+    atomic_write(coord_filename, text_format.MessageToString(state).encode("utf-8"))
 
 
 def update_checkpoint_state(save_dir, model_checkpoint_path, all_model_checkpoint_paths=None,
