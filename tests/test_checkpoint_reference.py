@@ -15,18 +15,16 @@ import numpy as np
 import pytest
 
 import tfteach
-from tests.tf_reference import tensorflow_v1
+from tests.tf_reference import tensorflow_v1, tf1_behaviour
 
 pytestmark = pytest.mark.reference
 
 
 @pytest.fixture(autouse=True, scope="module")
 def tensorflow_1_15_variables():
-    tf = tensorflow_v1()
-    tf.disable_resource_variables()
-    tf.disable_control_flow_v2()        # 1.15's cond (the EMA's initialized_value)
-    yield
-    tf.enable_control_flow_v2()         # leave other modules TensorFlow's defaults
+    # ref variables and 1.15's cond (initialized_value) in TensorFlow, for this module
+    with tf1_behaviour():
+        yield
 
 
 # -- the models, written once for both libraries ------------------------------------------

@@ -5,34 +5,15 @@ Each direction builds a model in one library, writes it as a protobuf, imports i
 the other, gives both the same weights (assigned by name) and compares what they compute
 and what one training step does to the weights. Skips without TensorFlow.
 """
-import contextlib
 
 import numpy as np
 import pytest
 
 import tfteach
 from tests.graph_io_models import MODELS
-from tests.tf_reference import tensorflow_v1
+from tests.tf_reference import tensorflow_v1, tf1_behaviour
 
 pytestmark = pytest.mark.reference
-
-
-@contextlib.contextmanager
-def tf1_behaviour():
-    """TF 1.15's defaults inside TF 2: ref variables and Switch/Merge control flow."""
-    v1 = tensorflow_v1()
-    import tensorflow as tf2
-    resource = tf2.compat.v1.resource_variables_enabled()
-    cf_v2 = tf2.compat.v1.control_flow_v2_enabled()
-    v1.disable_resource_variables()
-    v1.disable_control_flow_v2()
-    try:
-        yield v1
-    finally:
-        if resource:
-            v1.enable_resource_variables()
-        if cf_v2:
-            v1.enable_control_flow_v2()
 
 
 def _to_library(tf, message):

@@ -8,14 +8,13 @@ name) and compare every fetched value: outputs, final states and gradients.
 TensorFlow 2's Keras 3 hides `tf.compat.v1.nn.rnn_cell`; the same TF1 cells live on in
 `tensorflow.python.keras.layers.legacy_rnn.rnn_cell_impl`.
 """
-import contextlib
 
 import numpy as np
 import pytest
 
 import tfteach
 
-from tf_reference import tensorflow_v1
+from tf_reference import tensorflow_v1, tf1_behaviour
 
 
 def _tf_cells():
@@ -27,28 +26,11 @@ def _tf_cells():
     return rnn_cell_impl
 
 
-@contextlib.contextmanager
-def _tf1_mode(v1):
-    """Reference variables and v1 while loops while building, then back as it was."""
-    import tensorflow as tf2
-    resource = tf2.compat.v1.resource_variables_enabled()
-    cf_v2 = tf2.compat.v1.control_flow_v2_enabled()
-    v1.disable_resource_variables()
-    v1.disable_control_flow_v2()
-    try:
-        yield
-    finally:
-        if resource:
-            v1.enable_resource_variables()
-        if cf_v2:
-            v1.enable_control_flow_v2()
-
-
 def _run_tf(build):
     v1 = tensorflow_v1()
     cells = _tf_cells()
     graph = v1.Graph()
-    with _tf1_mode(v1), graph.as_default():
+    with tf1_behaviour(), graph.as_default():
         v1.set_random_seed(1)
         fetches, feed = build(v1, cells)
         variables = v1.global_variables()

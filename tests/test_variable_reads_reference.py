@@ -14,16 +14,14 @@ import pytest
 
 import tfteach
 from device_helpers import virtual_gpus  # noqa: F401 (fixture)
-from tests.tf_reference import tensorflow_v1
+from tests.tf_reference import tensorflow_v1, tf1_behaviour
 
 
 @pytest.fixture(autouse=True, scope="module")
 def tensorflow_1_15_variables():
-    tf = tensorflow_v1()
-    tf.disable_resource_variables()
-    tf.disable_control_flow_v2()
-    yield
-    tf.enable_control_flow_v2()         # leave other modules TensorFlow's defaults
+    # ref variables and 1.15's cond (initialized_value) in TensorFlow, for this module
+    with tf1_behaviour():
+        yield
 
 
 def run_steps(tf, build):

@@ -6,6 +6,8 @@ is a function `build(tf)` that builds a graph with the module it is given and re
 `errors_of_both` returns the exception each raised. Tests skip when TensorFlow is not
 importable.
 """
+import contextlib
+
 import pytest
 
 _tf1 = None
@@ -19,6 +21,26 @@ def tensorflow_v1():
         tf.compat.v1.disable_eager_execution()
         _tf1 = tf.compat.v1
     return _tf1
+
+
+@contextlib.contextmanager
+def tf1_behaviour():
+    """TF 1.15's defaults inside TF 2 while the block runs: reference variables and
+    Switch/Merge control flow; afterwards both settings are as they were. Yields
+    `tf.compat.v1`."""
+    v1 = tensorflow_v1()
+    import tensorflow as tf2
+    resource = tf2.compat.v1.resource_variables_enabled()
+    cf_v2 = tf2.compat.v1.control_flow_v2_enabled()
+    v1.disable_resource_variables()
+    v1.disable_control_flow_v2()
+    try:
+        yield v1
+    finally:
+        if resource:
+            v1.enable_resource_variables()
+        if cf_v2:
+            v1.enable_control_flow_v2()
 
 
 def run_program(tf, build):
