@@ -28,7 +28,7 @@ from tfteach.framework import dtypes, errors
 from tfteach.framework.device_spec import DeviceSpec
 from tfteach.runtime import placement_log
 
-__all__ = ["Placer", "CPU_ONLY_OPS", "register_cpu_only"]
+__all__ = ["Placer", "CPU_ONLY_OPS", "register_cpu_only", "variable_of"]
 
 CPU_ONLY_OPS = {
     "Print", "PrintV2", "PyFunc", "PyFuncStateless", "EagerPyFunc",
@@ -73,7 +73,7 @@ def _is_generator(op):
             not op._outputs[0].dtype.is_ref_dtype)
 
 
-def _variable_of(tensor):
+def variable_of(tensor):
     """The VariableV2 behind a ref tensor (through Assign-like ops returning the ref)."""
     op = tensor.op
     while op.type not in ("VariableV2", "Variable") and op._inputs and \
@@ -94,13 +94,13 @@ def colocation_root(op):
                     return colocation_root(target)
     for i in op._op_def.ref_inputs:
         if i < len(op._inputs) and op._inputs[i].dtype.is_ref_dtype:
-            var = _variable_of(op._inputs[i])
+            var = variable_of(op._inputs[i])
             if var is not None:
                 return var
     if (op.type == "Identity" and not op._device and len(op._inputs) == 1 and
             op._inputs[0].dtype.is_ref_dtype and
             op.name == op._inputs[0].op.name + "/read"):
-        var = _variable_of(op._inputs[0])     # the Variable's snapshot, as TF colocates it
+        var = variable_of(op._inputs[0])     # the Variable's snapshot, as TF colocates it
         if var is not None:
             return var
     return op

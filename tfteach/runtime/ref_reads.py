@@ -27,6 +27,7 @@ import copy
 
 from tfteach.framework.dead import DEAD
 from tfteach.kernels.cpu.state_kernels import VariableRef
+from tfteach.runtime.placement import variable_of
 
 __all__ = ["FORWARDING_OPS", "read_when_run", "current"]
 
@@ -98,15 +99,6 @@ def current(old, ref):
     return value
 
 
-def _variable_behind(tensor):
-    """The VariableV2 op a ref tensor refers to (through ref-forwarding ops), or None."""
-    op = tensor.op
-    while op.type not in ("VariableV2", "Variable") and op._inputs and \
-            op._inputs[0].dtype.is_ref_dtype:
-        op = op._inputs[0].op
-    return op if op.type in ("VariableV2", "Variable") else None
-
-
 def _writes(steps):
     """{VariableV2 op: [(position, op) of each step that may change it]}."""
     writes = {}
@@ -117,7 +109,7 @@ def _writes(steps):
             continue
         for k in op_def.ref_inputs:
             if k < len(step.op._inputs):
-                variable = _variable_behind(step.op._inputs[k])
+                variable = variable_of(step.op._inputs[k])
                 if variable is not None:
                     writes.setdefault(variable, []).append((i, step.op))
     return writes
@@ -167,7 +159,7 @@ def _read_by(step, fed, aliases):
     if source.dtype.is_ref_dtype:
         if slot in fed:             # the student fed the variable: a value, not a buffer
             return None
-        variable = _variable_behind(source)
+        variable = variable_of(source)
         return None if variable is None else (variable, None)
     return aliases.get(slot)
 
