@@ -250,16 +250,23 @@ def test_the_layers_take_every_fused_path():
                                           "relu into pool gradient"}
 
 
+def _serial_runs(sess, programs):
+    """([(label, (fetches, feed))], [its result run alone]) for every feed of every
+    program, run one after another: what the threads must reproduce."""
+    tasks, serial = [], []
+    for name, (fetches, feeds) in programs:
+        for i, feed in enumerate(feeds):
+            tasks.append(("%s, feed %d" % (name, i), (fetches, feed)))
+            serial.append(sess.run(fetches, feed))
+    return tasks, serial
+
+
 def test_eight_threads_of_mixed_steps_give_the_serial_results():
     with tf.Graph().as_default():
         programs = [(make.__name__, make()) for make in PROGRAMS]
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
-            tasks, serial = [], []
-            for name, (fetches, feeds) in programs:
-                for i, feed in enumerate(feeds):
-                    tasks.append(("%s, feed %d" % (name, i), (fetches, feed)))
-                    serial.append(sess.run(fetches, feed))
+            tasks, serial = _serial_runs(sess, programs)
             # Each program's feeds give different results: a value taken from another
             # run of the same step would show.
             for k in range(0, len(serial), FEEDS):
@@ -299,11 +306,7 @@ def _gpu_threads():
             net = _training_program()
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
-            tasks, serial = [], []
-            for name, (fetches, feeds) in programs:
-                for i, feed in enumerate(feeds):
-                    tasks.append(("%s, feed %d" % (name, i), (fetches, feed)))
-                    serial.append(sess.run(fetches, feed))
+            tasks, serial = _serial_runs(sess, programs)
             sess.run(net["train"], net["batches"][0])   # its plan's constants: held
             in_use = tf.config.memory_stats("/gpu:0")["bytes_in_use"]
             assert in_use > 0               # the variables and constants, on the device
