@@ -54,6 +54,8 @@ from tfteach.io.tf_protos import (AttrValue, Event, GraphDef, HistogramProto,  #
                                   MetaGraphDef, NodeDef, SessionLog, Summary,
                                   SummaryMetadata, TensorInfo)
 from tfteach import summary  # noqa: F401,E402 (tf.summary: summary ops, FileWriter)
+# -- tf.data (issue 18, helper data): Dataset, iterators, file datasets ---------------
+from tfteach import data  # noqa: F401,E402
 
 newaxis = None
 # The TensorFlow API level tfteach reproduces (the notes print `tf.__version__`);
