@@ -54,6 +54,10 @@ from tfteach.io.tf_protos import (AttrValue, Event, GraphDef, HistogramProto,  #
                                   MetaGraphDef, NodeDef, SessionLog, Summary,
                                   SummaryMetadata, TensorInfo)
 from tfteach import summary  # noqa: F401,E402 (tf.summary: summary ops, FileWriter)
+# -- rec (issue 18): SparseTensor, TFRecord, Example, parsing --------------------------------
+from tfteach.framework.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: F401,E402
+from tfteach import sparse  # noqa: F401,E402 (tf.sparse)
+# -- end rec ----------------------------------------------------------------------------------
 
 newaxis = None
 # The TensorFlow API level tfteach reproduces (the notes print `tf.__version__`);
