@@ -54,8 +54,13 @@ from tfteach.io.tf_protos import (AttrValue, Event, GraphDef, HistogramProto,  #
                                   MetaGraphDef, NodeDef, SessionLog, Summary,
                                   SummaryMetadata, TensorInfo)
 from tfteach import summary  # noqa: F401,E402 (tf.summary: summary ops, FileWriter)
+# -- rec (issue 18): SparseTensor, TFRecord, Example, parsing --------------------------------
+from tfteach.framework.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: F401,E402
+from tfteach import sparse  # noqa: F401,E402 (tf.sparse)
+# -- end rec ----------------------------------------------------------------------------------
 # -- tf.data (issue 18, helper data): Dataset, iterators, file datasets ---------------
 from tfteach import data  # noqa: F401,E402
+# -- end data ---------------------------------------------------------------------------
 
 newaxis = None
 # The TensorFlow API level tfteach reproduces (the notes print `tf.__version__`);

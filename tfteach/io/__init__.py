@@ -5,6 +5,8 @@ The APIs in train/, summary/ and framework/ use them.
   - tf_protos: TensorFlow's protocol buffers (GraphDef, MetaGraphDef, Event, Summary,
     ...) as the `tensorboard` package ships them;
   - records: TFRecord framing with masked CRC-32C (event files);
+  - tfrecord: TFRecord files (raw, ZLIB, GZIP): iterate_records, RecordFileReader/Writer,
+    with TensorFlow's DataLossError for corrupt and truncated records;
   - crc32c: CRC-32C and TensorFlow's "masked" CRC stored in its files;
   - table: the sorted key/value table (LevelDB's SSTable layout) behind `.index` files;
   - bundle_protos: the protobuf messages TensorFlow does not ship in a package
