@@ -65,11 +65,13 @@ def dataset_op(op_type, inputs, element_structure, make, attrs=None, name=None):
 
 
 def function_runner(ctx, traced):
-    """The FunctionRunner of `traced` in ctx's Session (built once per Session)."""
+    """The FunctionRunner of `traced` in ctx's Session (built once per Session),
+    restarted: the dataset op runs once per initialisation of an iterator."""
     runner = ctx.state.get("runner")
     if runner is None:
         runner = ctx.session.build_once(ctx.state, "runner",
                                         lambda: FunctionRunner(traced, ctx.session))
+    runner.restart()
     return runner
 
 

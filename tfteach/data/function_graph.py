@@ -10,8 +10,10 @@ iterator is initialised, as in TensorFlow.
 
 At run time a `FunctionRunner` (one per Session, kept in the dataset op's kernel state)
 runs the function graph with tfteach's executor, element by element: a private Session
-on the function graph (so a random op in `fn` has its own seeded generator per outer
-Session, as TF's function kernels do) and one cached Plan.
+on the function graph and one cached Plan. A random op in `fn` has its own seeded
+generator, restarted at each initialisation of an iterator, as TF instantiates a
+function's kernels per iterator (checked against TF: re-initialising gives the same
+numbers again; the epochs of a `repeat` continue the sequence).
 """
 from tfteach.framework import graph as graph_lib
 from tfteach.framework import convert
@@ -138,6 +140,12 @@ class FunctionRunner:
         self._session = inner
         feeds = tuple(traced.arguments) + tuple(traced.graph.captures.values())
         self._plan = executor.Plan(inner, tuple(traced.outputs), feeds, ())
+
+    def restart(self):
+        """A new iterator over the dataset: the function's random ops start their
+        sequences again, as TF instantiates the function's kernels per iterator."""
+        for ctx in list(self._session._contexts.values()):
+            ctx.state.pop("generator", None)
 
     def __call__(self, args, captured_values):
         return self._plan.run(list(args) + list(captured_values))

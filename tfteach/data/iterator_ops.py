@@ -6,9 +6,10 @@ position. Its ops, named as TF 1.15 names them:
 - `Iterator` (IteratorV2): the iterator resource of this Session;
 - `MakeIterator(dataset, iterator)`: the initializer; runs the dataset's ops (reading
   placeholders and variables now) and starts a new pass: re-running it restarts;
-- `OneShotIterator(dataset)`: initialises itself at its first run in each Session (TF's
-  has the dataset in a function and no input; tfteach's takes the pipeline's output,
-  so the graph shows which dataset it reads);
+- `OneShotIterator`: initialises itself at its first run in each Session, running the
+  dataset's ops then (TF builds them in a function; tfteach's are in the graph, so the
+  pipeline is drawn, but, as in TF, they are not inputs of the iterator: later steps do
+  not run them again);
 - `IteratorGetNext(iterator)`: the next element, one output per component;
   `OutOfRangeError("End of sequence")` when the pass is over;
 - `IteratorToStringHandle` / `IteratorFromStringHandleV2`: a string naming an iterator of
@@ -101,12 +102,18 @@ def _make_iterator_kernel(ctx, stream, resource):
     resource.reset(stream)
 
 
-def _one_shot_kernel(ctx, stream):
+def _one_shot_kernel(ctx):
+    """Initialises the iterator at its first run in this Session: runs the dataset's
+    ops once, as a sub-plan of the Session (later steps do not run them again)."""
     resource = _resource(ctx)
-    with ctx.session._building:
-        if not ctx.state.get("started"):
-            resource.reset(stream)
-            ctx.state["started"] = True
+    if not ctx.state.get("started"):
+        with ctx.session._building:
+            if not ctx.state.get("started"):
+                from tfteach.runtime import executor
+                dataset = ctx.attrs["_dataset"]
+                stream = executor.Plan(ctx.session, (dataset,), (), ()).run([])[0]
+                resource.reset(stream)
+                ctx.state["started"] = True
     return resource
 
 
@@ -292,9 +299,10 @@ def make_one_shot_iterator(dataset):
         raise TypeError("make_one_shot_iterator expects a Dataset, got %r" % (dataset,))
     _refuse_captured_state(dataset)
     with dataset.graph.as_default():
-        resource = apply_op("OneShotIterator", [dataset._variant],
+        resource = apply_op("OneShotIterator", [],
                             dict(_type_attrs(dataset._structure), container="",
-                                 shared_name=""), "OneShotIterator")
+                                 shared_name="", _dataset=dataset._variant),
+                            "OneShotIterator")
     return Iterator(resource, None, dataset._structure)
 
 

@@ -12,7 +12,6 @@ TFRecord framing and its DataLossError on a corrupt record come from
 import glob
 import gzip
 import io
-import os
 import zlib
 
 import numpy as np
@@ -23,6 +22,7 @@ from tfteach.data.structure import Spec
 from tfteach.framework import convert, dtypes, tensor_shape
 from tfteach.framework.errors import InvalidArgumentError, NotFoundError
 from tfteach.framework.registry import get_op_def, not_differentiable, register_op
+from tfteach.io.tfrecord import iterate_records
 from tfteach.ops.op_builder import apply_op
 
 __all__ = ["TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset", "list_files",
@@ -85,15 +85,7 @@ def _file_dataset(op_type, filenames, extra_inputs, read, name=None):
 
 
 def _records(name, compression, buffer_size):
-    kind = _compression(compression)
-    try:
-        from tfteach.io.tfrecord import iterate_records
-    except ImportError:                      # before the TFRecord module lands
-        from tfteach.io.records import read_records
-        return read_records(read_file_bytes(name, kind))
-    if not os.path.exists(name):
-        raise NotFoundError(None, None, "%s; No such file or directory" % name)
-    return iterate_records(name, compression_type=kind)
+    return iterate_records(name, compression_type=_compression(compression))
 
 
 def _lines(name, compression, buffer_size):
