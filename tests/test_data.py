@@ -389,10 +389,16 @@ def test_text_line_dataset(tmp_path):
 def test_fixed_length_record_dataset(tmp_path):
     path = tmp_path / "fixed.bin"
     body = bytes(range(20))
-    path.write_bytes(b"HDR" + body + b"FT")
+    path.write_bytes(b"HDR" + body[:18] + b"FT")
     ds = tf.data.FixedLengthRecordDataset(str(path), record_bytes=6, header_bytes=3,
                                           footer_bytes=2)
     assert _elements(ds) == [body[0:6], body[6:12], body[12:18]]
+    path.write_bytes(b"HDR" + body + b"FT")
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="has body length 20 bytes, which is not an exact multiple "
+                                 "of the record length"):
+            sess.run(ds.make_one_shot_iterator().get_next())
     zpath = tmp_path / "fixed.z"
     zpath.write_bytes(zlib.compress(body))
     ds = tf.data.FixedLengthRecordDataset(str(zpath), 5, compression_type="ZLIB")

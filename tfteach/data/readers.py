@@ -99,9 +99,15 @@ def _lines(name, compression, buffer_size):
 
 
 def _fixed_records(name, header, record, footer, buffer_size, compression):
-    data = read_file_bytes(name, _compression(compression))
+    kind = _compression(compression)
+    data = read_file_bytes(name, kind)
     body = data[int(header):len(data) - int(footer)]
     size = int(record)
+    if not kind and len(body) % size:
+        raise InvalidArgumentError(
+            None, None, "Excluding the header (%d bytes) and footer (%d bytes), input file "
+            "\"%s\" has body length %d bytes, which is not an exact multiple of the record "
+            "length (%d bytes)." % (int(header), int(footer), name, len(body), size))
     for start in range(0, len(body) - size + 1, size):
         yield body[start:start + size]
 
@@ -152,7 +158,8 @@ class TextLineDataset(DatasetV1):
 
 class FixedLengthRecordDataset(DatasetV1):
     """Records of `record_bytes` bytes after `header_bytes` and before `footer_bytes`
-    of each file; a short last record is dropped."""
+    of each file. An uncompressed file whose body is not whole records is TF's
+    InvalidArgumentError; in a compressed one a short last record is dropped."""
 
     def __init__(self, filenames, record_bytes, header_bytes=None, footer_bytes=None,
                  buffer_size=None, compression_type=None):
