@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import tfteach as tf
+from device_helpers import virtual_gpus  # noqa: F401 (fixture)
 from tfteach.io.tfrecord import RecordFileWriter
 
 
@@ -623,3 +624,25 @@ def test_namedtuple_elements_keep_their_type():
     assert got == [Point(2 * i, i) for i in range(3)]
     assert isinstance(got[0], Point)
 
+
+
+def test_pipeline_ops_stay_on_the_cpu_beside_a_virtual_gpu(virtual_gpus):
+    virtual_gpus(1, memory_limit=256)
+    ds = tf.data.Dataset.range(4).map(lambda x: x * 2).batch(2)
+    it = ds.make_initializable_iterator()
+    nxt = it.get_next()
+    doubled = tf.cast(nxt, tf.float32) * 2.0
+    with tf.Session() as sess:
+        sess.run(it.initializer)
+        assert sess.run(doubled).tolist() == [0.0, 4.0]
+        device_of = sess._placer.device_of
+        for op in tf.get_default_graph().get_operations():
+            if op.type.endswith("Dataset") or op.type in ("IteratorV2", "MakeIterator",
+                                                          "IteratorGetNext"):
+                assert device_of(op).name.endswith("CPU:0"), op.name
+        assert device_of(doubled.op).name.endswith("GPU:0")
+
+
+def test_contrib_data_map_and_batch_is_the_experimental_one():
+    ds = tf.data.Dataset.range(5).apply(tf.contrib.data.map_and_batch(lambda x: -x, 2))
+    assert [b.tolist() for b in _elements(ds)] == [[0, -1], [-2, -3], [-4]]

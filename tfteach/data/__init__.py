@@ -49,3 +49,17 @@ def _register_not_exportable():
 
 
 _register_not_exportable()
+
+
+def _register_cpu_only():
+    """TF 1.15 has no GPU kernels for the input pipeline: its ops stay on the CPU, also
+    beside virtual GPUs (runtime/placement.py)."""
+    from tfteach.data.dataset_ops import DATASET_OP_TYPES
+    from tfteach.runtime.placement import register_cpu_only
+    for op_type in DATASET_OP_TYPES + ("IteratorV2", "MakeIterator", "OneShotIterator",
+                                       "IteratorGetNext", "IteratorToStringHandle",
+                                       "IteratorFromStringHandleV2", "MatchingFiles"):
+        register_cpu_only(op_type)
+
+
+_register_cpu_only()
