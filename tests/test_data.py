@@ -646,3 +646,34 @@ def test_pipeline_ops_stay_on_the_cpu_beside_a_virtual_gpu(virtual_gpus):
 def test_contrib_data_map_and_batch_is_the_experimental_one():
     ds = tf.data.Dataset.range(5).apply(tf.contrib.data.map_and_batch(lambda x: -x, 2))
     assert [b.tolist() for b in _elements(ds)] == [[0, -1], [-2, -3], [-4]]
+
+
+def test_nested_functions_capture_through_each_other():
+    offset = tf.placeholder(tf.int64, [])
+    ds = tf.data.Dataset.range(1, 4).flat_map(
+        lambda n: tf.data.Dataset.range(n).map(lambda m: m * 10 + n + offset))
+    it = ds.make_initializable_iterator()
+    nxt = it.get_next()
+    expected = [m * 10 + n for n in range(1, 4) for m in range(n)]
+    with tf.Session() as sess:
+        sess.run(it.initializer, {offset: 0})
+        assert _all(sess, nxt) == expected
+        sess.run(it.initializer, {offset: 1000})
+        assert _all(sess, nxt) == [e + 1000 for e in expected]
+
+
+def test_a_saver_and_a_summary_writer_work_beside_a_pipeline(tmp_path):
+    ds = tf.data.Dataset.range(3).map(lambda x: tf.cast(x, tf.float32))
+    x = ds.make_one_shot_iterator().get_next()
+    w = tf.Variable(1.0)
+    out = w * x
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(out) == 0.0
+        # The .meta file cannot hold the dataset ops (a warning); the checkpoint is whole.
+        prefix = saver.save(sess, str(tmp_path / "model"))
+        writer = tf.summary.FileWriter(str(tmp_path / "logs"), sess.graph)
+        writer.close()
+    assert tf.train.load_variable(prefix, w.op.name) == 1.0
+    assert any(name.startswith("events.") for name in os.listdir(tmp_path / "logs"))
