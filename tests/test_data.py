@@ -677,3 +677,22 @@ def test_a_saver_and_a_summary_writer_work_beside_a_pipeline(tmp_path):
         writer.close()
     assert tf.train.load_variable(prefix, w.op.name) == 1.0
     assert any(name.startswith("events.") for name in os.listdir(tmp_path / "logs"))
+
+
+def test_repr_of_nested_elements_is_tfs():
+    ds = tf.data.Dataset.from_tensor_slices({"b": np.zeros((2, 3)), "a": np.arange(2)})
+    assert repr(ds) == "<DatasetV1Adapter shapes: {a: (), b: (3,)}, types: {a: tf.int64, " \
+                       "b: tf.float64}>"
+    single = tf.data.Dataset.range(3).batch(2)
+    assert repr(single) == "<DatasetV1Adapter shapes: (?,), types: tf.int64>"
+
+
+def test_padded_batch_of_one_component_takes_a_tuple_shape_and_dicts_per_key():
+    rows = [[1], [2, 2]]
+    ds = tf.data.Dataset.from_generator(lambda: iter(rows), tf.int64, [None])
+    assert [b.tolist() for b in _elements(ds.padded_batch(2, (None,)))] == [[[1, 0], [2, 2]]]
+    pairs = tf.data.Dataset.zip({"v": ds, "n": tf.data.Dataset.range(2)})
+    padded = pairs.padded_batch(2, {"v": [3], "n": []}, padding_values={"v": np.int64(9),
+                                                                        "n": np.int64(0)})
+    (batch,) = _elements(padded)
+    assert batch["v"].tolist() == [[1, 9, 9], [2, 2, 9]] and batch["n"].tolist() == [0, 1]

@@ -359,16 +359,9 @@ Dataset = DatasetV1
 
 
 def _describe(value):
-    """TF's repr of a structure of dtypes or shapes: (tf.int32, tf.float32), (2, ?)."""
-    if isinstance(value, tuple) and not hasattr(value, "_fields"):
-        inner = ", ".join(_describe(v) for v in value)
-        return "(%s%s)" % (inner, "," if len(value) == 1 else "")
-    if isinstance(value, dict):
-        return "{%s}" % ", ".join("%r: %s" % (k, _describe(value[k])) for k in sorted(value))
-    if isinstance(value, tensor_shape.TensorShape):
-        if value.ndims is None:
-            return "<unknown>"
-        return "(%s)" % ", ".join("?" if d is None else str(d) for d in value.as_list()) \
-            if value.ndims != 1 else "(%s,)" % ("?" if value.as_list()[0] is None
-                                                 else value.as_list()[0])
-    return repr(value)
+    """TF 1.15's repr of a structure of dtypes or shapes (DatasetV1Adapter.__repr__:
+    `str` of the structure of their texts, quotes removed): (tf.int64, tf.float32),
+    ((?,), (?, 2)), {a: (), b: (3,)}."""
+    texts = structure.map_structure(
+        lambda v: str(v) if isinstance(v, tensor_shape.TensorShape) else repr(v), value)
+    return str(texts).replace("'", "")

@@ -45,8 +45,10 @@ def _default_padding(spec):
 
 def padded_batch(dataset, batch_size, padded_shapes, padding_values, drop_remainder):
     specs = structure.flatten(dataset._structure)
-    shapes = structure.flatten(padded_shapes) if structure.is_structure(padded_shapes) \
-        else [padded_shapes]
+    # Flattened up to the element's structure: for one component, the whole value (a
+    # tuple such as (None,) included) is its shape.
+    single = not structure.is_structure(dataset._structure)
+    shapes = [padded_shapes] if single else structure.flatten(padded_shapes)
     if len(shapes) != len(specs):
         raise ValueError("The two structures don't have the same number of elements: "
                          "padded_shapes has %d and the dataset's elements %d"
@@ -54,7 +56,7 @@ def padded_batch(dataset, batch_size, padded_shapes, padding_values, drop_remain
     if padding_values is None:
         values = [_default_padding(s) for s in specs]
     else:
-        values = structure.flatten(padding_values)
+        values = [padding_values] if single else structure.flatten(padding_values)
     size = int64_scalar(batch_size, "batch_size")
     drop = _bool_scalar(drop_remainder, "drop_remainder")
     shape_tensors, statics, value_tensors = [], [], []
