@@ -57,6 +57,8 @@ from tfteach import summary  # noqa: F401,E402 (tf.summary: summary ops, FileWri
 # -- rec (issue 18): SparseTensor, TFRecord, Example, parsing --------------------------------
 from tfteach.framework.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: F401,E402
 from tfteach import sparse  # noqa: F401,E402 (tf.sparse)
+from tfteach import python_io  # noqa: F401,E402 (tf.python_io: TFRecord files)
+from tfteach import io  # noqa: F401,E402 (tf.io: the public names come from io_api.py)
 # -- end rec ----------------------------------------------------------------------------------
 
 newaxis = None
