@@ -59,6 +59,10 @@ from tfteach.framework.sparse_tensor import SparseTensor, SparseTensorValue  # n
 from tfteach import sparse  # noqa: F401,E402 (tf.sparse)
 from tfteach import python_io  # noqa: F401,E402 (tf.python_io: TFRecord files)
 from tfteach import io  # noqa: F401,E402 (tf.io: the public names come from io_api.py)
+from tfteach.ops.parsing_config import (FixedLenFeature, FixedLenSequenceFeature,  # noqa: F401,E402,E501
+                                        VarLenFeature)
+from tfteach.ops.parsing_ops import (parse_example, parse_single_example,  # noqa: F401,E402
+                                     parse_single_sequence_example)
 # -- end rec ----------------------------------------------------------------------------------
 
 newaxis = None

@@ -8,6 +8,12 @@ from tfteach import gfile  # noqa: F401
 from tfteach.python_io import (TFRecordCompressionType, TFRecordOptions,  # noqa: F401
                                TFRecordWriter, tf_record_iterator)
 from tfteach.train.graph_io import write_graph  # noqa: F401
+from tfteach.ops.parsing_config import (FixedLenFeature, FixedLenSequenceFeature,  # noqa: F401
+                                        VarLenFeature)
+from tfteach.ops.parsing_ops import (parse_example, parse_single_example,  # noqa: F401
+                                     parse_single_sequence_example)
 
 __all__ = ["gfile", "TFRecordCompressionType", "TFRecordOptions", "TFRecordWriter",
-           "tf_record_iterator", "write_graph"]
+           "tf_record_iterator", "write_graph", "FixedLenFeature", "FixedLenSequenceFeature",
+           "VarLenFeature", "parse_example", "parse_single_example",
+           "parse_single_sequence_example"]
