@@ -63,6 +63,7 @@ from tfteach.ops.parsing_config import (FixedLenFeature, FixedLenSequenceFeature
                                         VarLenFeature)
 from tfteach.ops.parsing_ops import (parse_example, parse_single_example,  # noqa: F401,E402
                                      parse_single_sequence_example)
+from tfteach.ops.decode_ops import decode_csv, decode_raw  # noqa: F401,E402
 # -- end rec ----------------------------------------------------------------------------------
 
 newaxis = None

@@ -12,8 +12,9 @@ from tfteach.ops.parsing_config import (FixedLenFeature, FixedLenSequenceFeature
                                         VarLenFeature)
 from tfteach.ops.parsing_ops import (parse_example, parse_single_example,  # noqa: F401
                                      parse_single_sequence_example)
+from tfteach.ops.decode_ops import decode_csv, decode_raw  # noqa: F401
 
 __all__ = ["gfile", "TFRecordCompressionType", "TFRecordOptions", "TFRecordWriter",
            "tf_record_iterator", "write_graph", "FixedLenFeature", "FixedLenSequenceFeature",
            "VarLenFeature", "parse_example", "parse_single_example",
-           "parse_single_sequence_example"]
+           "parse_single_sequence_example", "decode_csv", "decode_raw"]
