@@ -22,7 +22,6 @@ from tfteach.data.structure import Spec
 from tfteach.framework import convert, dtypes, tensor_shape
 from tfteach.framework.errors import InvalidArgumentError, NotFoundError
 from tfteach.framework.registry import get_op_def, not_differentiable, register_op
-from tfteach.io.tfrecord import iterate_records
 from tfteach.ops.op_builder import apply_op
 
 __all__ = ["TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset", "list_files",
@@ -85,6 +84,9 @@ def _file_dataset(op_type, filenames, extra_inputs, read, name=None):
 
 
 def _records(name, compression, buffer_size):
+    # Imported when a file is read: tfteach.io's lazy public names (io_api.py) must not
+    # be looked up while `import tfteach` is still loading the package.
+    from tfteach.io.tfrecord import iterate_records
     return iterate_records(name, compression_type=_compression(compression))
 
 
