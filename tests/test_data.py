@@ -248,7 +248,7 @@ def test_padded_batch_pads_to_the_longest_or_the_given_shape():
         [[1, -1, -1, -1], [2, 2, 2, -1], [3, 3, -1, -1]], [[4, -1, -1, -1]]]
     too_small = ds.padded_batch(2, padded_shapes=[2])
     with tf.Session() as sess:
-        with pytest.raises(tf.errors.InvalidArgumentError, match="pad to a smaller size"):
+        with pytest.raises(tf.errors.DataLossError, match="pad to a smaller size"):
             sess.run(too_small.make_one_shot_iterator().get_next())
 
 
@@ -696,3 +696,27 @@ def test_padded_batch_of_one_component_takes_a_tuple_shape_and_dicts_per_key():
                                                                         "n": np.int64(0)})
     (batch,) = _elements(padded)
     assert batch["v"].tolist() == [[1, 9, 9], [2, 2, 9]] and batch["n"].tolist() == [0, 1]
+
+
+def test_unbatch_refuses_components_of_different_sizes_and_scalars():
+    uneven = tf.data.Dataset.from_generator(lambda: iter([([1, 2], [1, 2, 3])]),
+                                            (tf.int64, tf.int64)).unbatch()
+    scalar = tf.data.Dataset.from_generator(lambda: iter([3]), tf.int64).unbatch()
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="Component 0 had size 2 but component 1 had size, 3"):
+            sess.run(uneven.make_one_shot_iterator().get_next())
+        with pytest.raises(tf.errors.InvalidArgumentError, match="non-scalar value"):
+            sess.run(scalar.make_one_shot_iterator().get_next())
+
+
+def test_from_generator_args_are_evaluated_when_the_iterator_starts():
+    n = tf.placeholder(tf.int64, [])
+    ds = tf.data.Dataset.from_generator(lambda k: iter(range(int(k))), tf.int64, [], args=(n,))
+    it = ds.make_initializable_iterator()
+    nxt = it.get_next()
+    with tf.Session() as sess:
+        sess.run(it.initializer, {n: 3})
+        assert _all(sess, nxt) == [0, 1, 2]
+        sess.run(it.initializer, {n: 1})
+        assert _all(sess, nxt) == [0]

@@ -149,6 +149,21 @@ ERRORS = {
         "Cannot batch tensors with different shapes in component 0. First element had "
         "shape [1] and element 1 had shape [2]."),
     "end": (lambda tf: (tf.data.Dataset.range(1), _twice), "End of sequence"),
+    "unbatch_sizes": (lambda tf: (tf.data.Dataset.from_generator(
+        lambda: iter([([1, 2], [1, 2, 3])]), (tf.int64, tf.int64)).apply(
+        tf.data.experimental.unbatch()), lambda s, n: s.run(n)),
+        "Input element must have the same batch size in each component. Component 0 had "
+        "size 2 but component 1 had size, 3."),          # TF's comma
+    "batch_size_zero": (lambda tf: (tf.data.Dataset.range(3).batch(0),
+                                    lambda s, n: s.run(n)),
+                        "Batch size must be greater than zero."),
+    "shuffle_buffer_zero": (lambda tf: (tf.data.Dataset.range(3).shuffle(0),
+                                        lambda s, n: s.run(n)),
+                            # TF 2 goes on "or UNKNOWN_CARDINALITY"
+                            "buffer_size must be greater than zero"),
+    "padded_too_small": (lambda tf: (tf.data.Dataset.from_generator(
+        lambda: iter([[1], [1, 2, 3]]), tf.int64, [None]).padded_batch(2, [2]),
+        lambda s, n: s.run(n)), "Attempted to pad to a smaller size than the input element."),
     "one_shot_placeholder": (lambda tf: (tf.data.Dataset.range(
         tf.placeholder(tf.int64, [])), None),
         "Cannot capture a placeholder (name:Placeholder, type:Placeholder) by value."),

@@ -9,7 +9,7 @@ its components' NumPy values. Nothing here knows about graphs: functions arrive 
 """
 import numpy as np
 
-from tfteach.framework.errors import InvalidArgumentError
+from tfteach.framework.errors import DataLossError, InvalidArgumentError
 
 __all__ = ["Stream", "Slices", "Single", "Range", "Zip", "Concatenate", "Repeat", "Take",
            "Skip", "Shuffle", "Batch", "PaddedBatch", "Unbatch", "Map", "Filter",
@@ -231,7 +231,8 @@ class PaddedBatch(Stream):
         shape = [max(r.shape[d] for r in rows) if w < 0 else w for d, w in enumerate(wanted)]
         for r in rows:
             if any(n > s for n, s in zip(r.shape, shape)):
-                raise InvalidArgumentError(
+                # TF's PaddedBatchDataset reports it as DataLoss.
+                raise DataLossError(
                     None, None, "Attempted to pad to a smaller size than the input element.")
         out = np.empty([len(rows)] + shape, dtype=rows[0].dtype)
         out[...] = self.padding_values[component]
@@ -247,13 +248,17 @@ class Unbatch(Stream):
     def elements(self):
         for element in self.input.elements():
             arrays = [np.asarray(c) for c in element]
-            sizes = {a.shape[0] if a.ndim else None for a in arrays}
-            if len(sizes) != 1 or None in sizes:
-                raise InvalidArgumentError(
-                    None, None, "Input element must have the same batch size in each "
-                    "component. Component 0 had size %s but component %d had size %s."
-                    % (arrays[0].shape[:1], 1, [a.shape[:1] for a in arrays][1:]))
-            for i in range(arrays[0].shape[0]):
+            if any(a.ndim == 0 for a in arrays):
+                raise InvalidArgumentError(None, None, "Input element must have a non-scalar "
+                                           "value in each component.")
+            size = arrays[0].shape[0]
+            for i, a in enumerate(arrays[1:], 1):
+                if a.shape[0] != size:
+                    raise InvalidArgumentError(
+                        None, None, "Input element must have the same batch size in each "
+                        "component. Component 0 had size %d but component %d had size, %d."
+                        % (size, i, a.shape[0]))
+            for i in range(size):
                 yield [a[i] for a in arrays]
 
 
