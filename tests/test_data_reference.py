@@ -179,6 +179,41 @@ def test_same_error_class_and_words_as_tensorflow(name):
     assert words in theirs[1] and words in ours[1]
 
 
+def _build_error(build):
+    def of(tf):
+        with tf.Graph().as_default():
+            try:
+                build(tf)
+            except Exception as e:  # noqa: BLE001 - the error is what we compare
+                return type(e).__name__, str(e)
+        return None, ""
+    return of(tensorflow_v1()), of(tfteach)
+
+
+BUILD_ERRORS = {
+    # TF 1.15 says "Two datasets to concatenate have different types ..." (tfteach's
+    # words); TF 2 "Incompatible dataset elements": only the class is compared.
+    "concatenate_types": (lambda tf: tf.data.Dataset.range(3).concatenate(
+        tf.data.Dataset.from_tensor_slices([1.0, 2.0])), ""),
+    "initializer_types": (lambda tf: tf.data.Iterator.from_structure(
+        tf.int64, []).make_initializer(tf.data.Dataset.from_tensor_slices([1.0])),
+        "Expected output types tf.int64 but got dataset with output types tf.float32."),
+    # TF 2's TensorShape repr is TensorShape([2]); TF 1.15's (and tfteach's) names
+    # the Dimension: the words before it are compared.
+    "initializer_shapes": (lambda tf: tf.data.Iterator.from_structure(
+        tf.int64, [2]).make_initializer(tf.data.Dataset.range(3)),
+        "Expected output shapes compatible with TensorShape(["),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BUILD_ERRORS))
+def test_build_time_errors_like_tensorflow(name):
+    build, words = BUILD_ERRORS[name]
+    theirs, ours = _build_error(build)
+    assert ours[0] == theirs[0] == "TypeError"
+    assert words in theirs[1] and words in ours[1]
+
+
 def test_tfrecord_files_cross_between_tensorflow_and_tfteach(tmp_path):
     tf1 = tensorflow_v1()
     records = [b"", b"x", bytes(range(256)) * 3]

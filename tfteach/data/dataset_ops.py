@@ -225,7 +225,7 @@ class DatasetV1:
         if not structure.same_structure(self._structure, dataset._structure) or \
                 self.output_types != dataset.output_types:
             raise TypeError("Two datasets to concatenate have different types %s and %s"
-                            % (_describe(self.output_types), _describe(dataset.output_types)))
+                            % (self.output_types, dataset.output_types))
         flat = [Spec(a.dtype, _relaxed(a.shape, b.shape)) for a, b in
                 zip(structure.flatten(self._structure), structure.flatten(dataset._structure))]
         element = structure.pack(self._structure, flat)
