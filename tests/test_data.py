@@ -720,3 +720,24 @@ def test_from_generator_args_are_evaluated_when_the_iterator_starts():
         assert _all(sess, nxt) == [0, 1, 2]
         sess.run(it.initializer, {n: 1})
         assert _all(sess, nxt) == [0]
+
+
+def test_a_captured_variable_is_read_when_the_iterator_is_initialised():
+    v = tf.Variable(10, dtype=tf.int64)
+    ds = tf.data.Dataset.range(3).map(lambda x: x + v)
+    it = ds.make_initializable_iterator()
+    nxt = it.get_next()
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        sess.run(it.initializer)
+        assert sess.run(nxt) == 10
+        sess.run(tf.assign(v, 100))
+        sess.run(it.initializer)
+        assert _all(sess, nxt) == [100, 101, 102]
+
+
+def test_a_function_cannot_use_a_tensor_of_an_unrelated_graph():
+    with tf.Graph().as_default():
+        stranger = tf.constant(1, tf.int64)
+    with pytest.raises(ValueError, match="must be from the same graph"):
+        tf.data.Dataset.range(3).map(lambda x: x + stranger)

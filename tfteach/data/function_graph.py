@@ -61,6 +61,10 @@ class FunctionGraph(graph_lib.Graph):
         return placeholder
 
     def _create_op(self, op_type, inputs, attrs=None, name=None, control_inputs=()):
+        for t in inputs:
+            if t.graph is not self and not self.captures_from(t.graph):
+                raise ValueError("Tensor %s must be from the same graph as the function %s "
+                                 "(or a graph around it)." % (t, self.name))
         inputs = [self.capture(t) if t.graph is not self else t for t in inputs]
         control_inputs = [c for c in control_inputs if c.graph is self]
         return super()._create_op(op_type, inputs, attrs, name, control_inputs)
