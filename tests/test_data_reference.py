@@ -235,6 +235,42 @@ def test_tfrecord_files_cross_between_tensorflow_and_tfteach(tmp_path):
                 assert [bytes(e[0].item()) for e in got] == records
 
 
+def _records_until_error(tf, path):
+    """(records read, the error class that ended the reading or None)."""
+    with tf.Graph().as_default():
+        nxt = tf.data.make_one_shot_iterator(tf.data.TFRecordDataset(path)).get_next()
+        got = []
+        with tf.Session() as sess:
+            while True:
+                try:
+                    got.append(bytes(sess.run(nxt)))
+                except tf.errors.OutOfRangeError:
+                    return got, None
+                except tf.errors.OpError as e:
+                    return got, type(e).__name__
+
+
+def test_damaged_and_truncated_tfrecord_files_like_tensorflow(tmp_path):
+    from tfteach.io.tfrecord import RecordFileWriter
+    whole = str(tmp_path / "whole")
+    writer = RecordFileWriter(whole)
+    for r in (b"first", b"", b"x" * 300):
+        writer.write(r)
+    writer.close()
+    raw = open(whole, "rb").read()
+    damaged = {"data_bit": bytearray(raw), "length_bit": bytearray(raw)}
+    damaged["data_bit"][12 + 2] ^= 4                # in the first record's data
+    damaged["length_bit"][21 + 16 + 3] ^= 1         # in the third record's length
+    for keep in (1, 11, 12, 40, 311):               # the last record cut short
+        damaged["keep_%d" % keep] = raw[:37 + keep]
+    for name, data in damaged.items():
+        path = str(tmp_path / name)
+        with open(path, "wb") as f:
+            f.write(bytes(data))
+        assert _records_until_error(tfteach, path) == \
+            _records_until_error(tensorflow_v1(), path), name
+
+
 def test_text_and_fixed_length_files_like_tensorflow(tmp_path):
     text = tmp_path / "lines.txt"
     text.write_bytes(b"alpha\nbeta\r\n\ngamma")
