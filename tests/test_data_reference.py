@@ -114,6 +114,26 @@ def test_shuffle_is_a_permutation_like_tensorflows():
         assert all(pos >= v - 9 for pos, v in enumerate(values[:40]))
 
 
+def test_seeded_shuffle_orders_across_epochs_and_initialisations_like_tensorflow():
+    def program(tf):
+        with tf.Graph().as_default():
+            ds = tf.data.Dataset.range(12).shuffle(12, seed=5).repeat(2)
+            it = tf.data.make_initializable_iterator(ds)
+            nxt = it.get_next()
+            runs = []
+            with tf.Session() as sess:
+                for _ in range(2):
+                    sess.run(it.initializer)
+                    runs.append([int(sess.run(nxt)) for _ in range(24)])
+            with tf.Session() as sess:
+                sess.run(it.initializer)
+                runs.append([int(sess.run(nxt)) for _ in range(24)])
+            return (runs[0] == runs[1] == runs[2], runs[0][:12] != runs[0][12:],
+                    sorted(runs[0][12:]) == list(range(12)))
+
+    assert program(tfteach) == program(tensorflow_v1()) == (True, True, True)
+
+
 def _error(tf, build):
     with tf.Graph().as_default():
         try:
