@@ -354,3 +354,36 @@ def test_seeded_random_map_restarts_like_tensorflow():
             return runs[0] == runs[1], len(set(runs[0]))
 
     assert program(tfteach) == program(tensorflow_v1()) == (True, 3)
+
+
+def test_list_files_and_reading_files_of_a_dataset_like_tensorflow(tmp_path):
+    for name, text in [("b.txt", b"b1\nb2\n"), ("a.txt", b"a1\n"), ("c.csv", b"c\n")]:
+        (tmp_path / name).write_bytes(text)
+    pattern = str(tmp_path / "*.txt")
+    ordered = _same(lambda tf: tf.data.Dataset.list_files(pattern, shuffle=False))
+    assert [bytes(e[0].item()) for e in ordered[1]] == [str(tmp_path / n).encode()
+                                                       for n in ("a.txt", "b.txt")]
+    _same(lambda tf: tf.data.TextLineDataset(tf.data.Dataset.list_files(pattern,
+                                                                         shuffle=False)))
+    for tf in (tensorflow_v1(), tfteach):
+        _, shuffled = _drain(tf, lambda tf: tf.data.Dataset.list_files(pattern, seed=3))
+        assert sorted(bytes(e[0].item()) for e in shuffled) == \
+            [bytes(e[0].item()) for e in ordered[1]]
+    none = str(tmp_path / "*.none")
+
+    def no_match(tf):
+        # An initializable iterator: the assertion fails in its initializer (TF 2's
+        # one-shot iterator ends the sequence instead of reporting it).
+        with tf.Graph().as_default():
+            it = tf.data.make_initializable_iterator(tf.data.Dataset.list_files(none))
+            with tf.Session() as sess:
+                try:
+                    sess.run(it.initializer)
+                except tf.errors.OpError as e:
+                    return type(e).__name__, str(e)
+        return None, ""
+
+    theirs, ours = no_match(tensorflow_v1()), no_match(tfteach)
+    assert ours[0] == theirs[0] == "InvalidArgumentError"
+    assert "No files matched pattern: " + none in theirs[1]
+    assert "No files matched pattern: " + none in ours[1]
