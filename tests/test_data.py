@@ -742,3 +742,17 @@ def test_a_function_cannot_use_a_tensor_of_an_unrelated_graph():
         stranger = tf.constant(1, tf.int64)
     with pytest.raises(ValueError, match="must be from the same graph"):
         tf.data.Dataset.range(3).map(lambda x: x + stranger)
+
+
+def test_two_iterators_of_one_random_map_do_not_disturb_each_other():
+    ds = tf.data.Dataset.range(4).map(lambda x: tf.random_uniform([], seed=7))
+    first, second = ds.make_initializable_iterator(), ds.make_initializable_iterator()
+    a, b = first.get_next(), second.get_next()
+    with tf.Session() as sess:
+        sess.run(first.initializer)
+        alone = _all(sess, a)
+        sess.run(first.initializer)
+        head = [sess.run(a), sess.run(a)]
+        sess.run(second.initializer)               # starts its own sequence
+        assert head + [sess.run(a), sess.run(a)] == alone
+        assert _all(sess, b) == alone

@@ -65,14 +65,11 @@ def dataset_op(op_type, inputs, element_structure, make, attrs=None, name=None):
 
 
 def function_runner(ctx, traced):
-    """The FunctionRunner of `traced` in ctx's Session (built once per Session),
-    restarted: the dataset op runs once per initialisation of an iterator."""
-    runner = ctx.state.get("runner")
-    if runner is None:
-        runner = ctx.session.build_once(ctx.state, "runner",
-                                        lambda: FunctionRunner(traced, ctx.session))
-    runner.restart()
-    return runner
+    """A new FunctionRunner of `traced` in ctx's Session. The dataset op runs once per
+    initialisation of an iterator, so each iterator gets its own (its random ops start
+    their sequences again, as TF instantiates a function's kernels per iterator), and
+    two iterators of one dataset share nothing. Making one costs ~0.15 ms."""
+    return FunctionRunner(traced, ctx.session)
 
 
 def int64_scalar(value, name):

@@ -8,12 +8,13 @@ placeholder, a variable) is *captured*: the function graph gets a placeholder fo
 and the outer tensor becomes an input of the dataset op, so its value is read when the
 iterator is initialised, as in TensorFlow.
 
-At run time a `FunctionRunner` (one per Session, kept in the dataset op's kernel state)
-runs the function graph with tfteach's executor, element by element: a private Session
-on the function graph and one cached Plan. A random op in `fn` has its own seeded
-generator, restarted at each initialisation of an iterator, as TF instantiates a
-function's kernels per iterator (checked against TF: re-initialising gives the same
-numbers again; the epochs of a `repeat` continue the sequence).
+At run time a `FunctionRunner` (one per initialisation of an iterator, made by the
+dataset op's kernel) runs the function graph with tfteach's executor, element by
+element: a private Session on the function graph and one Plan. A random op in `fn` has
+its own seeded generator in that Session, so its sequence starts again with each
+iterator, as TF instantiates a function's kernels per iterator (checked against TF:
+re-initialising gives the same numbers again; the epochs of a `repeat` after the `map`
+continue the sequence).
 """
 from tfteach.framework import graph as graph_lib
 from tfteach.framework import convert
@@ -131,7 +132,8 @@ def trace(fn, name, element_structure, outer_graph, returns_dataset=False):
 
 
 class FunctionRunner:
-    """Runs a TracedFunction in one outer Session: `runner(flat_args, captured_values)`."""
+    """Runs a TracedFunction for one iterator of an outer Session:
+    `runner(flat_args, captured_values)` -> the flat outputs."""
 
     def __init__(self, traced, outer_session):
         from tfteach.runtime import executor
@@ -144,12 +146,6 @@ class FunctionRunner:
         self._session = inner
         feeds = tuple(traced.arguments) + tuple(traced.graph.captures.values())
         self._plan = executor.Plan(inner, tuple(traced.outputs), feeds, ())
-
-    def restart(self):
-        """A new iterator over the dataset: the function's random ops start their
-        sequences again, as TF instantiates the function's kernels per iterator."""
-        for ctx in list(self._session._contexts.values()):
-            ctx.state.pop("generator", None)
 
     def __call__(self, args, captured_values):
         return self._plan.run(list(args) + list(captured_values))
