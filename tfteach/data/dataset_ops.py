@@ -127,6 +127,11 @@ class DatasetV1:
         return structure.describe(self._structure, lambda s: Tensor)
 
     @property
+    def _variant_tensor(self):
+        """TF's name for the dataset op's output (the `variant` scalar)."""
+        return self._variant
+
+    @property
     def graph(self):
         return self._variant.graph
 
