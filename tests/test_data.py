@@ -756,3 +756,12 @@ def test_two_iterators_of_one_random_map_do_not_disturb_each_other():
         sess.run(second.initializer)               # starts its own sequence
         assert head + [sess.run(a), sess.run(a)] == alone
         assert _all(sess, b) == alone
+
+
+def test_shuffle_and_repeat_is_shuffle_then_repeat():
+    fused = tf.data.Dataset.range(8).apply(
+        tf.data.experimental.shuffle_and_repeat(8, count=2, seed=4))
+    plain = tf.data.Dataset.range(8).shuffle(8, seed=4).repeat(2)
+    got = _elements(fused)
+    assert got == _elements(plain)
+    assert sorted(got[:8]) == sorted(got[8:]) == list(range(8)) and got[:8] != got[8:]

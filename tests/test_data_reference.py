@@ -90,6 +90,10 @@ PIPELINES = {
         tf.data.experimental.map_and_batch(lambda x: (x, x * x), 3)),
     "map_and_batch_drop": lambda tf: tf.data.Dataset.range(7).apply(
         tf.data.experimental.map_and_batch(lambda x: x * 2, 3, drop_remainder=True)),
+    "parallel_interleave": lambda tf: tf.data.Dataset.range(1, 5).apply(
+        tf.data.experimental.parallel_interleave(
+            lambda x: tf.data.Dataset.from_tensors(x).repeat(x), cycle_length=2,
+            block_length=2)),
     "generator": lambda tf: tf.data.Dataset.from_generator(
         lambda: ((i, [float(i)] * i) for i in range(4)), (tf.int64, tf.float32),
         (tf.TensorShape([]), tf.TensorShape([None]))),
