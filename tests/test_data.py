@@ -765,3 +765,54 @@ def test_shuffle_and_repeat_is_shuffle_then_repeat():
     got = _elements(fused)
     assert got == _elements(plain)
     assert sorted(got[:8]) == sorted(got[8:]) == list(range(8)) and got[:8] != got[8:]
+
+
+# -- SparseTensor components ----------------------------------------------------------------------
+def _sparse_value(st):
+    return (np.asarray(st.indices).tolist(), np.asarray(st.values).tolist(),
+            np.asarray(st.dense_shape).tolist())
+
+
+def test_sparse_components_through_map_batch_and_get_next():
+    st = tf.SparseTensor(indices=[[0, 1], [2, 0]], values=[5.0, 6.0], dense_shape=[3, 2])
+    ds = tf.data.Dataset.from_tensors((st, 7))
+    assert ds.output_classes == (tf.SparseTensor, tf.Tensor)
+    assert ds.output_shapes[0].as_list() == [3, 2]
+    doubled = ds.map(lambda s, n: (tf.SparseTensor(s.indices, s.values * 2.0, s.dense_shape),
+                                   n + 1)).repeat(2).batch(2)
+    assert doubled.output_shapes[0].as_list() == [None, 3, 2]
+    sparse_out, dense_out = doubled.make_one_shot_iterator().get_next()
+    assert isinstance(sparse_out, tf.SparseTensor) and sparse_out.dtype == tf.float32
+    assert sparse_out.get_shape().as_list() == [None, 3, 2]          # as TF restores it
+    with tf.Session() as sess:
+        got, n = sess.run([sparse_out, dense_out])
+    assert isinstance(got, tf.SparseTensorValue) and n.tolist() == [8, 8]
+    # TF's batching of sparse tensors: the batch index first, the largest shape after it.
+    assert _sparse_value(got) == ([[0, 0, 1], [0, 2, 0], [1, 0, 1], [1, 2, 0]],
+                                  [10.0, 12.0, 10.0, 12.0], [2, 3, 2])
+
+
+def test_batching_sparse_rows_of_different_lengths(tmp_path):
+    path = str(tmp_path / "examples.tfrecord")
+    with tf.python_io.TFRecordWriter(path) as writer:
+        for values in ([1, 2, 3], [4], []):
+            example = tf.train.Example(features=tf.train.Features(feature={
+                "v": tf.train.Feature(int64_list=tf.train.Int64List(value=values))}))
+            writer.write(example.SerializeToString())
+    ds = tf.data.TFRecordDataset(path).map(
+        lambda record: tf.parse_single_example(record, {"v": tf.VarLenFeature(tf.int64)}))
+    (batch,) = _elements(ds.batch(3))
+    assert _sparse_value(batch["v"]) == ([[0, 0], [0, 1], [0, 2], [1, 0]], [1, 2, 3, 4],
+                                         [3, 3])
+
+
+def test_sparse_components_refused_where_tf_refuses_or_tfteach_lacks_them():
+    st = tf.SparseTensor(indices=[[0]], values=[1], dense_shape=[4])
+    ds = tf.data.Dataset.from_tensors(st)
+    with pytest.raises(TypeError, match="padded sparse tensors is not currently supported"):
+        ds.padded_batch(2, [4])
+    with pytest.raises(TypeError, match="SparseTensor"):
+        tf.data.Dataset.from_tensor_slices(st)
+    with pytest.raises(TypeError, match="Expected output classes"):
+        it = tf.data.Iterator.from_structure(tf.int32, [4])
+        it.make_initializer(ds)

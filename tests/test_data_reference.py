@@ -391,3 +391,41 @@ def test_list_files_and_reading_files_of_a_dataset_like_tensorflow(tmp_path):
     assert ours[0] == theirs[0] == "InvalidArgumentError"
     assert "No files matched pattern: " + none in theirs[1]
     assert "No files matched pattern: " + none in ours[1]
+
+
+def test_note_004_tfrecord_example_program_like_tensorflow(tmp_path):
+    """Note 004's TFRecordDataset program: VarLenFeatures parsed in a map, batched,
+    fetched as SparseTensorValues."""
+    tf1 = tensorflow_v1()
+    path = str(tmp_path / "foo.tfrecords")
+    with tf1.python_io.TFRecordWriter(path) as writer:
+        for vals, labels, name in [([0.25, -0.5, 1.25, 0.75], [1], b"aa"),
+                                   ([2.0], [3, 4], b"bb"), ([], [], b"")]:
+            example = tf1.train.Example(features=tf1.train.Features(feature={
+                "val": tf1.train.Feature(float_list=tf1.train.FloatList(value=vals)),
+                "labels": tf1.train.Feature(int64_list=tf1.train.Int64List(value=labels)),
+                "name": tf1.train.Feature(bytes_list=tf1.train.BytesList(value=[name]))}))
+            writer.write(example.SerializeToString())
+
+    def program(tf):
+        with tf.Graph().as_default():
+            def parse_example_record(example):
+                features = {"val": tf.VarLenFeature(tf.float32),
+                            "labels": tf.VarLenFeature(tf.int64),
+                            "name": tf.VarLenFeature(tf.string)}
+                return tf.parse_single_example(example, features)
+
+            dataset = tf.data.TFRecordDataset([path]).map(parse_example_record).batch(2)
+            feature_dict = tf.data.make_one_shot_iterator(dataset).get_next()
+            static = {k: (type(v).__name__, v.dtype.name) for k, v in feature_dict.items()}
+            out = []
+            with tf.Session() as sess:
+                for _ in range(2):
+                    got = sess.run(feature_dict)
+                    out.append({k: (np.asarray(v.indices).tolist(),
+                                    np.asarray(v.values).tolist(),
+                                    np.asarray(v.dense_shape).tolist())
+                                for k, v in got.items()})
+            return static, out
+
+    assert program(tfteach) == program(tf1)

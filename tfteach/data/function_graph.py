@@ -19,7 +19,7 @@ continue the sequence).
 from tfteach.framework import graph as graph_lib
 from tfteach.framework import convert
 from tfteach.framework.tensor import Tensor
-from tfteach.data import structure
+from tfteach.data import sparse, structure
 
 __all__ = ["FunctionGraph", "TracedFunction", "trace", "FunctionRunner"]
 
@@ -78,10 +78,12 @@ class TracedFunction:
     """A traced dataset function: its graph, argument placeholders, outputs and the
     structure of what it returned (`output_structure` of Specs, or a Dataset)."""
 
-    def __init__(self, graph, arguments, outputs, output_structure, returned_dataset):
+    def __init__(self, graph, arguments, outputs, argument_specs, output_structure,
+                 returned_dataset):
         self.graph = graph
-        self.arguments = arguments              # placeholders, flat
-        self.outputs = outputs                  # tensors of the graph, flat
+        self.arguments = arguments              # placeholders, flat (3 per sparse arg)
+        self.outputs = outputs                  # tensors of the graph, flat (idem)
+        self.argument_specs = argument_specs    # the element's flat Specs
         self.output_structure = output_structure
         self.returned_dataset = returned_dataset  # flat_map/interleave: the Dataset
 
@@ -112,23 +114,25 @@ def trace(fn, name, element_structure, outer_graph, returns_dataset=False):
     graph = FunctionGraph(name, outer_graph)
     with graph.as_default(), graph.device("/cpu:0"):
         specs = structure.flatten(element_structure)
-        arguments = [placeholder(s.dtype, s.shape, name="arg%d" % i)
-                     for i, s in enumerate(specs)]
-        result = _call(fn, structure.pack(element_structure, arguments), element_structure)
+        arguments = [placeholder(dtype, shape, name="arg%d" % i) for i, (dtype, shape)
+                     in enumerate(sparse.graph_signature(specs))]
+        components = sparse.from_tensors(specs, arguments, known_shapes_as_constants=True)
+        result = _call(fn, structure.pack(element_structure, components), element_structure)
         if returns_dataset:
             from tfteach.data.dataset_ops import Dataset
             if not isinstance(result, Dataset):
                 raise TypeError("`map_func` must return a `Dataset` object. Got %s"
                                 % type(result))
-            return TracedFunction(graph, arguments, [result._variant], None, result)
+            return TracedFunction(graph, arguments, [result._variant], specs, None, result)
         if isinstance(result, list):
             # TF 1.15: a returned list is a tuple of components, not one stacked tensor.
             result = tuple(result)
         outputs_structure = structure.map_structure(
-            lambda v: v if isinstance(v, Tensor) else convert.convert_to_tensor(v), result)
-    outputs = structure.flatten(outputs_structure)
-    return TracedFunction(graph, arguments, outputs, structure.specs_of(outputs_structure),
-                          None)
+            lambda v: v if isinstance(v, (Tensor, sparse.SparseTensor))
+            else convert.convert_to_tensor(v), result)
+    outputs = [t for v in structure.flatten(outputs_structure) for t in sparse.to_tensors(v)]
+    return TracedFunction(graph, arguments, outputs, specs,
+                          structure.specs_of(outputs_structure), None)
 
 
 class FunctionRunner:
@@ -148,4 +152,10 @@ class FunctionRunner:
         self._plan = executor.Plan(inner, tuple(traced.outputs), feeds, ())
 
     def __call__(self, args, captured_values):
-        return self._plan.run(list(args) + list(captured_values))
+        """The function's results for one element (component values in, out)."""
+        traced = self.traced
+        feeds = sparse.unpack_values(traced.argument_specs, args) + list(captured_values)
+        results = self._plan.run(feeds)
+        if traced.output_structure is None:         # flat_map / interleave: a dataset
+            return results
+        return sparse.pack_values(structure.flatten(traced.output_structure), results)
