@@ -816,3 +816,15 @@ def test_sparse_components_refused_where_tf_refuses_or_tfteach_lacks_them():
     with pytest.raises(TypeError, match="Expected output classes"):
         it = tf.data.Iterator.from_structure(tf.int32, [4])
         it.make_initializer(ds)
+
+
+def test_variant_and_resource_dtypes_are_tfs():
+    assert (tf.variant.name, tf.variant.as_datatype_enum) == ("variant", 21)
+    assert (tf.resource.name, tf.resource.as_datatype_enum) == ("resource", 20)
+    assert tf.as_dtype(21) is tf.variant and tf.as_dtype("resource") is tf.resource
+    assert not tf.variant.is_numpy_compatible and tf.float32.is_numpy_compatible
+    assert tf.as_dtype(np.dtype(object)) is tf.string       # objects are still strings
+    ds = tf.data.Dataset.range(3)
+    assert ds._variant_tensor.dtype == tf.variant and ds._variant_tensor.shape.ndims == 0
+    it = ds.make_initializable_iterator()
+    assert it._iterator_resource.dtype == tf.resource
