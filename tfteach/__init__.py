@@ -54,6 +54,9 @@ from tfteach.io.tf_protos import (AttrValue, Event, GraphDef, HistogramProto,  #
                                   MetaGraphDef, NodeDef, SessionLog, Summary,
                                   SummaryMetadata, TensorInfo)
 from tfteach import summary  # noqa: F401,E402 (tf.summary: summary ops, FileWriter)
+# tf.image (issue 18, image): codecs, resizes, crops, flips, colours, boxes; tf.random_crop
+from tfteach import image  # noqa: F401,E402
+from tfteach.image.crops import random_crop  # noqa: F401,E402
 
 newaxis = None
 # The TensorFlow API level tfteach reproduces (the notes print `tf.__version__`);

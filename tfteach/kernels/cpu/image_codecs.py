@@ -1,0 +1,250 @@
+"""CPU kernels of the image codecs: DecodeJpeg, DecodePng, DecodeGif, DecodeBmp,
+DecodeImage, EncodeJpeg and EncodePng, on Pillow (libjpeg-turbo, zlib).
+
+As in TF 1.15, the three decoders share one kernel that looks at the file's signature:
+`decode_jpeg` also decodes PNGs and single-frame GIFs, `decode_png` JPEGs ("since the
+interface is the same", TF's docs). Errors are TF's InvalidArgumentError with TF's words.
+
+What differs from TensorFlow (docs/image.md): JPEG pixels may differ by a few levels
+(Pillow decodes with libjpeg's accurate integer DCT and does not take TF's
+`dct_method`/`fancy_upscaling` hints), and encoded bytes are not TF's bytes (another
+encoder) although they decode to the same pixels (PNG) or nearly (JPEG).
+"""
+import io
+import warnings
+
+import numpy as np
+
+from tfteach.kernels.cpu import png_format
+from tfteach.kernels.cpu.shape_kernels import invalid_argument
+
+__all__ = ["decode_kernel", "encode_jpeg_kernel", "encode_png_kernel", "file_format"]
+
+_JPEG, _PNG, _GIF, _BMP = "jpeg", "png", "gif", "bmp"
+_MODES = {1: "L", 2: "LA", 3: "RGB", 4: "RGBA"}
+
+
+def _pillow():
+    from PIL import Image
+    return Image
+
+
+def file_format(data):
+    """'jpeg', 'png', 'gif', 'bmp' or None, from the first bytes, as TF's ClassifyFileFormat."""
+    if data[:3] == b"\xff\xd8\xff":
+        return _JPEG
+    if data[:8] == png_format.SIGNATURE:
+        return _PNG
+    if data[:3] == b"GIF":
+        return _GIF
+    if data[:2] == b"BM":
+        return _BMP
+    return None
+
+
+def _c_escape(data):
+    """absl's CEscape, which TF uses to show the first bytes of an unknown file."""
+    special = {9: "\\t", 10: "\\n", 13: "\\r", 34: '\\"', 39: "\\'", 92: "\\\\"}
+    return "".join(special.get(b, chr(b) if 32 <= b < 127 else "\\%03o" % b) for b in data)
+
+
+def _format_text(data):
+    if not data:
+        return "empty file"
+    return "unknown format starting with '%s'" % _c_escape(data[:16])
+
+
+def _contents(ctx, contents):
+    contents = np.asarray(contents, dtype=object)
+    if contents.ndim != 0:
+        raise invalid_argument(ctx, "contents must be scalar, got shape %s"
+                               % list(contents.shape))
+    value = contents.item()
+    return value.encode() if isinstance(value, str) else bytes(value)
+
+
+def _open(data):
+    image = _pillow().open(io.BytesIO(data))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        image.load()
+    return image
+
+
+def _mode_for(image, channels):
+    if channels:
+        return _MODES[channels]
+    if image.mode in _MODES.values():
+        return image.mode
+    if image.mode == "P":
+        return "RGBA" if "transparency" in image.info else "RGB"
+    if image.mode in ("1",):
+        return "L"
+    if image.mode.startswith("I") or image.mode == "F":
+        return "I"
+    return "RGB"      # CMYK, YCbCr, ...
+
+
+def _as_array(image, channels):
+    mode = _mode_for(image, channels)
+    if mode == "I":        # 16-bit grey that Pillow read itself (interlaced)
+        return np.asarray(image, dtype=np.uint16)[:, :, None]
+    return np.asarray(image.convert(mode) if image.mode != mode else image, np.uint8
+                      ).reshape(image.size[1], image.size[0], -1)
+
+
+def _decode_jpeg(ctx, data, channels):
+    ratio = ctx.attrs.get("ratio", 1)
+    try:
+        image = _pillow().open(io.BytesIO(data))
+        width, height = image.size
+        mode = "L" if channels == 1 else "RGB"
+        # libjpeg itself outputs grey (its Y channel, as TF's decoder) or RGB, scaled by
+        # 1/ratio while decoding (TF's `ratio`)
+        image.draft(mode, (-(-width // ratio), -(-height // ratio)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            image.load()
+    except Exception:  # noqa: BLE001 - any failure of the decoder is bad data
+        raise invalid_argument(ctx, "Invalid JPEG data or crop window, data size %d"
+                               % len(data)) from None
+    return _as_array(image, channels)
+
+
+def _channels_of(array, channels):
+    """A 16-bit image given `channels` (only grey <-> colour and alpha are changed)."""
+    have = array.shape[2]
+    if not channels or channels == have:
+        return array
+    colour = array[:, :, :3] if have >= 3 else np.repeat(array[:, :, :1], 3, axis=2)
+    if channels in (1, 2) and have >= 3:
+        grey = np.rint(colour @ np.array([0.299, 0.587, 0.114])).astype(array.dtype)[:, :,
+                                                                                      None]
+    else:
+        grey = array[:, :, :1]
+    alpha = array[:, :, -1:] if have in (2, 4) else np.full_like(array[:, :, :1],
+                                                                 np.iinfo(array.dtype).max)
+    return {1: grey, 2: np.concatenate([grey, alpha], 2), 3: colour,
+            4: np.concatenate([colour, alpha], 2)}[channels]
+
+
+def _decode_png(ctx, data, channels):
+    try:
+        wide = png_format.decode(data)
+        if wide is not None:
+            return _channels_of(wide, channels)
+        return _as_array(_open(data), channels)
+    except Exception:  # noqa: BLE001
+        raise invalid_argument(ctx, "Invalid PNG data, size %d" % len(data)) from None
+
+
+def _gif_frames(ctx, data):
+    from PIL import ImageSequence
+    try:
+        image = _open(data)
+        return np.stack([np.asarray(frame.convert("RGB"), np.uint8)
+                         for frame in ImageSequence.Iterator(image)])
+    except Exception as e:  # noqa: BLE001
+        raise invalid_argument(ctx, "Invalid GIF data (size %d), %s" % (len(data), e)) from None
+
+
+def _decode_bmp(ctx, data, channels):
+    try:
+        return _as_array(_open(data), channels)
+    except Exception:  # noqa: BLE001
+        raise invalid_argument(ctx, "Invalid BMP data, size %d" % len(data)) from None
+
+
+def _to_dtype(array, dtype):
+    """uint8 <-> uint16 as libpng converts: 8 -> 16 bits repeats the byte (x 257), 16 -> 8
+    keeps the high byte."""
+    if dtype == np.uint16 and array.dtype == np.uint8:
+        return array.astype(np.uint16) * 257
+    if dtype == np.uint8 and array.dtype == np.uint16:
+        return (array >> 8).astype(np.uint8)
+    return array
+
+
+def decode_kernel(ctx, contents):
+    """The kernel of DecodeJpeg / DecodePng / DecodeGif / DecodeBmp / DecodeImage."""
+    data = _contents(ctx, contents)
+    kind = file_format(data)
+    op_type = ctx.op.type
+    channels = ctx.attrs.get("channels", 0)
+    dtype = ctx.attrs["dtype"].np if "dtype" in ctx.attrs else np.uint8
+    if kind is None or (kind == _BMP and op_type not in ("DecodeBmp", "DecodeImage")):
+        if op_type == "DecodeImage":
+            raise invalid_argument(ctx, "Unable to decode bytes as JPEG, PNG, GIF, or BMP")
+        raise invalid_argument(ctx, "Expected image (JPEG, PNG, or GIF), got %s"
+                               % _format_text(data))
+    if kind == _GIF:
+        if channels not in (0, 3):
+            raise invalid_argument(ctx, "channels must be 0 or 3 for GIF, got %d" % channels)
+        frames = _gif_frames(ctx, data)
+        if op_type == "DecodeGif" or (op_type == "DecodeImage"
+                                      and ctx.attrs.get("expand_animations", True)):
+            return _to_dtype(frames, dtype)
+        if op_type != "DecodeImage" and len(frames) != 1:
+            raise invalid_argument(ctx, "Got %d frames, but animated gifs can only be decoded "
+                                   "by tf.image.decode_gif or tf.image.decode_image"
+                                   % len(frames))
+        return _to_dtype(frames[0], dtype)
+    if op_type == "DecodeGif":
+        raise invalid_argument(ctx, "Expected a GIF image, got %s image"
+                               % {_JPEG: "a JPEG", _PNG: "a PNG", _BMP: "a BMP"}[kind])
+    if kind == _JPEG:
+        if channels == 4 or channels == 2:
+            raise invalid_argument(ctx, "channels must be 0, 1, or 3 for JPEG, got %d"
+                                   % channels)
+        return _to_dtype(_decode_jpeg(ctx, data, channels), dtype)
+    if kind == _BMP:
+        return _to_dtype(_decode_bmp(ctx, data, channels), dtype)
+    return _to_dtype(_decode_png(ctx, data, channels), dtype)
+
+
+def _image(ctx, image):
+    image = np.asarray(image)
+    if image.ndim != 3:
+        raise invalid_argument(ctx, "image must be 3-dimensional[%s]"
+                               % ",".join(str(d) for d in image.shape))
+    return image
+
+
+def encode_png_kernel(ctx, image):
+    image = _image(ctx, image)
+    channels = image.shape[2]
+    if channels not in (1, 2, 3, 4):
+        raise invalid_argument(ctx, "image must have 1, 2, 3, or 4 channels, got %d"
+                               % channels)
+    return np.array(png_format.encode(image, ctx.attrs.get("compression", -1)), dtype=object)
+
+
+def encode_jpeg_kernel(ctx, image):
+    image = _image(ctx, image)
+    attrs = ctx.attrs
+    fmt, channels = attrs.get("format", ""), image.shape[2]
+    if fmt == "grayscale" and channels != 1:
+        raise invalid_argument(ctx, "Image must have 1 channel for grayscale, got %d"
+                               % channels)
+    if fmt == "rgb" and channels != 3:
+        raise invalid_argument(ctx, "Image must have 3 channels for rgb, got %d" % channels)
+    if channels not in (1, 3):
+        raise invalid_argument(ctx, "image must have 1 or 3 channels, got [%s]"
+                               % ",".join(str(d) for d in image.shape))
+    quality = attrs.get("quality", 95)
+    if not 0 <= quality <= 100:
+        raise invalid_argument(ctx, "quality must be in [0,100], got %d" % quality)
+    picture = _pillow().fromarray(np.ascontiguousarray(image[:, :, 0] if channels == 1
+                                                       else image), "L" if channels == 1
+                                  else "RGB")
+    per_inch = 2.54 if attrs.get("density_unit", "in") == "cm" else 1.0
+    options = dict(quality=quality, progressive=attrs.get("progressive", False),
+                   optimize=attrs.get("optimize_size", False),
+                   subsampling=2 if attrs.get("chroma_downsampling", True) else 0,
+                   dpi=(attrs.get("x_density", 300) * per_inch,
+                        attrs.get("y_density", 300) * per_inch))
+    if attrs.get("xmp_metadata"):
+        options["xmp"] = attrs["xmp_metadata"].encode()
+    out = io.BytesIO()
+    picture.save(out, "JPEG", **options)
+    return np.array(out.getvalue(), dtype=object)
