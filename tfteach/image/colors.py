@@ -27,6 +27,24 @@ def _max_of(dtype):
     return np.iinfo(dtype.np).max
 
 
+def _limits(dtype):
+    info = np.iinfo(dtype.np) if dtype.is_integer else np.finfo(dtype.np)
+    return info.min, info.max
+
+
+def _saturate_cast(value, dtype):
+    """tf.saturate_cast, also from the small integer dtypes (int8/16, uint16) that
+    tfteach's maximum/minimum do not take: those go through int64, which holds them
+    exactly. A plain cast where every value of the input dtype fits already."""
+    low, high = _limits(value.dtype)
+    out_low, out_high = _limits(dtype)
+    if value.dtype.is_integer and out_low <= low and high <= out_high:
+        return math_ops.cast(value, dtype)
+    if value.dtype.is_integer and value.dtype not in (dtypes.int32, dtypes.int64):
+        value = math_ops.cast(value, dtypes.int64)
+    return cast_ops.saturate_cast(value, dtype)
+
+
 def convert_image_dtype(image, dtype, saturate=False, name=None):
     """Converts between image dtypes, scaling: floats are in [0, 1), integers in
     [0, MAX]. Integer -> integer shifts bits; float -> integer multiplies by MAX + 0.5
@@ -46,9 +64,10 @@ def convert_image_dtype(image, dtype, saturate=False, name=None):
             if scale_in > scale_out:
                 scale = (scale_in + 1) // (scale_out + 1)
                 scaled = math_ops.floordiv(image, scale)
-                cast = cast_ops.saturate_cast if saturate else math_ops.cast
-                return cast(scaled, dtype, name=name)
-            cast = (cast_ops.saturate_cast if saturate else math_ops.cast)(image, dtype)
+                if saturate:
+                    return identity(_saturate_cast(scaled, dtype), name=name)
+                return math_ops.cast(scaled, dtype, name=name)
+            cast = _saturate_cast(image, dtype) if saturate else math_ops.cast(image, dtype)
             scale = (scale_out + 1) // (scale_in + 1)
             return math_ops.multiply(cast, scale, name=name)
         if image.dtype.is_floating and dtype.is_floating:

@@ -66,7 +66,9 @@ def crop_and_resize(image, boxes, box_index, crop_h, crop_w, bilinear, extrapola
                     out[n, y, x, :] = extrapolation
                     continue
                 if not bilinear:
-                    yy, xx = int(np.rint(in_y)), int(np.rint(in_x))
+                    # TF's roundf: halves away from zero (in_y, in_x >= 0 here)
+                    yy = int(np.floor(in_y + np.float32(0.5)))
+                    xx = int(np.floor(in_x + np.float32(0.5)))
                     for d in range(depth):
                         out[n, y, x, d] = image[b, yy, xx, d]
                     continue

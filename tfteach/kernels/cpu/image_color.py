@@ -82,7 +82,7 @@ def hsv_to_rgb(pixels):
         sector = int(dh)
         x = c * (1 - abs(np.fmod(dh, 2) - 1))
         zero = c * 0
-        if sector == 0:
+        if sector == 0 or sector == 6:      # h == 1 is red again, as h == 0
             rr, gg, bb = c, x, zero
         elif sector == 1:
             rr, gg, bb = x, c, zero

@@ -88,8 +88,9 @@ def _nearest_index(out_size, in_size, scale, align_corners):
     index = np.empty(out_size, np.int64)
     for i in range(out_size):
         position = np.float32(i) * scale
-        # TF: lrintf (round half to even) with align_corners, floorf without
-        nearest = int(np.rint(position)) if align_corners else int(np.floor(position))
+        # TF: roundf (halves away from zero) with align_corners, floorf without
+        nearest = int(np.floor(position + np.float32(0.5))) if align_corners else int(
+            np.floor(position))
         index[i] = min(nearest, in_size - 1)
     return index
 

@@ -1,0 +1,424 @@
+"""tf.image against TensorFlow (tf.compat.v1, graph mode) on small images the tests make.
+
+Each program is built on both libraries; values, dtypes and static shapes must agree:
+exactly where TF's op is exact (flips, crops, pads, dtype conversions, boxes, PNG),
+to float rounding for the resizes and colour ops (TF's kernels compute in float32 in
+their own order of operations), and within a few levels for JPEG (two builds of
+libjpeg with different DCT defaults). TF 2's `tf.compat.v1.image.resize_images` keeps
+TF 1.15's legacy sampling grid, which is what tfteach implements.
+Skips without TensorFlow.
+"""
+import io
+
+import numpy as np
+import pytest
+
+from tests.tf_reference import errors_of_both, run_both, run_program, tensorflow_v1
+
+import tfteach
+
+pytestmark = pytest.mark.reference
+
+RNG = np.random.RandomState(7)
+U8 = RNG.randint(0, 256, (6, 9, 3)).astype(np.uint8)
+F32 = RNG.uniform(0, 1, (6, 9, 3)).astype(np.float32)
+BATCH = RNG.uniform(0, 1, (2, 5, 7, 3)).astype(np.float32)
+
+
+def _same(expected, got, atol=0.0):
+    assert len(expected) == len(got)
+    for k, (e, g) in enumerate(zip(expected, got)):
+        e, g = np.asarray(e), np.asarray(g)
+        assert e.dtype == g.dtype, "fetch %d: dtype %s vs TF's %s" % (k, g.dtype, e.dtype)
+        assert e.shape == g.shape, "fetch %d: shape %s vs TF's %s" % (k, g.shape, e.shape)
+        if atol:
+            np.testing.assert_allclose(g.astype(np.float64), e.astype(np.float64), rtol=0,
+                                       atol=atol, err_msg="fetch %d" % k)
+        else:
+            np.testing.assert_array_equal(g, e, err_msg="fetch %d" % k)
+
+
+def _static_shapes(build):
+    """The static shapes of the fetches `build` makes, on TF and on tfteach."""
+    shapes = []
+    for tf in (tensorflow_v1(), tfteach):
+        with tf.Graph().as_default():
+            fetches, _ = build(tf)
+            shapes.append([t.get_shape().as_list() if t.get_shape().ndims is not None
+                           else None for t in fetches])
+    return shapes
+
+
+# -- resizes ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("method", [0, 1, 2, 3])
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("size", [(4, 5), (11, 17), (6, 13)])
+@pytest.mark.parametrize("image", ["u8", "f32", "batch"])
+def test_resize_images(method, align_corners, size, image):
+    value = {"u8": U8, "f32": F32, "batch": BATCH}[image]
+
+    def build(tf):
+        return [tf.image.resize_images(tf.constant(value), size, method=method,
+                                       align_corners=align_corners)], None
+    expected, got = run_both(build)
+    # float32 rounding of values up to 255 (uint8 input) or 1
+    _same(expected, got, atol=2e-4 if image == "u8" else 2e-6)
+    tf_shapes, our_shapes = _static_shapes(build)
+    assert our_shapes == tf_shapes
+
+
+def test_resize_images_notes_static_shape():
+    """The notes print `TensorShape([Dimension(300), Dimension(300), Dimension(None)])`
+    for a resize of a decoded JPEG of unknown channels."""
+    def build(tf):
+        p = tf.placeholder(tf.float32, [None, None, None])
+        return [tf.image.resize_images(p, [30, 30], method=0)], {p: F32}
+    tf_shapes, our_shapes = _static_shapes(build)
+    assert our_shapes == tf_shapes == [[30, 30, None]]
+
+
+def test_resize_same_size_and_preserve_aspect_ratio():
+    def build(tf):
+        x = tf.constant(U8)
+        return [tf.image.resize_images(x, [6, 9]),
+                tf.image.resize_images(tf.constant(F32), [12, 12], preserve_aspect_ratio=True),
+                tf.image.resize_bilinear(tf.constant(BATCH), [3, 4]),
+                tf.image.resize_nearest_neighbor(tf.constant(BATCH), [9, 3]),
+                tf.image.resize_bicubic(tf.constant(BATCH), [8, 8], align_corners=True),
+                tf.image.resize_area(tf.constant(BATCH), [3, 3])], None
+    expected, got = run_both(build)
+    _same(expected, got, atol=2e-6)
+
+
+def test_resize_gradients_match_tensorflow():
+    from tests.gradient_check import check_gradients_match_tensorflow
+    x = RNG.uniform(-1, 1, (2, 4, 5, 2))
+    for align in (False, True):
+        check_gradients_match_tensorflow(
+            lambda tf, x: tf.image.resize_bilinear(x, [7, 3], align_corners=align), [x],
+            rtol=1e-5, atol=1e-5)
+        check_gradients_match_tensorflow(
+            lambda tf, x: tf.image.resize_nearest_neighbor(x, [7, 8], align_corners=align),
+            [x], rtol=1e-6, atol=1e-9)
+
+
+# -- flips, crops, pads ----------------------------------------------------------------------
+def _geometry_program(tf):
+    x, b = tf.constant(F32), tf.constant(BATCH)
+    fetches = [tf.image.flip_left_right(x), tf.image.flip_up_down(x),
+               tf.image.flip_left_right(b), tf.image.flip_up_down(b),
+               tf.image.transpose_image(x), tf.image.transpose_image(b),
+               tf.image.central_crop(x, 0.5), tf.image.central_crop(b, 0.33),
+               tf.image.crop_to_bounding_box(x, 1, 2, 4, 5),
+               tf.image.crop_to_bounding_box(b, 0, 1, 5, 3),
+               tf.image.pad_to_bounding_box(x, 2, 1, 10, 12),
+               tf.image.pad_to_bounding_box(b, 0, 3, 6, 10),
+               tf.image.resize_image_with_crop_or_pad(x, 3, 4),
+               tf.image.resize_image_with_crop_or_pad(x, 10, 13),
+               tf.image.resize_image_with_crop_or_pad(x, 4, 12),
+               tf.image.resize_image_with_crop_or_pad(b, 8, 2)]
+    fetches += [tf.image.rot90(x, k) for k in range(-1, 5)]
+    fetches += [tf.image.rot90(b, k) for k in (1, 2, 3)]
+    return fetches, None
+
+
+def test_flips_crops_pads_and_rotations():
+    expected, got = run_both(_geometry_program)
+    _same(expected, got)
+    tf_shapes, our_shapes = _static_shapes(_geometry_program)
+    assert our_shapes == tf_shapes
+
+
+def test_crop_and_pad_with_unknown_shape():
+    def build(tf):
+        p = tf.placeholder(tf.float32, [None, None, 3])
+        return [tf.image.resize_image_with_crop_or_pad(p, 4, 12),
+                tf.image.central_crop(p, 0.5),
+                tf.image.crop_to_bounding_box(p, 1, 1, 3, 3)], {p: F32}
+    expected, got = run_both(build)
+    _same(expected, got)
+    tf_shapes, our_shapes = _static_shapes(build)
+    assert our_shapes == tf_shapes
+
+
+def test_crop_and_resize():
+    def build(tf):
+        boxes = [[0.2, 0.5, 0.5, 1.0], [0.0, 0.0, 1.0, 1.0], [-0.2, 0.1, 1.3, 0.6],
+                 [0.7, 0.8, 0.2, 0.1], [0.3, 0.3, 0.3, 0.3]]
+        index = [0, 1, 0, 1, 0]
+        b = tf.constant(BATCH)
+        return [tf.image.crop_and_resize(b, boxes, index, [4, 6]),
+                tf.image.crop_and_resize(b, boxes, index, [1, 1]),
+                tf.image.crop_and_resize(b, boxes, index, [3, 5], method="nearest",
+                                         extrapolation_value=-1)], None
+    expected, got = run_both(build)
+    _same(expected, got, atol=2e-6)
+
+
+# -- dtypes and colours ----------------------------------------------------------------------
+_CONVERSIONS = [("uint8", "float32"), ("uint8", "float64"), ("uint8", "uint16"),
+                ("uint8", "int32"), ("uint16", "uint8"), ("int32", "uint8"),
+                ("int16", "int8"), ("float32", "uint8"), ("float32", "int32"),
+                ("float64", "uint16"), ("float32", "float64"), ("int8", "int16")]
+
+
+@pytest.mark.parametrize("src,dst", _CONVERSIONS)
+@pytest.mark.parametrize("saturate", [False, True])
+def test_convert_image_dtype(src, dst, saturate):
+    src_dtype = np.dtype(src)
+    if src_dtype.kind == "f":
+        # inside [0, 1), at its edges and outside it (wrapping vs saturation)
+        value = np.array([0.0, 0.25, 0.5, 0.999, 1.0, -0.5, 1.5, 0.123456], src_dtype)
+    else:
+        info = np.iinfo(src_dtype)
+        value = np.array([info.min, -1 if info.min < 0 else 0, 0, 1, 7, 100,
+                          info.max // 3, info.max], src_dtype)
+
+    def build(tf):
+        return [tf.image.convert_image_dtype(tf.constant(value), getattr(tf, dst),
+                                             saturate=saturate)], None
+    expected, got = run_both(build)
+    _same(expected, got)
+
+
+def _color_program(tf):
+    x, u = tf.constant(F32), tf.constant(U8)
+    return [tf.image.adjust_brightness(x, -0.3), tf.image.adjust_brightness(u, 0.2),
+            tf.image.adjust_contrast(x, 1.7), tf.image.adjust_contrast(u, -5.0),
+            tf.image.adjust_contrast(tf.constant(BATCH), 0.4),
+            tf.image.adjust_hue(x, 0.1), tf.image.adjust_hue(x, -0.45),
+            tf.image.adjust_hue(tf.constant(BATCH), 0.7),
+            tf.image.adjust_saturation(x, 2.5), tf.image.adjust_saturation(x, -5.0),
+            tf.image.adjust_saturation(x, 0.3),
+            tf.image.adjust_gamma(x, 2.2), tf.image.adjust_gamma(x, 0.5, gain=1.5),
+            tf.image.rgb_to_hsv(x), tf.image.hsv_to_rgb(x), tf.image.hsv_to_rgb(
+                tf.image.rgb_to_hsv(tf.constant(BATCH))),
+            tf.image.rgb_to_grayscale(x), tf.image.rgb_to_grayscale(tf.constant(BATCH)),
+            tf.image.grayscale_to_rgb(tf.image.rgb_to_grayscale(x)),
+            tf.image.per_image_standardization(x),
+            tf.image.per_image_standardization(tf.constant(BATCH))], None
+
+
+def test_colour_adjustments():
+    expected, got = run_both(_color_program)
+    _same(expected, got, atol=3e-6)
+
+
+def test_colour_adjustments_of_uint8_images():
+    """uint8 results go through float32 and back: a value on a rounding edge may land
+    one level apart, nothing more."""
+    def build(tf):
+        u = tf.constant(U8)
+        return [tf.image.adjust_hue(u, 0.2), tf.image.adjust_saturation(u, 1.8),
+                tf.image.rgb_to_grayscale(u), tf.image.adjust_brightness(u, -0.1)], None
+    expected, got = run_both(build)
+    _same(expected, got, atol=1)
+
+
+def test_colour_ops_on_grey_and_saturated_pixels():
+    """Ties between components, grey pixels (no hue) and pure colours: the branches of
+    TF's hue arithmetic."""
+    pixels = np.array([[[0, 0, 0], [1, 1, 1], [0.5, 0.5, 0.5], [1, 0, 0], [0, 1, 0],
+                        [0, 0, 1], [1, 1, 0], [0, 1, 1], [1, 0, 1], [0.2, 0.2, 0.7],
+                        [0.7, 0.2, 0.7], [0.3, 0.6, 0.6]]], np.float32)
+
+    def build(tf):
+        x = tf.constant(pixels)
+        return [tf.image.rgb_to_hsv(x), tf.image.hsv_to_rgb(x), tf.image.adjust_hue(x, 0.3),
+                tf.image.adjust_hue(x, -0.9), tf.image.adjust_saturation(x, 0.5)], None
+    expected, got = run_both(build)
+    _same(expected, got, atol=3e-7)
+
+
+def test_draw_bounding_boxes():
+    boxes = np.array([[[0.05, 0.05, 0.9, 0.7], [0.35, 0.47, 0.5, 0.56],
+                       [-0.2, 0.3, 0.6, 1.4], [0.6, 0.6, 0.2, 0.2], [1.5, 1.5, 2.0, 2.0]]] * 2,
+                     np.float32)
+    grey = BATCH[..., :1]
+    rgba = np.concatenate([BATCH, BATCH[..., :1]], axis=3)
+    many = np.tile(boxes, (1, 3, 1))          # more boxes than colours: the table wraps
+
+    def build(tf):
+        return [tf.image.draw_bounding_boxes(tf.constant(BATCH), boxes),
+                tf.image.draw_bounding_boxes(tf.constant(grey), boxes),
+                tf.image.draw_bounding_boxes(tf.constant(rgba), boxes),
+                tf.image.draw_bounding_boxes(tf.constant(BATCH), many)], None
+    expected, got = run_both(build)
+    _same(expected, got)
+
+
+# -- codecs ----------------------------------------------------------------------------------
+def _decode_on(tf, op_builder):
+    return run_program(tf, lambda tf: ([op_builder(tf)], None))[0]
+
+
+@pytest.mark.parametrize("shape,dtype", [((5, 7, 1), np.uint8), ((5, 7, 2), np.uint8),
+                                         ((5, 7, 3), np.uint8), ((5, 7, 4), np.uint8),
+                                         ((4, 6, 3), np.uint16), ((4, 6, 1), np.uint16),
+                                         ((4, 6, 4), np.uint16)])
+def test_png_round_trips_between_tfteach_and_tensorflow(shape, dtype):
+    image = RNG.randint(0, np.iinfo(dtype).max + 1, shape).astype(dtype)
+    tf_dtype = "uint16" if dtype == np.uint16 else "uint8"
+    ours = _decode_on(tfteach, lambda tf: tf.image.encode_png(image, compression=9))
+    theirs = _decode_on(tensorflow_v1(), lambda tf: tf.image.encode_png(image))
+    for data in (ours, theirs):
+        for tf in (tensorflow_v1(), tfteach):
+            decoded = _decode_on(tf, lambda tf: tf.image.decode_png(
+                data, dtype=getattr(tf, tf_dtype)))
+            assert decoded.dtype == dtype
+            np.testing.assert_array_equal(decoded, image)
+
+
+def test_png_channel_and_depth_conversions_match_tensorflow():
+    grey = RNG.randint(0, 256, (4, 5, 1)).astype(np.uint8)
+    rgba = RNG.randint(0, 256, (4, 5, 4)).astype(np.uint8)
+    deep = RNG.randint(0, 65536, (4, 5, 3)).astype(np.uint16)
+
+    def build(tf):
+        g, c, d = (tf.image.encode_png(v) for v in (grey, rgba, deep))
+        return [tf.image.decode_png(g, channels=3), tf.image.decode_png(g, channels=4),
+                tf.image.decode_png(c, channels=3), tf.image.decode_png(g, dtype=tf.uint16),
+                tf.image.decode_png(d, dtype=tf.uint8), tf.image.decode_image(g),
+                tf.image.decode_image(c, dtype=tf.float32)], None
+    expected, got = run_both(build)
+    _same(expected[:-1], got[:-1])
+    # TF 1.15 converts the uint8 pixels with convert_image_dtype (x * (1/255) in float32),
+    # TF 2's kernel decodes to float itself: one float32 ulp apart at most
+    _same(expected[-1:], got[-1:], atol=1.2e-7)
+
+
+def _jpeg_bytes(image, quality=95):
+    from PIL import Image
+    out = io.BytesIO()
+    Image.fromarray(image).save(out, "JPEG", quality=quality)
+    return out.getvalue()
+
+
+def _smooth_image(height=24, width=32):
+    """A photo-like image (smooth gradients): JPEG decoders agree closely on these."""
+    y, x = np.mgrid[0:height, 0:width]
+    return np.stack([128 + 100 * np.sin(x / 5.0), 128 + 100 * np.cos(y / 4.0),
+                     (x + y) * 4.0], axis=2).clip(0, 255).astype(np.uint8)
+
+
+def test_jpeg_decoding_matches_tensorflow():
+    data = _jpeg_bytes(_smooth_image())
+    grey = _jpeg_bytes(_smooth_image()[:, :, 0])
+
+    def build(tf):
+        accurate = {"dct_method": "INTEGER_ACCURATE"}
+        return [tf.image.decode_jpeg(data, **accurate),
+                tf.image.decode_jpeg(data, channels=1, **accurate),
+                tf.image.decode_jpeg(grey, **accurate),
+                tf.image.decode_jpeg(grey, channels=3, **accurate),
+                tf.image.decode_jpeg(data, ratio=2, **accurate),
+                tf.image.decode_jpeg(data, ratio=8, **accurate),
+                tf.image.is_jpeg(data), tf.image.is_jpeg(tf.image.encode_png(_smooth_image()))
+                ], None
+    expected, got = run_both(build)
+    # with libjpeg's accurate integer DCT, the same pixels to the bit
+    _same(expected, got)
+
+
+def test_jpeg_default_dct_is_within_a_few_levels_of_tensorflows():
+    """TF's default is libjpeg's fast integer DCT, which Pillow does not offer; tfteach
+    always decodes with the accurate one (docs/image.md): a few levels apart."""
+    data = _jpeg_bytes(_smooth_image())
+
+    def build(tf):
+        return [tf.image.decode_jpeg(data), tf.image.decode_image(data)], None
+    expected, got = run_both(build)
+    _same(expected, got, atol=8)
+    for e, g in zip(expected, got):
+        assert np.abs(e.astype(int) - g.astype(int)).mean() < 3
+
+
+def test_jpeg_encoding_decodes_like_tensorflows():
+    image = _smooth_image()
+    for kwargs in ({}, {"quality": 60}, {"chroma_downsampling": False},
+                   {"progressive": True, "optimize_size": True}):
+        ours = _decode_on(tfteach, lambda tf: tf.image.encode_jpeg(image, **kwargs))
+        theirs = _decode_on(tensorflow_v1(), lambda tf: tf.image.encode_jpeg(image, **kwargs))
+        a = _decode_on(tensorflow_v1(), lambda tf: tf.image.decode_jpeg(ours))
+        b = _decode_on(tensorflow_v1(), lambda tf: tf.image.decode_jpeg(theirs))
+        assert a.shape == b.shape == image.shape
+        tolerance = 12 if kwargs.get("quality") == 60 else 6
+        np.testing.assert_allclose(a.astype(int), b.astype(int), rtol=0, atol=tolerance)
+    grey = _decode_on(tfteach, lambda tf: tf.image.encode_jpeg(image[:, :, :1]))
+    assert _decode_on(tensorflow_v1(), lambda tf: tf.image.decode_jpeg(grey)).shape == (
+        24, 32, 1)
+
+
+def test_gif_decoding_matches_tensorflow():
+    from PIL import Image
+    frames = [Image.fromarray(np.full((6, 8, 3), v, np.uint8)) for v in (0, 255)]
+    frames[0].paste((255, 0, 0), (2, 1, 5, 4))
+    out = io.BytesIO()
+    frames[0].save(out, "GIF", save_all=True, append_images=frames[1:], duration=50)
+    data = out.getvalue()
+
+    def build(tf):
+        return [tf.image.decode_gif(data), tf.image.decode_image(data)], None
+    expected, got = run_both(build)
+    _same(expected, got)
+
+
+# -- bad input -------------------------------------------------------------------------------
+@pytest.mark.parametrize("fn", ["flip_left_right", "flip_up_down", "transpose_image",
+                                "random_flip_left_right", "rot90"])
+def test_rank_two_image_is_a_value_error(fn):
+    def build(tf):
+        return [getattr(tf.image, fn)(tf.constant(F32[:, :, 0]))], None
+    theirs, ours = errors_of_both(build)
+    assert isinstance(theirs, ValueError) and isinstance(ours, ValueError)
+    # TF 1.15's words (TF 2 adds the shape: "'image' (shape (6, 9)) must be ...")
+    assert str(ours) == "'image' must be at least three-dimensional."
+    assert "must be at least three-dimensional" in str(theirs)
+
+
+@pytest.mark.parametrize("build", [
+    lambda tf: ([tf.image.crop_to_bounding_box(tf.constant(F32), 3, 0, 4, 9)], None),
+    lambda tf: ([tf.image.pad_to_bounding_box(tf.constant(F32), 0, 4, 6, 12)], None),
+    lambda tf: ([tf.image.central_crop(tf.constant(F32), 1.5)], None),
+    lambda tf: ([tf.image.resize_image_with_crop_or_pad(tf.constant(F32), 0, 4)], None),
+    lambda tf: ([tf.image.random_contrast(tf.constant(F32), 0.5, 0.4)], None),
+    lambda tf: ([tf.image.random_hue(tf.constant(F32), 0.7)], None),
+    lambda tf: ([tf.image.resize_images(tf.constant(F32), [1, 2, 3])], None),
+    lambda tf: ([tf.image.resize_images(tf.constant(F32[0, 0]), [1, 2])], None),
+], ids=["crop_height", "pad_width", "central_fraction", "target_height", "contrast_range",
+        "hue_delta", "size_elements", "images_rank"])
+def test_bad_arguments_are_tensorflows_value_errors(build):
+    theirs, ours = errors_of_both(build)
+    assert isinstance(theirs, ValueError), theirs
+    assert isinstance(ours, ValueError), ours
+    assert str(ours) == str(theirs)
+
+
+@pytest.mark.parametrize("op", ["decode_jpeg", "decode_png", "decode_image"])
+def test_bad_bytes_are_invalid_argument_errors(op):
+    def build(tf):
+        return [getattr(tf.image, op)(b"not an image at all")], None
+    theirs, ours = errors_of_both(build)
+    assert type(theirs).__name__ == type(ours).__name__ == "InvalidArgumentError"
+
+
+def test_corrupt_jpeg_is_an_invalid_argument_error():
+    data = _jpeg_bytes(_smooth_image())[:40]
+
+    def build(tf):
+        return [tf.image.decode_jpeg(data)], None
+    theirs, ours = errors_of_both(build)
+    assert type(theirs).__name__ == type(ours).__name__ == "InvalidArgumentError"
+    assert "Invalid JPEG data or crop window, data size 40" in str(ours)
+    assert "Invalid JPEG data or crop window" in str(theirs)
+
+
+def test_sample_distorted_bounding_box_shapes_match_tensorflow():
+    def build(tf):
+        return list(tf.image.sample_distorted_bounding_box(
+            tf.constant([20, 30, 3]), tf.constant([[[0.1, 0.2, 0.6, 0.9]]]),
+            min_object_covered=0.3, seed=3)), None
+    expected, got = run_both(build)
+    assert [(e.dtype, e.shape) for e in expected] == [(g.dtype, g.shape) for g in got]
+    tf_shapes, our_shapes = _static_shapes(build)
+    assert our_shapes == tf_shapes
