@@ -294,6 +294,13 @@ CASES = {
                              [np.arange(6.0).reshape(3, 2) / 5 - 0.4]),
     "DynamicStitch": Case(lambda tf, a, b: tf.dynamic_stitch([[0, 2], [1]], [a, b]),
                           [np.array([[0.3, -0.2], [0.5, 0.1]]), np.array([[-0.6, 0.7]])]),
+    # tf.image's resizes compute in float32 (TF's kernels too): the resize is linear, so a
+    # large step is exact but for that rounding
+    "ResizeBilinear": Case(lambda tf, x: tf.image.resize_bilinear(x, [5, 3]),
+                           [np.arange(24.0).reshape(1, 3, 4, 2) / 10 - 1], delta=1e-2,
+                           rtol=1e-4, atol=1e-4),
+    "ResizeNearestNeighbor": Case(lambda tf, x: tf.image.resize_nearest_neighbor(x, [5, 7]),
+                                  [np.arange(24.0).reshape(1, 3, 4, 2) / 10 - 1], delta=1e-3),
 }
 
 # Op types whose registered "gradient" refuses on purpose, as TensorFlow's does; the

@@ -74,6 +74,8 @@ NO_GRADIENT = {
     "LoopHistory": "a recorded loop history, not a number",
     "LRNGrad": "TF 1.15 has no gradient for it either",
     "TruncateMod": "TF registers none (FloorMod has one): tf.gradients raises LookupError",
+    "CropAndResize": "TF 1.15 has one (CropAndResizeGradImage/Boxes); tfteach not yet: "
+                     "tf.gradients raises LookupError (docs/image.md)",
 }
 
 
