@@ -280,3 +280,30 @@ def test_runtime_shape_errors_of_fed_images():
         _run(tf.image.adjust_hue(tf.reshape(p, [2, 2, 2]), 0.1), feed={p: np.zeros(8)})
     with pytest.raises(errors.InvalidArgumentError, match="input must be 4-dimensional"):
         _run(tf.image.resize_bilinear(p, [2, 2]), feed={p: np.zeros((2, 2, 3))})
+
+
+# -- inline display --------------------------------------------------------------------------
+def test_show_images_draws_a_grid():
+    import matplotlib
+    matplotlib.use("Agg")
+    from tfteach.notebook import show_images
+    from tfteach.notebook.image_grid import as_displayable
+    grey = RNG.randint(0, 256, (6, 9, 1)).astype(np.uint8)
+    figure = show_images([F32, grey, F32 * 4 - 2], titles=["a", "b", "c"], cols=2,
+                         show=False)
+    axes = [a for a in figure.axes if a.images]
+    assert [a.get_title() for a in axes] == ["a", "b", "c"]
+    assert len(figure.axes) == 4                      # 2 x 2, the last one empty
+    shown = axes[2].images[0].get_array()
+    assert shown.min() == 0.0 and shown.max() == 1.0  # clipped, as imshow would
+    stretched, _ = as_displayable(F32 * 4 - 2, rescale=True)
+    np.testing.assert_allclose(stretched, (F32 - F32.min()) / (F32.max() - F32.min()),
+                               atol=1e-6)
+    picture, cmap = as_displayable(grey)
+    assert picture.shape == (6, 9) and cmap == "gray"
+    batch = show_images(np.stack([F32, F32]), show=False)
+    assert len([a for a in batch.axes if a.images]) == 2
+    with pytest.raises(ValueError, match="2 titles for 3 images"):
+        show_images([F32] * 3, titles=["x", "y"], show=False)
+    import matplotlib.pyplot as plt
+    plt.close("all")
