@@ -422,3 +422,11 @@ def test_sample_distorted_bounding_box_shapes_match_tensorflow():
     assert [(e.dtype, e.shape) for e in expected] == [(g.dtype, g.shape) for g in got]
     tf_shapes, our_shapes = _static_shapes(build)
     assert our_shapes == tf_shapes
+
+
+def test_rgb_to_grayscale_of_an_image_of_unknown_shape():
+    def build(tf):
+        p = tf.placeholder(tf.float32, [None, None, 3])
+        return [tf.image.rgb_to_grayscale(p)], {p: F32}
+    expected, got = run_both(build)
+    _same(expected, got, atol=3e-7)

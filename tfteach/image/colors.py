@@ -206,7 +206,12 @@ def rgb_to_grayscale(images, name=None):
         orig_dtype = images.dtype
         flt_image = convert_image_dtype(images, dtypes.float32)
         rgb_weights = np.array([0.2989, 0.5870, 0.1140], np.float32)
-        gray_float = tensordot(flt_image, rgb_weights, [-1, -1])
+        if flt_image.get_shape().is_fully_defined():
+            gray_float = tensordot(flt_image, rgb_weights, [-1, -1])      # TF's graph
+        else:
+            # tfteach's tensordot wants known shapes (a decoded image's are not): the
+            # same weighted sum as a product and a sum over the colour axis
+            gray_float = reduction_ops.reduce_sum(flt_image * rgb_weights, axis=-1)
         gray_float = array_ops.expand_dims(gray_float, -1)
         return convert_image_dtype(gray_float, orig_dtype, name=name)
 

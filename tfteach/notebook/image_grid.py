@@ -42,7 +42,9 @@ def _as_list(images):
 
 def show_images(images, titles=None, cols=4, size=3.0, rescale=False, show=True):
     """Draws `images` in a grid of `cols` columns, each `size` inches wide, with
-    `titles` above them; returns the matplotlib Figure (shown inline in Jupyter)."""
+    `titles` above them. With `show=True` (the default) the figure is shown now (inline
+    in Jupyter) and None is returned, so a cell ending with this call does not show it
+    twice; `show=False` returns the matplotlib Figure instead."""
     import matplotlib.pyplot as plt
     images = _as_list(images)
     if titles is not None and len(titles) != len(images):
@@ -64,4 +66,5 @@ def show_images(images, titles=None, cols=4, size=3.0, rescale=False, show=True)
     figure.tight_layout()
     if show:
         plt.show()
+        return None
     return figure
