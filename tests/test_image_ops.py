@@ -7,6 +7,7 @@ import io
 import numpy as np
 import pytest
 
+from tests.device_helpers import virtual_gpus  # noqa: F401 (fixture)
 from tests.gradient_check import check_gradients, recording_gradients
 
 import tfteach as tf
@@ -307,3 +308,18 @@ def test_show_images_draws_a_grid():
         show_images([F32] * 3, titles=["x", "y"], show=False)
     import matplotlib.pyplot as plt
     plt.close("all")
+
+
+def test_image_ops_on_a_virtual_gpu_go_to_the_cpu_with_soft_placement(virtual_gpus):
+    virtual_gpus(1)
+    with tf.Graph().as_default():
+        with tf.device("/gpu:0"):
+            x = tf.constant(F32)
+            y = tf.image.adjust_hue(tf.image.resize_images(x, [3, 4]), 0.2)
+        config = tf.ConfigProto(allow_soft_placement=True)
+        with tf.Session(config=config) as sess:
+            assert sess.run(y).shape == (3, 4, 3)
+        with pytest.raises(errors.InvalidArgumentError,
+                           match="no supported kernel for GPU devices"):
+            with tf.Session() as sess:
+                sess.run(y)
