@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from tfteach.kernels.cpu import png_format
+from tfteach.io import png_format
 from tfteach.kernels.cpu.shape_kernels import invalid_argument
 
 __all__ = ["decode_kernel", "encode_jpeg_kernel", "encode_png_kernel", "file_format"]

@@ -1,6 +1,7 @@
-"""PNG files written and read here, for what Pillow cannot do: Pillow has no 16-bit
-colour modes, but TensorFlow's `encode_png` / `decode_png(dtype=tf.uint16)` write and
-read 16-bit RGB(A) images. The format is small (RFC 2083): a signature, an IHDR chunk
+"""PNG files (RFC 2083), written and read here: the one PNG writer of tfteach
+(tf.summary.image, tf.image.encode_png) and the reader of 16-bit PNGs, which Pillow
+cannot read in colour (it has no 16-bit colour modes), for
+`tf.image.decode_png(dtype=tf.uint16)`. The format is small: a signature, an IHDR chunk
 (size, bit depth, colour type), the rows zlib-compressed in IDAT chunks, each row
 preceded by a filter byte, and IEND. Each chunk ends with the CRC-32 of its type and data.
 """
