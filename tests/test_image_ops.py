@@ -66,11 +66,26 @@ def test_standardization_and_brightness_gradients_are_finite_differences():
                     delta=1e-3, rtol=2e-3, atol=2e-3)
 
 
-def test_ops_tensorflow_has_no_gradient_for_give_none():
-    x = tf.constant(F32)
-    grads = tf.gradients([tf.image.adjust_hue(x, 0.1), tf.image.adjust_saturation(x, 2.0),
-                          tf.image.rgb_to_hsv(x)], x)
-    assert grads == [None]
+def test_resize_area_has_no_gradient_and_integer_images_get_none():
+    x = tf.placeholder(tf.float32, [1, 4, 4, 1])
+    with pytest.raises(LookupError, match="ResizeArea"):
+        tf.gradients(tf.image.resize_area(x, [2, 2]), x)
+    u = tf.placeholder(tf.uint8, [1, 4, 4, 1])
+    # TF: the bilinear and bicubic gradients exist for float32/float64 images only
+    for resize in (tf.image.resize_bilinear, tf.image.resize_bicubic):
+        out = resize(u, [3, 3])
+        assert tf.gradients(out, u) == [None]
+
+
+def test_colour_ops_have_tensorflow_1_15s_gradients_none_or_lookup_error():
+    x = tf.placeholder(tf.float32, [4, 4, 3])
+    # TF 1.15: NotDifferentiable (TF 2 later added a gradient for RGBToHSV)
+    assert tf.gradients([tf.image.rgb_to_hsv(x), tf.image.hsv_to_rgb(x)], x) == [None]
+    for op_type, adjust in [("AdjustHue", lambda x: tf.image.adjust_hue(x, 0.1)),
+                            ("AdjustSaturation", lambda x: tf.image.adjust_saturation(x, 2.)),
+                            ("AdjustContrastv2", lambda x: tf.image.adjust_contrast(x, 2.))]:
+        with pytest.raises(LookupError, match=op_type):
+            tf.gradients(adjust(x), x)
 
 
 # -- sample_distorted_bounding_box -----------------------------------------------------------

@@ -102,6 +102,21 @@ def test_resize_gradients_match_tensorflow():
             [x], rtol=1e-6, atol=1e-9)
 
 
+def test_bicubic_and_crop_and_resize_gradients_match_tensorflow():
+    from tests.gradient_check import check_gradients_match_tensorflow
+    x = RNG.uniform(-1, 1, (2, 4, 5, 2)).astype(np.float32)
+    boxes = np.array([[0.1, 0.2, 0.7, 0.9], [0.8, 0.1, 0.3, 0.6], [-0.2, 0.3, 1.2, 0.5]],
+                     np.float32)
+    check_gradients_match_tensorflow(
+        lambda tf, x: tf.image.resize_bicubic(x, [7, 3], align_corners=True), [x],
+        rtol=1e-5, atol=1e-5)
+    for method in ("bilinear", "nearest"):
+        check_gradients_match_tensorflow(
+            lambda tf, x, b: tf.image.crop_and_resize(x, b, [0, 1, 1], [3, 4],
+                                                      method=method), [x, boxes],
+            rtol=1e-5, atol=1e-5)
+
+
 # -- flips, crops, pads ----------------------------------------------------------------------
 def _geometry_program(tf):
     x, b = tf.constant(F32), tf.constant(BATCH)

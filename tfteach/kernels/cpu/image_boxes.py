@@ -1,12 +1,13 @@
-"""CPU kernels of the bounding-box ops: DrawBoundingBoxes(V2), CropAndResize and
-SampleDistortedBoundingBoxV2, after TensorFlow 1.15's C++ kernels.
+"""CPU kernels of the bounding-box ops: DrawBoundingBoxes(V2), CropAndResize (and its
+two gradients) and SampleDistortedBoundingBoxV2, after TensorFlow 1.15's C++ kernels.
 
 Boxes are normalised `[y_min, x_min, y_max, x_max]` (0 = top/left edge, 1 = bottom/right).
 """
 import numpy as np
 from numba import njit
 
-__all__ = ["DEFAULT_COLORS", "draw_boxes", "crop_and_resize", "sample_crop"]
+__all__ = ["DEFAULT_COLORS", "draw_boxes", "crop_and_resize", "crop_and_resize_grad_image",
+           "crop_and_resize_grad_boxes", "sample_crop"]
 
 # TF's DefaultColorTable: yellow, blue, red, lime, purple, olive, maroon, navy, aqua, fuchsia
 DEFAULT_COLORS = np.array([[1, 1, 0, 1], [0, 0, 1, 1], [1, 0, 0, 1], [0, 1, 0, 1],
@@ -157,3 +158,100 @@ def sample_crop(rng, height, width, boxes, min_covered, aspect_range, area_range
         if crop is not None and _covers(crop, pixel_boxes, min_covered):
             return crop
     return whole
+
+
+@njit(cache=True, nogil=True)
+def _sample_position(k, size, low, high, image_size):
+    """Where crop row (or column) k of `size` samples the image, for a box edge pair
+    (low, high) in [0, 1] coordinates (TF's CropAndResize grid)."""
+    if size > 1:
+        scale = (high - low) * (image_size - 1) / (size - 1)
+        return low * (image_size - 1) + k * scale
+    return np.float32(0.5) * (low + high) * (image_size - 1)
+
+
+@njit(cache=True, nogil=True)
+def crop_and_resize_grad_image(grads, boxes, box_index, image_shape, bilinear):
+    """TF's CropAndResizeGradImage: each crop pixel's gradient goes back to the image
+    pixels it was sampled from, with the forward pass's weights."""
+    batch, height, width, depth = image_shape
+    out = np.zeros((batch, height, width, depth), np.float32)
+    crop_h, crop_w = grads.shape[1], grads.shape[2]
+    for n in range(boxes.shape[0]):
+        y1, x1, y2, x2 = boxes[n, 0], boxes[n, 1], boxes[n, 2], boxes[n, 3]
+        b = box_index[n]
+        for y in range(crop_h):
+            in_y = _sample_position(y, crop_h, y1, y2, height)
+            if in_y < 0 or in_y > height - 1:
+                continue
+            top, bottom = int(np.floor(in_y)), int(np.ceil(in_y))
+            y_lerp = np.float32(in_y - top)
+            for x in range(crop_w):
+                in_x = _sample_position(x, crop_w, x1, x2, width)
+                if in_x < 0 or in_x > width - 1:
+                    continue
+                if not bilinear:
+                    yy = int(np.floor(in_y + np.float32(0.5)))
+                    xx = int(np.floor(in_x + np.float32(0.5)))
+                    for d in range(depth):
+                        out[b, yy, xx, d] += grads[n, y, x, d]
+                    continue
+                left, right = int(np.floor(in_x)), int(np.ceil(in_x))
+                x_lerp = np.float32(in_x - left)
+                for d in range(depth):
+                    upper = (1 - y_lerp) * grads[n, y, x, d]
+                    out[b, top, left, d] += (1 - x_lerp) * upper
+                    out[b, top, right, d] += x_lerp * upper
+                    lower = y_lerp * grads[n, y, x, d]
+                    out[b, bottom, left, d] += (1 - x_lerp) * lower
+                    out[b, bottom, right, d] += x_lerp * lower
+    return out
+
+
+@njit(cache=True, nogil=True)
+def crop_and_resize_grad_boxes(grads, image, boxes, box_index):
+    """TF's CropAndResizeGradBoxes: how the bilinear crop changes when a box edge moves
+    (the image's slope at each sample point, times how far that point moves with the
+    edge); TF uses it for the nearest method too."""
+    _, height, width, depth = image.shape
+    crop_h, crop_w = grads.shape[1], grads.shape[2]
+    out = np.zeros((boxes.shape[0], 4), np.float32)
+    for n in range(boxes.shape[0]):
+        y1, x1, y2, x2 = boxes[n, 0], boxes[n, 1], boxes[n, 2], boxes[n, 3]
+        b = box_index[n]
+        height_ratio = np.float32(height - 1) / (crop_h - 1) if crop_h > 1 else np.float32(0)
+        width_ratio = np.float32(width - 1) / (crop_w - 1) if crop_w > 1 else np.float32(0)
+        for y in range(crop_h):
+            in_y = _sample_position(y, crop_h, y1, y2, height)
+            if in_y < 0 or in_y > height - 1:
+                continue
+            top, bottom = int(np.floor(in_y)), int(np.ceil(in_y))
+            y_lerp = np.float32(in_y - top)
+            for x in range(crop_w):
+                in_x = _sample_position(x, crop_w, x1, x2, width)
+                if in_x < 0 or in_x > width - 1:
+                    continue
+                left, right = int(np.floor(in_x)), int(np.ceil(in_x))
+                x_lerp = np.float32(in_x - left)
+                for d in range(depth):
+                    top_left = np.float32(image[b, top, left, d])
+                    top_right = np.float32(image[b, top, right, d])
+                    bottom_left = np.float32(image[b, bottom, left, d])
+                    bottom_right = np.float32(image[b, bottom, right, d])
+                    slope_y = ((1 - x_lerp) * (bottom_left - top_left)
+                               + x_lerp * (bottom_right - top_right)) * grads[n, y, x, d]
+                    slope_x = ((1 - y_lerp) * (top_right - top_left)
+                               + y_lerp * (bottom_right - bottom_left)) * grads[n, y, x, d]
+                    if crop_h > 1:
+                        out[n, 0] += slope_y * (height - 1 - y * height_ratio)
+                        out[n, 2] += slope_y * (y * height_ratio)
+                    else:
+                        out[n, 0] += slope_y * np.float32(0.5) * (height - 1)
+                        out[n, 2] += slope_y * np.float32(0.5) * (height - 1)
+                    if crop_w > 1:
+                        out[n, 1] += slope_x * (width - 1 - x * width_ratio)
+                        out[n, 3] += slope_x * (x * width_ratio)
+                    else:
+                        out[n, 1] += slope_x * np.float32(0.5) * (width - 1)
+                        out[n, 3] += slope_x * np.float32(0.5) * (width - 1)
+    return out

@@ -1,5 +1,5 @@
 """CPU kernels of the resize ops (ResizeBilinear, ResizeNearestNeighbor, ResizeBicubic,
-ResizeArea) and of the two resize gradients, as TensorFlow 1.15 computes them.
+ResizeArea) and of the three resize gradients, as TensorFlow 1.15 computes them.
 
 TF 1.15's `tf.image.resize_images` uses the *legacy* sampling grid
 (`half_pixel_centers=False`): output pixel `y` reads the input at `y * scale`, where
@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 __all__ = ["resize_scale", "resize_bilinear", "resize_bilinear_grad", "resize_nearest",
-           "resize_nearest_grad", "resize_bicubic", "resize_area"]
+           "resize_nearest_grad", "resize_bicubic", "resize_bicubic_grad", "resize_area"]
 
 
 def resize_scale(in_size, out_size, align_corners):
@@ -233,3 +233,27 @@ def resize_area(images, out_h, out_w, scale_h, scale_w):
                         total += row * y_weight[y, i]
                     out[b, y, x, c] = total * norm
     return out
+
+
+@njit(cache=True, nogil=True)
+def _resize_bicubic_grad(grads, in_h, in_w, scale_h, scale_w, table):
+    """Each output pixel's gradient goes back to its 4 x 4 input pixels, with the
+    forward pass's weights (TF's ResizeBicubicGrad)."""
+    batch, out_h, out_w, channels = grads.shape
+    out = np.zeros((batch, in_h, in_w, channels), np.float32)
+    y_index, y_weight = _cubic_taps(out_h, in_h, scale_h, table)
+    x_index, x_weight = _cubic_taps(out_w, in_w, scale_w, table)
+    for b in range(batch):
+        for y in range(out_h):
+            for x in range(out_w):
+                for c in range(channels):
+                    g = np.float32(grads[b, y, x, c])
+                    for i in range(4):
+                        for j in range(4):
+                            out[b, y_index[y, i], x_index[x, j], c] += \
+                                g * y_weight[y, i] * x_weight[x, j]
+    return out
+
+
+def resize_bicubic_grad(grads, in_h, in_w, scale_h, scale_w):
+    return _resize_bicubic_grad(grads, in_h, in_w, scale_h, scale_w, _CUBIC)

@@ -8,7 +8,8 @@ seeded op repeats its sequence in each new Session, but not TensorFlow's numbers
 import numpy as np
 
 from tfteach.framework import dtypes, tensor_shape
-from tfteach.framework.registry import not_differentiable, register_op
+from tfteach.framework.convert import convert_to_tensor
+from tfteach.framework.registry import gradient, not_differentiable, register_op
 from tfteach.kernels.cpu import image_boxes as kernels
 from tfteach.kernels.cpu.random_kernels import generator
 from tfteach.kernels.cpu.shape_kernels import invalid_argument
@@ -99,6 +100,64 @@ def _crop_and_resize_kernel(ctx, image, boxes, box_index, crop_size):
 register_op("CropAndResize", _crop_and_resize_shape, cpu=_crop_and_resize_kernel)
 
 
+def _grad_image_shape(op):
+    grads, boxes, box_index, image_size = op._inputs
+    _rank(grads, 4)
+    value = constant_value(image_size)
+    shape = (tensor_shape.unknown_shape(4) if value is None
+             else tensor_shape.TensorShape([int(v) for v in np.ravel(value)]))
+    return [(op._attrs["T"], shape)]
+
+
+def _grad_image_kernel(ctx, grads, boxes, box_index, image_size):
+    image_size = [int(v) for v in np.ravel(image_size)]
+    if len(image_size) != 4:
+        raise invalid_argument(ctx, "image_size must be a 4-D vector, got %d elements"
+                               % len(image_size))
+    result = kernels.crop_and_resize_grad_image(
+        np.asarray(grads, np.float32), np.asarray(boxes, np.float32),
+        np.asarray(box_index).astype(np.int64), tuple(image_size),
+        ctx.attrs["method"] == "bilinear")
+    return result.astype(ctx.attrs["T"].np, copy=False)
+
+
+def _grad_boxes_shape(op):
+    grads, image, boxes, box_index = op._inputs
+    return [(dtypes.float32, boxes.shape)]
+
+
+def _grad_boxes_kernel(ctx, grads, image, boxes, box_index):
+    image = np.asarray(image)
+    if image.dtype in (np.bool_, np.float16):
+        image = image.astype(np.float32)
+    return kernels.crop_and_resize_grad_boxes(
+        np.asarray(grads, np.float32), image, np.asarray(boxes, np.float32),
+        np.asarray(box_index).astype(np.int64))
+
+
+register_op("CropAndResizeGradImage", _grad_image_shape, cpu=_grad_image_kernel)
+register_op("CropAndResizeGradBoxes", _grad_boxes_shape, cpu=_grad_boxes_kernel)
+
+
+@gradient("CropAndResize")
+def _crop_and_resize_grad(op, grad):
+    """TF's: the image's gradient (float images only) and the boxes' (from bilinear
+    sampling, even for the nearest method); none for the indices and the size."""
+    from tfteach.ops import array_ops
+    image, boxes, box_index, _ = op.inputs
+    if image.shape.is_fully_defined():
+        image_size = convert_to_tensor(np.array(image.shape.as_list(), np.int32))
+    else:
+        image_size = array_ops.shape(image)
+    grad_image = None
+    if image.dtype.base_dtype in (dtypes.float16, dtypes.float32, dtypes.float64):
+        grad_image = apply_op("CropAndResizeGradImage", [grad, boxes, box_index, image_size],
+                              {"T": image.dtype.base_dtype, "method": op.get_attr("method")})
+    grad_boxes = apply_op("CropAndResizeGradBoxes", [grad, image, boxes, box_index],
+                          {"T": image.dtype.base_dtype, "method": "bilinear"})
+    return [grad_image, grad_boxes, None, None]
+
+
 def _sample_shape(op):
     image_size, boxes, min_covered = op._inputs
     _rank(image_size, 1)
@@ -157,9 +216,11 @@ def _sample_kernel(ctx, image_size, boxes, min_covered):
 register_op("SampleDistortedBoundingBoxV2", _sample_shape, cpu=_sample_kernel, stateful=True)
 
 for _op_type in ("DrawBoundingBoxes", "DrawBoundingBoxesV2", "CropAndResize",
+                 "CropAndResizeGradImage", "CropAndResizeGradBoxes",
                  "SampleDistortedBoundingBoxV2"):
     register_cpu_only(_op_type)
-for _op_type in ("DrawBoundingBoxes", "DrawBoundingBoxesV2", "SampleDistortedBoundingBoxV2"):
+for _op_type in ("DrawBoundingBoxes", "DrawBoundingBoxesV2", "SampleDistortedBoundingBoxV2",
+                 "CropAndResizeGradImage", "CropAndResizeGradBoxes"):
     not_differentiable(_op_type)
 
 

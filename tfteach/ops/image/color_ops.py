@@ -1,8 +1,8 @@
 """The colour ops with kernels of their own: `RGBToHSV`, `HSVToRGB`, `AdjustHue`,
 `AdjustSaturation` and `AdjustContrastv2` (kernels/cpu/image_color.py).
 
-TF 1.15 registers no gradient for any of them; they are marked not differentiable, so
-`tf.gradients` through them gives None, as in 1.15.
+TF 1.15 has no gradient for any of them: RGBToHSV and HSVToRGB are NotDifferentiable
+(None), the adjustments raise LookupError in `tf.gradients`, as in 1.15.
 """
 import numpy as np
 
@@ -101,7 +101,11 @@ register_op("AdjustSaturation", _at_least_3d_shape, cpu=_adjust_saturation_kerne
 register_op("AdjustContrastv2", _at_least_3d_shape, cpu=_adjust_contrast_kernel)
 for _op_type in ("RGBToHSV", "HSVToRGB", "AdjustHue", "AdjustSaturation", "AdjustContrastv2"):
     register_cpu_only(_op_type)
-    not_differentiable(_op_type)
+# TF 1.15 marks these two NotDifferentiable (tf.gradients gives None; TF 2 later gave
+# RGBToHSV a gradient); the three adjustments have no gradient at all, so tf.gradients
+# through them raises LookupError, as in TF.
+not_differentiable("RGBToHSV")
+not_differentiable("HSVToRGB")
 
 
 def color_op(op_type, images, *scalars, name=None):

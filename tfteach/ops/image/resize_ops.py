@@ -1,5 +1,6 @@
 """The resize ops (`ResizeBilinear`, `ResizeNearestNeighbor`, `ResizeBicubic`,
-`ResizeArea`) and the gradients TF 1.15 has for them (bilinear and nearest neighbour).
+`ResizeArea`) and the gradients TF 1.15 has for them (all but area's: tf.gradients
+through `ResizeArea` raises LookupError, as in TF).
 
 Each takes a 4-D `images` tensor and a 1-D int32 `size` of two elements; the output is
 `[batch, new_height, new_width, channels]`, float32 except for nearest neighbour, which
@@ -115,15 +116,22 @@ def _bilinear_grad_shape(op):
     return [(original.dtype.base_dtype, original.shape)]
 
 
-def _bilinear_grad_kernel(ctx, grads, original):
-    grads, original = np.asarray(grads), np.asarray(original)
-    _, in_h, in_w, _ = original.shape
-    align = ctx.attrs["align_corners"]
-    out_h, out_w = grads.shape[1:3]
-    result = kernels.resize_bilinear_grad(
-        grads.astype(np.float32, copy=False), in_h, in_w,
-        kernels.resize_scale(in_h, out_h, align), kernels.resize_scale(in_w, out_w, align))
-    return result.astype(original.dtype, copy=False)
+def _scattering_kernel(scatter):
+    """The kernel of a gradient op (grads, original_image) -> d original_image."""
+    def kernel(ctx, grads, original):
+        grads, original = np.asarray(grads), np.asarray(original)
+        _, in_h, in_w, _ = original.shape
+        align = ctx.attrs["align_corners"]
+        out_h, out_w = grads.shape[1:3]
+        result = scatter(grads.astype(np.float32, copy=False), in_h, in_w,
+                         kernels.resize_scale(in_h, out_h, align),
+                         kernels.resize_scale(in_w, out_w, align))
+        return result.astype(original.dtype, copy=False)
+    return kernel
+
+
+_bilinear_grad_kernel = _scattering_kernel(kernels.resize_bilinear_grad)
+_bicubic_grad_kernel = _scattering_kernel(kernels.resize_bicubic_grad)
 
 
 def _nearest_grad_shape(op):
@@ -142,13 +150,11 @@ def _nearest_grad_kernel(ctx, grads, size):
 
 
 register_op("ResizeBilinearGrad", _bilinear_grad_shape, cpu=_bilinear_grad_kernel)
+register_op("ResizeBicubicGrad", _bilinear_grad_shape, cpu=_bicubic_grad_kernel)
 register_op("ResizeNearestNeighborGrad", _nearest_grad_shape, cpu=_nearest_grad_kernel)
-for _op_type in ("ResizeBilinearGrad", "ResizeNearestNeighborGrad"):
+for _op_type in ("ResizeBilinearGrad", "ResizeBicubicGrad", "ResizeNearestNeighborGrad"):
     register_cpu_only(_op_type)
     not_differentiable(_op_type)
-# TF 1.15 has no gradient for these two either.
-not_differentiable("ResizeArea")
-not_differentiable("ResizeBicubic")
 
 
 def _attrs(op):
@@ -156,11 +162,20 @@ def _attrs(op):
             "half_pixel_centers": op.get_attr("half_pixel_centers")}
 
 
-@gradient("ResizeBilinear")
-def _resize_bilinear_grad(op, grad):
-    original = op.inputs[0]
-    attrs = dict(_attrs(op), T=original.dtype.base_dtype)
-    return [apply_op("ResizeBilinearGrad", [grad, original], attrs), None]
+def _scattering_gradient(grad_op_type):
+    """TF's gradient of ResizeBilinear / ResizeBicubic: only float32/float64 images get
+    one (None for the others, as in TF)."""
+    def gradient_fn(op, grad):
+        original = op.inputs[0]
+        if original.dtype.base_dtype not in (dtypes.float32, dtypes.float64):
+            return [None, None]
+        attrs = dict(_attrs(op), T=original.dtype.base_dtype)
+        return [apply_op(grad_op_type, [grad, original], attrs), None]
+    return gradient_fn
+
+
+gradient("ResizeBilinear")(_scattering_gradient("ResizeBilinearGrad"))
+gradient("ResizeBicubic")(_scattering_gradient("ResizeBicubicGrad"))
 
 
 @gradient("ResizeNearestNeighbor")
