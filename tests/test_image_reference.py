@@ -302,6 +302,34 @@ def test_png_channel_and_depth_conversions_match_tensorflow():
     _same(expected[-1:], got[-1:], atol=1.2e-7)
 
 
+def test_png_colour_to_grey_is_libpngs():
+    """libpng's fixed-point grey (truncated for 8 bits, rounded for 16), to the bit."""
+    rgb = RNG.randint(0, 256, (32, 32, 3)).astype(np.uint8)
+    rgba = RNG.randint(0, 256, (32, 32, 4)).astype(np.uint8)
+    grey_alpha = RNG.randint(0, 256, (32, 32, 2)).astype(np.uint8)
+    deep = RNG.randint(0, 65536, (32, 32, 3)).astype(np.uint16)
+
+    def build(tf):
+        a, b, c, d = (tf.image.encode_png(v) for v in (rgb, rgba, grey_alpha, deep))
+        return [tf.image.decode_png(a, channels=1), tf.image.decode_png(b, channels=1),
+                tf.image.decode_png(c, channels=3), tf.image.decode_png(c, channels=4),
+                tf.image.decode_png(c, channels=1), tf.image.decode_png(c),
+                tf.image.decode_png(d, channels=1, dtype=tf.uint16),
+                tf.image.decode_png(d, channels=4, dtype=tf.uint16),
+                tf.image.decode_jpeg(a, channels=1)], None
+    expected, got = run_both(build)
+    _same(expected, got)
+
+
+def test_png_channels_two_is_refused():
+    def build(tf):
+        return [tf.image.decode_png(tf.image.encode_png(np.zeros((2, 2, 2), np.uint8)),
+                                    channels=2)], None
+    theirs, ours = errors_of_both(build)
+    assert type(theirs).__name__ == type(ours).__name__ == "InvalidArgumentError"
+    assert "channels must be 0, 1, 3, or 4, got 2" in str(ours)
+
+
 def _jpeg_bytes(image, quality=95):
     from PIL import Image
     out = io.BytesIO()

@@ -42,8 +42,8 @@ def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True,
 
 
 def decode_png(contents, channels=0, dtype=dtypes.uint8, name=None):
-    """PNG bytes -> [height, width, channels] uint8 or uint16 (0: as in the file, 1: grey,
-    2: grey + alpha, 3: RGB, 4: RGBA)."""
+    """PNG bytes -> [height, width, channels] uint8 or uint16 (0: as in the file, which
+    may be 2 for grey + alpha; 1: grey, 3: RGB, 4: RGBA)."""
     dtype = dtypes.as_dtype(dtype)
     if dtype not in (dtypes.uint8, dtypes.uint16):
         raise TypeError("Value for attr 'dtype' of %s is not in the list of allowed values: "
