@@ -321,6 +321,27 @@ def test_png_colour_to_grey_is_libpngs():
     _same(expected, got)
 
 
+def test_palette_and_low_bit_depth_pngs_decode_as_tensorflow_does():
+    """Pillow writes these files (4-bit palette, with and without transparency, 1-bit,
+    grey); TF's libpng gives an added alpha channel the file's (1 << bit depth) - 1."""
+    from PIL import Image
+    colour = Image.fromarray(RNG.randint(0, 256, (9, 11, 3)).astype(np.uint8))
+    palette = colour.convert("P", palette=Image.ADAPTIVE, colors=16)
+    bits = Image.fromarray(RNG.randint(0, 2, (9, 11)).astype(bool))
+
+    def png(image, **options):
+        out = io.BytesIO()
+        image.save(out, "PNG", **options)
+        return out.getvalue()
+    files = [png(palette), png(palette, transparency=3), png(bits), png(colour.convert("L"))]
+
+    def build(tf):
+        return [tf.image.decode_png(data, channels=channels)
+                for data in files for channels in (0, 1, 3, 4)], None
+    expected, got = run_both(build)
+    _same(expected, got)
+
+
 def test_png_channels_two_is_refused():
     def build(tf):
         return [tf.image.decode_png(tf.image.encode_png(np.zeros((2, 2, 2), np.uint8)),

@@ -120,9 +120,9 @@ def _libpng_grey(colour):
     return ((r * 9797 + g * 19234 + b * 3737 + rounding) >> 15).astype(colour.dtype)
 
 
-def _channels_of(array, channels):
+def _channels_of(array, channels, alpha_value=None):
     """A PNG's pixels given `channels` as libpng gives them to TF (grey <-> colour,
-    alpha added as opaque or dropped)."""
+    alpha dropped, or added as `alpha_value`, by default the dtype's largest)."""
     have = array.shape[2]
     if not channels or channels == have:
         return array
@@ -131,8 +131,10 @@ def _channels_of(array, channels):
         grey = _libpng_grey(colour)[:, :, None]
     else:
         grey = array[:, :, :1]
+    if alpha_value is None:
+        alpha_value = np.iinfo(array.dtype).max
     alpha = array[:, :, -1:] if have in (2, 4) else np.full_like(array[:, :, :1],
-                                                                 np.iinfo(array.dtype).max)
+                                                                 alpha_value)
     return {1: grey, 2: np.concatenate([grey, alpha], 2), 3: colour,
             4: np.concatenate([colour, alpha], 2)}[channels]
 
@@ -142,8 +144,12 @@ def _decode_png(ctx, data, channels):
         wide = png_format.decode(data)
         if wide is not None:
             return _channels_of(wide, channels)
-        # Pillow reads the file as it is; the channel conversions are libpng's
-        return _channels_of(_as_array(_open(data), 0), channels)
+        # Pillow reads the file as it is; the channel conversions are libpng's. TF asks
+        # libpng for an added alpha of (1 << bit depth) - 1 with the *file's* bit depth,
+        # so a 4-bit palette image gets alpha 15, a 1-bit one 1 (TF's values, tested)
+        depth = png_format.header(data)[2]
+        return _channels_of(_as_array(_open(data), 0), channels,
+                            min((1 << depth) - 1, 255))
     except Exception:  # noqa: BLE001
         raise invalid_argument(ctx, "Invalid PNG data, size %d" % len(data)) from None
 
