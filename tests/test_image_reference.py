@@ -342,6 +342,26 @@ def test_palette_and_low_bit_depth_pngs_decode_as_tensorflow_does():
     _same(expected, got)
 
 
+def test_bmp_decoding_matches_tensorflow():
+    from PIL import Image
+    colour = RNG.randint(0, 256, (5, 7, 3)).astype(np.uint8)
+    with_alpha = np.concatenate([colour, colour[:, :, :1]], axis=2)
+
+    def bmp(array, mode):
+        out = io.BytesIO()
+        Image.fromarray(array, mode).save(out, "BMP")
+        return out.getvalue()
+    rgb, rgba = bmp(colour, "RGB"), bmp(with_alpha, "RGBA")     # 24 and 32 bits
+
+    def build(tf):
+        return [tf.image.decode_bmp(rgb), tf.image.decode_bmp(rgb, channels=3),
+                tf.image.decode_image(rgb), tf.image.decode_bmp(rgba),
+                tf.image.decode_image(rgba)], None
+    expected, got = run_both(build)
+    _same(expected, got)
+    np.testing.assert_array_equal(got[3], with_alpha)
+
+
 def test_png_channels_two_is_refused():
     def build(tf):
         return [tf.image.decode_png(tf.image.encode_png(np.zeros((2, 2, 2), np.uint8)),

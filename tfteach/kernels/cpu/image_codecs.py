@@ -164,8 +164,24 @@ def _gif_frames(ctx, data):
         raise invalid_argument(ctx, "Invalid GIF data (size %d), %s" % (len(data), e)) from None
 
 
+def _bmp_32_bits(data):
+    """The BGRA pixels of a 32-bit BMP, which Pillow reads as RGB (dropping the alpha
+    that TF's BMP decoder keeps), or None for other BMPs."""
+    if int.from_bytes(data[28:30], "little") != 32:
+        return None
+    offset = int.from_bytes(data[10:14], "little")
+    width = int.from_bytes(data[18:22], "little", signed=True)
+    height = int.from_bytes(data[22:26], "little", signed=True)
+    rows = np.frombuffer(data, np.uint8, count=abs(height) * width * 4, offset=offset)
+    pixels = rows.reshape(abs(height), width, 4)[:, :, [2, 1, 0, 3]]
+    return pixels[::-1] if height > 0 else pixels     # positive height: bottom row first
+
+
 def _decode_bmp(ctx, data, channels):
     try:
+        wide = _bmp_32_bits(data)
+        if wide is not None:
+            return _channels_of(np.ascontiguousarray(wide), channels)
         return _as_array(_open(data), channels)
     except Exception:  # noqa: BLE001
         raise invalid_argument(ctx, "Invalid BMP data, size %d" % len(data)) from None
