@@ -135,6 +135,17 @@ def test_sample_distorted_bounding_box_is_seeded_per_session():
     assert len(draws) > 1         # and each run draws a new crop
 
 
+def test_sample_distorted_bounding_box_ignores_the_graph_seed():
+    """TF 1.x hands `seed`/`seed2` to the op unchanged: tf.set_random_seed does not make
+    it repeatable (the op's attributes stay 0, 0), its own seed does."""
+    tf.set_random_seed(1)
+    unseeded = tf.image.sample_distorted_bounding_box([50, 50, 3], [[[0.0, 0.0, 1.0, 1.0]]])
+    seeded = tf.image.sample_distorted_bounding_box([50, 50, 3], [[[0.0, 0.0, 1.0, 1.0]]],
+                                                    seed=3, seed2=4)
+    assert (unseeded[0].op.get_attr("seed"), unseeded[0].op.get_attr("seed2")) == (0, 0)
+    assert (seeded[0].op.get_attr("seed"), seeded[0].op.get_attr("seed2")) == (3, 4)
+
+
 def test_sample_distorted_bounding_box_errors():
     with pytest.raises(errors.InvalidArgumentError,
                        match=r"All bounding box coordinates must be in \[0.0, 1.0\]: 1.5"):

@@ -497,6 +497,18 @@ def test_corrupt_jpeg_is_an_invalid_argument_error():
     assert "Invalid JPEG data or crop window" in str(theirs)
 
 
+def test_sample_distorted_bounding_box_seed_attributes_match_tensorflow():
+    seeds = []
+    for tf in (tensorflow_v1(), tfteach):
+        with tf.Graph().as_default():
+            tf.set_random_seed(5)
+            ops = [tf.image.sample_distorted_bounding_box(
+                [9, 9, 3], [[[0.0, 0.0, 1.0, 1.0]]], **kwargs)[0].op
+                for kwargs in ({}, {"seed": 7}, {"seed": 7, "seed2": 2})]
+            seeds.append([(op.get_attr("seed"), op.get_attr("seed2")) for op in ops])
+    assert seeds[1] == seeds[0]
+
+
 def test_sample_distorted_bounding_box_shapes_match_tensorflow():
     def build(tf):
         return list(tf.image.sample_distorted_bounding_box(

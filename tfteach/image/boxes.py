@@ -6,7 +6,6 @@ from tfteach.framework import dtypes
 from tfteach.framework.convert import convert_to_tensor
 from tfteach.framework.graph_functions import name_scope
 from tfteach.ops.image import box_ops
-from tfteach.ops.random_ops import get_seed
 
 __all__ = ["draw_bounding_boxes", "sample_distorted_bounding_box"]
 
@@ -48,9 +47,9 @@ def sample_distorted_bounding_box(image_size, bounding_boxes, seed=None, seed2=N
         boxes = convert_to_tensor(bounding_boxes, dtypes.float32, name="bounding_boxes")
         covered = convert_to_tensor(min_object_covered, dtypes.float32,
                                     name="min_object_covered")
-        op_seed = seed if seed is not None else seed2
-        seed1, seed2 = get_seed(op_seed)
-        attrs = {"seed": seed1 or 0, "seed2": seed2 or 0,
+        # TF 1.x passes `seed` and `seed2` to the op as they are: the graph seed
+        # (tf.set_random_seed) does not reach this op; (0, 0) draws fresh numbers
+        attrs = {"seed": int(seed or 0), "seed2": int(seed2 or 0),
                  "aspect_ratio_range": [float(v) for v in (aspect_ratio_range
                                                            or (0.75, 1.33))],
                  "area_range": [float(v) for v in (area_range or (0.05, 1.0))],

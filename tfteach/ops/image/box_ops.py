@@ -2,7 +2,7 @@
 and `SampleDistortedBoundingBoxV2` (kernels/cpu/image_boxes.py).
 
 SampleDistortedBoundingBoxV2 is random: it draws from the op's generator in the session
-(kernels/cpu/random_kernels.py), seeded by TF's two-seed rules (docs/random.md), so a
+(kernels/cpu/random_kernels.py), seeded by its `seed` and `seed2` attributes, so a
 seeded op repeats its sequence in each new Session, but not TensorFlow's numbers.
 """
 import numpy as np
