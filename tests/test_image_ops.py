@@ -349,3 +349,29 @@ def test_image_ops_on_a_virtual_gpu_go_to_the_cpu_with_soft_placement(virtual_gp
                            match="no supported kernel for GPU devices"):
             with tf.Session() as sess:
                 sess.run(y)
+
+
+def test_jpeg_crop_shape_and_quality_errors_and_randomness():
+    y, x = np.mgrid[0:16, 0:24]
+    image = np.stack([x * 10, y * 15, (x + y) * 5], axis=2).astype(np.uint8)
+    data = _run(tf.image.encode_jpeg(image))[0]
+    with pytest.raises(errors.InvalidArgumentError,
+                       match="Invalid JPEG data or crop window, data size"):
+        _run(tf.image.decode_and_crop_jpeg(data, [10, 0, 8, 8]))
+    png = _run(tf.image.encode_png(image))[0]
+    with pytest.raises(errors.InvalidArgumentError, match="Invalid JPEG data, size"):
+        _run(tf.image.extract_jpeg_shape(png))
+    with pytest.raises(errors.InvalidArgumentError, match="can run on JPEG only, but "
+                                                          "detected PNG"):
+        _run(tf.image.decode_and_crop_jpeg(png, [0, 0, 2, 2]))
+    with pytest.raises(ValueError, match="jpeg encoding range must be between 0 and 100."):
+        tf.image.random_jpeg_quality(image, 10, 101)
+    with pytest.raises(ValueError, match="`min_jpeg_quality` must be less than"):
+        tf.image.random_jpeg_quality(image, 50, 50)
+    degraded = tf.image.random_jpeg_quality(tf.image.convert_image_dtype(image, tf.float32),
+                                            5, 95, seed=1)
+    assert degraded.dtype == tf.float32
+    with tf.Session() as sess:
+        runs = [sess.run(degraded) for _ in range(4)]
+    assert all(r.shape == (16, 24, 3) for r in runs)
+    assert any(not np.array_equal(runs[0], r) for r in runs[1:])   # a new quality each run

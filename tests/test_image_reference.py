@@ -526,3 +526,33 @@ def test_rgb_to_grayscale_of_an_image_of_unknown_shape():
         return [tf.image.rgb_to_grayscale(p)], {p: F32}
     expected, got = run_both(build)
     _same(expected, got, atol=3e-7)
+
+
+def test_jpeg_shape_crop_and_quality_functions():
+    data = _jpeg_bytes(_smooth_image())
+
+    def build(tf):
+        x = tf.constant(F32)
+        return [tf.image.extract_jpeg_shape(data), tf.image.extract_jpeg_shape(data, tf.int64),
+                tf.image.decode_and_crop_jpeg(data, [3, 5, 10, 12],
+                                              dct_method="INTEGER_ACCURATE"),
+                tf.image.decode_and_crop_jpeg(data, [16, 0, 8, 16], channels=1,
+                                              dct_method="INTEGER_ACCURATE"),
+                tf.image.adjust_jpeg_quality(tf.constant(_smooth_image()), 90)], None
+    expected, got = run_both(build)
+    _same(expected[:2], got[:2])
+    # TF decodes only the window (libjpeg's crop): the upsampled chroma at the window's
+    # edges may differ by a level or two
+    _same(expected[2:4], got[2:4], atol=3)
+    _same(expected[4:], got[4:], atol=8)      # two encoders, two DCTs
+
+
+@pytest.mark.parametrize("target", [(10, 12), (4, 4), (20, 7), (6, 9)])
+def test_resize_image_with_pad(target):
+    def build(tf):
+        return [tf.image.resize_image_with_pad(tf.constant(F32), *target),
+                tf.image.resize_image_with_pad(tf.constant(BATCH), *target, method=1)], None
+    expected, got = run_both(build)
+    _same(expected, got, atol=2e-6)
+    tf_shapes, our_shapes = _static_shapes(build)
+    assert our_shapes == tf_shapes

@@ -12,7 +12,8 @@ from tfteach.ops import math_ops
 from tfteach.ops.image import codec_ops
 
 __all__ = ["decode_jpeg", "decode_png", "decode_gif", "decode_bmp", "decode_image",
-           "encode_jpeg", "encode_png", "is_jpeg"]
+           "decode_and_crop_jpeg", "extract_jpeg_shape", "encode_jpeg", "encode_png",
+           "is_jpeg"]
 
 
 def _contents(contents):
@@ -31,14 +32,41 @@ def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True,
     """JPEG bytes -> uint8 [height, width, channels] (0: as in the file, 1: grey,
     3: RGB); `ratio` 1, 2, 4 or 8 shrinks while decoding. Like TF 1.x it also decodes
     PNG and single-frame GIF bytes."""
+    return codec_ops.decode("DecodeJpeg", _contents(contents),
+                            _jpeg_attrs(channels, ratio, fancy_upscaling,
+                                        try_recover_truncated, acceptable_fraction,
+                                        dct_method), name)
+
+
+def _jpeg_attrs(channels, ratio, fancy_upscaling, try_recover_truncated,
+                acceptable_fraction, dct_method):
     if ratio not in (1, 2, 4, 8):
         raise ValueError("ratio must be 1, 2, 4, or 8")
-    return codec_ops.decode("DecodeJpeg", _contents(contents),
-                            {"channels": int(channels), "ratio": int(ratio),
-                             "fancy_upscaling": bool(fancy_upscaling),
-                             "try_recover_truncated": bool(try_recover_truncated),
-                             "acceptable_fraction": float(acceptable_fraction),
-                             "dct_method": dct_method}, name)
+    return {"channels": int(channels), "ratio": int(ratio),
+            "fancy_upscaling": bool(fancy_upscaling),
+            "try_recover_truncated": bool(try_recover_truncated),
+            "acceptable_fraction": float(acceptable_fraction), "dct_method": dct_method}
+
+
+def decode_and_crop_jpeg(contents, crop_window, channels=0, ratio=1, fancy_upscaling=True,
+                         try_recover_truncated=False, acceptable_fraction=1, dct_method="",
+                         name=None):
+    """decode_jpeg, then only the window crop_window = [y, x, height, width]."""
+    window = convert_to_tensor(crop_window, dtypes.int32, name="crop_window")
+    return codec_ops.decode("DecodeAndCropJpeg", _contents(contents),
+                            _jpeg_attrs(channels, ratio, fancy_upscaling,
+                                        try_recover_truncated, acceptable_fraction,
+                                        dct_method), name, extra_inputs=[window])
+
+
+def extract_jpeg_shape(contents, output_type=dtypes.int32, name=None):
+    """[height, width, channels] of JPEG bytes, read from the header (nothing decoded)."""
+    output_type = dtypes.as_dtype(output_type)
+    if output_type not in (dtypes.int32, dtypes.int64):
+        raise TypeError("Value for attr 'output_type' of %s is not in the list of allowed "
+                        "values: int32, int64" % output_type.name)
+    return codec_ops.decode("ExtractJpegShape", _contents(contents),
+                            {"output_type": output_type}, name)
 
 
 def decode_png(contents, channels=0, dtype=dtypes.uint8, name=None):
@@ -97,6 +125,14 @@ def encode_jpeg(image, format="", quality=95, progressive=False,  # noqa: A002 -
                              "density_unit": density_unit, "x_density": int(x_density),
                              "y_density": int(y_density), "xmp_metadata": xmp_metadata},
                             name)
+
+
+def encode_jpeg_variable_quality(images, quality, name=None):
+    """encode_jpeg with the quality a scalar int32 tensor (for random_jpeg_quality)."""
+    images = convert_to_tensor(images, name="images")
+    quality = convert_to_tensor(quality, dtypes.int32, name="quality")
+    return codec_ops.encode("EncodeJpegVariableQuality", images, {}, name,
+                            extra_inputs=[quality])
 
 
 def encode_png(image, compression=-1, name=None):

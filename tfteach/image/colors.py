@@ -20,7 +20,8 @@ from tfteach.ops.tensordot import tensordot
 __all__ = ["convert_image_dtype", "adjust_brightness", "adjust_contrast", "adjust_gamma",
            "adjust_hue", "adjust_saturation", "random_brightness", "random_contrast",
            "random_hue", "random_saturation", "per_image_standardization",
-           "rgb_to_grayscale", "grayscale_to_rgb", "rgb_to_hsv", "hsv_to_rgb"]
+           "rgb_to_grayscale", "grayscale_to_rgb", "rgb_to_hsv", "hsv_to_rgb",
+           "adjust_jpeg_quality", "random_jpeg_quality"]
 
 
 def _max_of(dtype):
@@ -245,3 +246,31 @@ def hsv_to_rgb(images, name=None):
     """HSV -> RGB, each in [0, 1] (float images)."""
     images = convert_to_tensor(images, name="images")
     return color_ops.color_op("HSVToRGB", images, name=name)
+
+
+def adjust_jpeg_quality(image, jpeg_quality, name=None):
+    """The image after a JPEG round trip at `jpeg_quality` (0..100; an int or an int32
+    tensor), in its own dtype: the artefacts of JPEG compression, as augmentation."""
+    from tfteach.image import codecs
+    with name_scope(name, "adjust_jpeg_quality", [image]):
+        image = convert_to_tensor(image, name="image")
+        orig_dtype = image.dtype
+        image = convert_image_dtype(image, dtypes.uint8)
+        if is_tensor(jpeg_quality):
+            image = codecs.encode_jpeg_variable_quality(image, jpeg_quality)
+        else:
+            image = codecs.encode_jpeg(image, quality=jpeg_quality)
+        image = codecs.decode_jpeg(image)
+        return convert_image_dtype(image, orig_dtype)
+
+
+def random_jpeg_quality(image, min_jpeg_quality, max_jpeg_quality, seed=None):
+    """adjust_jpeg_quality at a quality uniform in [min_jpeg_quality, max_jpeg_quality)."""
+    if (min_jpeg_quality < 0 or max_jpeg_quality < 0 or min_jpeg_quality > 100
+            or max_jpeg_quality > 100):
+        raise ValueError("jpeg encoding range must be between 0 and 100.")
+    if min_jpeg_quality >= max_jpeg_quality:
+        raise ValueError("`min_jpeg_quality` must be less than `max_jpeg_quality`.")
+    quality = random_ops.random_uniform([], min_jpeg_quality, max_jpeg_quality, seed=seed,
+                                        dtype=dtypes.int32)
+    return adjust_jpeg_quality(image, quality)

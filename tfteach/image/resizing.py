@@ -13,7 +13,8 @@ from tfteach.ops.image import box_ops, resize_ops
 from tfteach.ops.op_builder import constant_value
 
 __all__ = ["ResizeMethod", "resize_images", "resize", "resize_bilinear",
-           "resize_nearest_neighbor", "resize_bicubic", "resize_area", "crop_and_resize"]
+           "resize_nearest_neighbor", "resize_bicubic", "resize_area", "crop_and_resize",
+           "resize_image_with_pad", "resize_with_pad"]
 
 
 class ResizeMethod:
@@ -125,3 +126,45 @@ def crop_and_resize(image, boxes, box_ind=None, crop_size=None, method="bilinear
         crop_size = convert_to_tensor(crop_size, dtypes.int32, name="crop_size")
         return box_ops.crop_and_resize(image, boxes, box_ind, crop_size, method,
                                        extrapolation_value, scope)
+
+
+def resize_image_with_pad(image, target_height, target_width,
+                          method=ResizeMethod.BILINEAR, align_corners=False):
+    """Resizes keeping the aspect ratio until the image fits target_height x
+    target_width, then pads it with zeros to that size (TF 1.15's arithmetic)."""
+    from tfteach.image.checks import as_batch, check_at_least_3d_image, is_tensor
+    from tfteach.image.crops import pad_to_bounding_box
+
+    def max_(x, y):
+        return math_ops.maximum(x, y) if is_tensor(x) or is_tensor(y) else max(x, y)
+
+    with name_scope(None, "resize_image_with_pad", [image]):
+        image = convert_to_tensor(image, name="image")
+        image, is_batch = as_batch(image)
+        check_at_least_3d_image(image, require_static=False)
+        for value, what in ((target_width, "target_width"), (target_height,
+                                                               "target_height")):
+            if not is_tensor(value) and value <= 0:
+                raise ValueError("%s must be > 0." % what)
+        _, height, width, _ = image_dimensions(image, rank=4)
+        f_height = math_ops.cast(height, dtypes.float32)
+        f_width = math_ops.cast(width, dtypes.float32)
+        f_target_height = math_ops.cast(target_height, dtypes.float32)
+        f_target_width = math_ops.cast(target_width, dtypes.float32)
+        # the ratio by which the image must shrink (or grow) to fit the target
+        ratio = max_(f_width / f_target_width, f_height / f_target_height)
+        resized_height_float = f_height / ratio
+        resized_width_float = f_width / ratio
+        resized_height = math_ops.cast(math_ops.floor(resized_height_float), dtypes.int32)
+        resized_width = math_ops.cast(math_ops.floor(resized_width_float), dtypes.int32)
+        padding_height = (f_target_height - resized_height_float) / 2
+        padding_width = (f_target_width - resized_width_float) / 2
+        p_height = max_(0, math_ops.cast(math_ops.floor(padding_height), dtypes.int32))
+        p_width = max_(0, math_ops.cast(math_ops.floor(padding_width), dtypes.int32))
+        resized = resize_images(image, array_ops.stack([resized_height, resized_width]),
+                                method, align_corners=align_corners)
+        padded = pad_to_bounding_box(resized, p_height, p_width, target_height, target_width)
+        return padded if is_batch else array_ops.squeeze(padded, axis=[0])
+
+
+resize_with_pad = resize_image_with_pad

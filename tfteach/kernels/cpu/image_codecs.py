@@ -1,5 +1,6 @@
 """CPU kernels of the image codecs: DecodeJpeg, DecodePng, DecodeGif, DecodeBmp,
-DecodeImage, EncodeJpeg and EncodePng, on Pillow (libjpeg-turbo, zlib).
+DecodeImage, DecodeAndCropJpeg, ExtractJpegShape, EncodeJpeg,
+EncodeJpegVariableQuality and EncodePng, on Pillow (libjpeg-turbo, zlib).
 
 As in TF 1.15, the three decoders share one kernel that looks at the file's signature:
 `decode_jpeg` also decodes PNGs and single-frame GIFs, `decode_png` JPEGs ("since the
@@ -18,7 +19,9 @@ import numpy as np
 from tfteach.io import png_format
 from tfteach.kernels.cpu.shape_kernels import invalid_argument
 
-__all__ = ["decode_kernel", "encode_jpeg_kernel", "encode_png_kernel", "file_format"]
+__all__ = ["decode_kernel", "encode_jpeg_kernel", "encode_png_kernel", "file_format",
+           "extract_jpeg_shape_kernel", "decode_and_crop_jpeg_kernel",
+           "encode_jpeg_variable_quality_kernel"]
 
 _JPEG, _PNG, _GIF, _BMP = "jpeg", "png", "gif", "bmp"
 _MODES = {1: "L", 2: "LA", 3: "RGB", 4: "RGBA"}
@@ -253,9 +256,54 @@ def encode_png_kernel(ctx, image):
     return np.array(png_format.encode(image, ctx.attrs.get("compression", -1)), dtype=object)
 
 
+def extract_jpeg_shape_kernel(ctx, contents):
+    """[height, width, channels] of a JPEG from its header, without decoding it."""
+    data = _contents(ctx, contents)
+    try:
+        if file_format(data) != _JPEG:
+            raise ValueError("not a JPEG")
+        image = _pillow().open(io.BytesIO(data))
+        width, height = image.size
+        channels = len(image.getbands())
+    except Exception:  # noqa: BLE001
+        raise invalid_argument(ctx, "Invalid JPEG data, size %d" % len(data)) from None
+    return np.array([height, width, channels], ctx.attrs["output_type"].np)
+
+
+def decode_and_crop_jpeg_kernel(ctx, contents, crop_window):
+    """DecodeJpeg, then the window [y, x, height, width] of the pixels (TF has libjpeg
+    decode only that window; the pixels are the same with the accurate DCT)."""
+    data = _contents(ctx, contents)
+    window = np.asarray(crop_window).ravel()
+    if window.size != 4:
+        raise invalid_argument(ctx, "crop_window must be shape [4], got %s"
+                               % list(np.shape(crop_window)))
+    y, x, height, width = (int(v) for v in window)
+    kind = file_format(data)
+    if kind is None:
+        raise invalid_argument(ctx, "Expected image (JPEG, PNG, or GIF), got %s"
+                               % _format_text(data))
+    if kind != _JPEG:
+        raise invalid_argument(ctx, "DecodeAndCropJpeg operation can run on JPEG only, but "
+                               "detected %s." % kind.upper())
+    channels = ctx.attrs.get("channels", 0)
+    image = _decode_jpeg(ctx, data, channels)
+    if (y < 0 or x < 0 or height <= 0 or width <= 0 or y + height > image.shape[0]
+            or x + width > image.shape[1]):
+        raise invalid_argument(ctx, "Invalid JPEG data or crop window, data size %d"
+                               % len(data))
+    return np.ascontiguousarray(image[y:y + height, x:x + width])
+
+
+def encode_jpeg_variable_quality_kernel(ctx, image, quality):
+    return _encode_jpeg(ctx, _image(ctx, image), dict(ctx.attrs, quality=int(quality)))
+
+
 def encode_jpeg_kernel(ctx, image):
-    image = _image(ctx, image)
-    attrs = ctx.attrs
+    return _encode_jpeg(ctx, _image(ctx, image), ctx.attrs)
+
+
+def _encode_jpeg(ctx, image, attrs):
     fmt, channels = attrs.get("format", ""), image.shape[2]
     if fmt == "grayscale" and channels != 1:
         raise invalid_argument(ctx, "Image must have 1 channel for grayscale, got %d"

@@ -48,6 +48,33 @@ register_op("EncodeJpeg", _encode_shape, cpu=kernels.encode_jpeg_kernel)
 register_op("EncodePng", _encode_shape, cpu=kernels.encode_png_kernel)
 
 
+def _variable_quality_shape(op):
+    if op._inputs[1].shape.ndims not in (None, 0):
+        raise ShapeError("Shape must be rank 0 but is rank %d" % op._inputs[1].shape.ndims)
+    return _encode_shape(op)
+
+
+def _extract_shape_shape(op):
+    _scalar_input(op._inputs[0])
+    return [(op._attrs["output_type"], tensor_shape.TensorShape([3]))]
+
+
+def _decode_and_crop_shape(op):
+    _scalar_input(op._inputs[0])
+    window = op._inputs[1]
+    if window.shape.ndims not in (None, 1):
+        raise ShapeError("Shape must be rank 1 but is rank %d" % window.shape.ndims)
+    channels = op._attrs.get("channels", 0) or None
+    return [(dtypes.uint8, tensor_shape.TensorShape([None, None, channels]))]
+
+
+register_op("EncodeJpegVariableQuality", _variable_quality_shape,
+            cpu=kernels.encode_jpeg_variable_quality_kernel)
+register_op("ExtractJpegShape", _extract_shape_shape, cpu=kernels.extract_jpeg_shape_kernel)
+register_op("DecodeAndCropJpeg", _decode_and_crop_shape,
+            cpu=kernels.decode_and_crop_jpeg_kernel)
+
+
 def _substr_shape(op):
     text, pos, length = op._inputs
     return [(dtypes.string, text.shape)]
@@ -72,17 +99,19 @@ def _substr_kernel(ctx, text, pos, length):
 
 
 register_op("Substr", _substr_shape, cpu=_substr_kernel)
-for _op_type in DECODE_OP_TYPES + ("EncodeJpeg", "EncodePng", "Substr"):
+for _op_type in DECODE_OP_TYPES + ("EncodeJpeg", "EncodePng", "Substr",
+                                   "EncodeJpegVariableQuality", "ExtractJpegShape",
+                                   "DecodeAndCropJpeg"):
     register_cpu_only(_op_type)
     not_differentiable(_op_type)
 
 
-def decode(op_type, contents, attrs, name=None):
-    return apply_op(op_type, [contents], attrs, name)
+def decode(op_type, contents, attrs, name=None, extra_inputs=()):
+    return apply_op(op_type, [contents] + list(extra_inputs), attrs, name)
 
 
-def encode(op_type, image, attrs, name=None):
-    return apply_op(op_type, [image], attrs, name)
+def encode(op_type, image, attrs, name=None, extra_inputs=()):
+    return apply_op(op_type, [image] + list(extra_inputs), attrs, name)
 
 
 def substr(text, pos, length, name=None):
