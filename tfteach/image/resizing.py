@@ -45,7 +45,7 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
     The result is float32, except with NEAREST_NEIGHBOR (the input's dtype) and when the
     size is already `size` (the input itself, as in TF).
     """
-    with name_scope(name, "resize_images", [images, size]):
+    with name_scope(name, "resize", [images, size]):
         images = convert_to_tensor(images, name="images")
         if images.get_shape().ndims is None:
             raise ValueError("'images' contains no shape.")
