@@ -66,6 +66,16 @@ def test_standardization_and_brightness_gradients_are_finite_differences():
                     delta=1e-3, rtol=2e-3, atol=2e-3)
 
 
+def test_measure_gradients_are_finite_differences():
+    x = RNG.uniform(-1, 1, (1, 4, 5, 2))
+    check_gradients(lambda tf, x: [tf.image.sobel_edges(x), tf.image.image_gradients(x)[1],
+                                   tf.image.rgb_to_yiq(x[..., :1] * [1.0, 0.5, 2.0])],
+                    [x], delta=1e-6, rtol=1e-5, atol=1e-6)
+    # total variation has kinks where neighbours are equal: random values are away
+    check_gradients(lambda tf, x: tf.image.total_variation(x), [x], delta=1e-7, rtol=1e-5,
+                    atol=1e-6)
+
+
 def test_resize_area_has_no_gradient_and_integer_images_get_none():
     x = tf.placeholder(tf.float32, [1, 4, 4, 1])
     with pytest.raises(LookupError, match="ResizeArea"):

@@ -604,3 +604,20 @@ def test_image_functions_name_their_ops_as_tensorflow():
     decode_image = 10
     del names[0][decode_image], names[1][decode_image]
     assert names[1] == names[0]
+
+
+def test_colour_spaces_and_measures():
+    noisy = np.clip(BATCH + RNG.normal(0, 0.05, BATCH.shape), 0, 1).astype(np.float32)
+
+    def build(tf):
+        x, b, n = tf.constant(F32), tf.constant(BATCH), tf.constant(noisy)
+        p = tf.placeholder(tf.float32, [None, None, 3])
+        dy, dx = tf.image.image_gradients(b)
+        return [tf.image.rgb_to_yiq(x), tf.image.yiq_to_rgb(x), tf.image.rgb_to_yuv(b),
+                tf.image.yuv_to_rgb(b), tf.image.rgb_to_yiq(p),
+                tf.image.total_variation(x), tf.image.total_variation(b),
+                tf.image.psnr(b, n, 1.0),
+                tf.image.psnr(tf.constant(U8), tf.constant(U8[::-1]), 255), dy, dx,
+                tf.image.sobel_edges(b)], {p: F32}
+    expected, got = run_both(build)
+    _same(expected, got, atol=2e-5)

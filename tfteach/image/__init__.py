@@ -13,4 +13,5 @@ from tfteach.image.crops import (central_crop, crop_to_bounding_box,  # noqa: F4
                                  pad_to_bounding_box, resize_image_with_crop_or_pad,
                                  resize_with_crop_or_pad)
 from tfteach.image.flips import *  # noqa: F401,F403
+from tfteach.image.measures import *  # noqa: F401,F403
 from tfteach.image.resizing import *  # noqa: F401,F403
