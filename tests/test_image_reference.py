@@ -1,19 +1,17 @@
 """tf.image against TensorFlow (tf.compat.v1, graph mode) on small images the tests make.
 
 Each program is built on both libraries; values, dtypes and static shapes must agree:
-exactly where TF's op is exact (flips, crops, pads, dtype conversions, boxes, PNG),
-to float rounding for the resizes and colour ops (TF's kernels compute in float32 in
-their own order of operations), and within a few levels for JPEG (two builds of
-libjpeg with different DCT defaults). TF 2's `tf.compat.v1.image.resize_images` keeps
-TF 1.15's legacy sampling grid, which is what tfteach implements.
-Skips without TensorFlow.
+exactly where TF's op is exact (flips, crops, pads, dtype conversions, boxes), to float
+rounding for the resizes and colour ops (TF's kernels compute in float32 in their own
+order of operations). TF 2's `tf.compat.v1.image.resize_images` keeps TF 1.15's legacy
+sampling grid, which is what tfteach implements. The codecs are in
+test_image_codecs_reference.py. Skips without TensorFlow.
 """
-import io
-
 import numpy as np
 import pytest
 
-from tests.tf_reference import errors_of_both, run_both, run_program, tensorflow_v1
+from tests.image_helpers import same, static_shapes
+from tests.tf_reference import errors_of_both, run_both, tensorflow_v1
 
 import tfteach
 
@@ -23,30 +21,6 @@ RNG = np.random.RandomState(7)
 U8 = RNG.randint(0, 256, (6, 9, 3)).astype(np.uint8)
 F32 = RNG.uniform(0, 1, (6, 9, 3)).astype(np.float32)
 BATCH = RNG.uniform(0, 1, (2, 5, 7, 3)).astype(np.float32)
-
-
-def _same(expected, got, atol=0.0):
-    assert len(expected) == len(got)
-    for k, (e, g) in enumerate(zip(expected, got)):
-        e, g = np.asarray(e), np.asarray(g)
-        assert e.dtype == g.dtype, "fetch %d: dtype %s vs TF's %s" % (k, g.dtype, e.dtype)
-        assert e.shape == g.shape, "fetch %d: shape %s vs TF's %s" % (k, g.shape, e.shape)
-        if atol:
-            np.testing.assert_allclose(g.astype(np.float64), e.astype(np.float64), rtol=0,
-                                       atol=atol, err_msg="fetch %d" % k)
-        else:
-            np.testing.assert_array_equal(g, e, err_msg="fetch %d" % k)
-
-
-def _static_shapes(build):
-    """The static shapes of the fetches `build` makes, on TF and on tfteach."""
-    shapes = []
-    for tf in (tensorflow_v1(), tfteach):
-        with tf.Graph().as_default():
-            fetches, _ = build(tf)
-            shapes.append([t.get_shape().as_list() if t.get_shape().ndims is not None
-                           else None for t in fetches])
-    return shapes
 
 
 # -- resizes ---------------------------------------------------------------------------------
@@ -62,8 +36,8 @@ def test_resize_images(method, align_corners, size, image):
                                        align_corners=align_corners)], None
     expected, got = run_both(build)
     # float32 rounding of values up to 255 (uint8 input) or 1
-    _same(expected, got, atol=2e-4 if image == "u8" else 2e-6)
-    tf_shapes, our_shapes = _static_shapes(build)
+    same(expected, got, atol=2e-4 if image == "u8" else 2e-6)
+    tf_shapes, our_shapes = static_shapes(build)
     assert our_shapes == tf_shapes
 
 
@@ -73,7 +47,7 @@ def test_resize_images_notes_static_shape():
     def build(tf):
         p = tf.placeholder(tf.float32, [None, None, None])
         return [tf.image.resize_images(p, [30, 30], method=0)], {p: F32}
-    tf_shapes, our_shapes = _static_shapes(build)
+    tf_shapes, our_shapes = static_shapes(build)
     assert our_shapes == tf_shapes == [[30, 30, None]]
 
 
@@ -87,7 +61,7 @@ def test_resize_same_size_and_preserve_aspect_ratio():
                 tf.image.resize_bicubic(tf.constant(BATCH), [8, 8], align_corners=True),
                 tf.image.resize_area(tf.constant(BATCH), [3, 3])], None
     expected, got = run_both(build)
-    _same(expected, got, atol=2e-6)
+    same(expected, got, atol=2e-6)
 
 
 def test_resize_gradients_match_tensorflow():
@@ -139,8 +113,8 @@ def _geometry_program(tf):
 
 def test_flips_crops_pads_and_rotations():
     expected, got = run_both(_geometry_program)
-    _same(expected, got)
-    tf_shapes, our_shapes = _static_shapes(_geometry_program)
+    same(expected, got)
+    tf_shapes, our_shapes = static_shapes(_geometry_program)
     assert our_shapes == tf_shapes
 
 
@@ -151,8 +125,8 @@ def test_crop_and_pad_with_unknown_shape():
                 tf.image.central_crop(p, 0.5),
                 tf.image.crop_to_bounding_box(p, 1, 1, 3, 3)], {p: F32}
     expected, got = run_both(build)
-    _same(expected, got)
-    tf_shapes, our_shapes = _static_shapes(build)
+    same(expected, got)
+    tf_shapes, our_shapes = static_shapes(build)
     assert our_shapes == tf_shapes
 
 
@@ -167,7 +141,7 @@ def test_crop_and_resize():
                 tf.image.crop_and_resize(b, boxes, index, [3, 5], method="nearest",
                                          extrapolation_value=-1)], None
     expected, got = run_both(build)
-    _same(expected, got, atol=2e-6)
+    same(expected, got, atol=2e-6)
 
 
 # -- dtypes and colours ----------------------------------------------------------------------
@@ -193,7 +167,7 @@ def test_convert_image_dtype(src, dst, saturate):
         return [tf.image.convert_image_dtype(tf.constant(value), getattr(tf, dst),
                                              saturate=saturate)], None
     expected, got = run_both(build)
-    _same(expected, got)
+    same(expected, got)
 
 
 def _color_program(tf):
@@ -216,7 +190,7 @@ def _color_program(tf):
 
 def test_colour_adjustments():
     expected, got = run_both(_color_program)
-    _same(expected, got, atol=3e-6)
+    same(expected, got, atol=3e-6)
 
 
 def test_colour_adjustments_of_uint8_images():
@@ -227,7 +201,7 @@ def test_colour_adjustments_of_uint8_images():
         return [tf.image.adjust_hue(u, 0.2), tf.image.adjust_saturation(u, 1.8),
                 tf.image.rgb_to_grayscale(u), tf.image.adjust_brightness(u, -0.1)], None
     expected, got = run_both(build)
-    _same(expected, got, atol=1)
+    same(expected, got, atol=1)
 
 
 def test_colour_ops_on_grey_and_saturated_pixels():
@@ -242,7 +216,7 @@ def test_colour_ops_on_grey_and_saturated_pixels():
         return [tf.image.rgb_to_hsv(x), tf.image.hsv_to_rgb(x), tf.image.adjust_hue(x, 0.3),
                 tf.image.adjust_hue(x, -0.9), tf.image.adjust_saturation(x, 0.5)], None
     expected, got = run_both(build)
-    _same(expected, got, atol=3e-7)
+    same(expected, got, atol=3e-7)
 
 
 def test_draw_bounding_boxes():
@@ -259,192 +233,7 @@ def test_draw_bounding_boxes():
                 tf.image.draw_bounding_boxes(tf.constant(rgba), boxes),
                 tf.image.draw_bounding_boxes(tf.constant(BATCH), many)], None
     expected, got = run_both(build)
-    _same(expected, got)
-
-
-# -- codecs ----------------------------------------------------------------------------------
-def _decode_on(tf, op_builder):
-    return run_program(tf, lambda tf: ([op_builder(tf)], None))[0]
-
-
-@pytest.mark.parametrize("shape,dtype", [((5, 7, 1), np.uint8), ((5, 7, 2), np.uint8),
-                                         ((5, 7, 3), np.uint8), ((5, 7, 4), np.uint8),
-                                         ((4, 6, 3), np.uint16), ((4, 6, 1), np.uint16),
-                                         ((4, 6, 4), np.uint16)])
-def test_png_round_trips_between_tfteach_and_tensorflow(shape, dtype):
-    image = RNG.randint(0, np.iinfo(dtype).max + 1, shape).astype(dtype)
-    tf_dtype = "uint16" if dtype == np.uint16 else "uint8"
-    ours = _decode_on(tfteach, lambda tf: tf.image.encode_png(image, compression=9))
-    theirs = _decode_on(tensorflow_v1(), lambda tf: tf.image.encode_png(image))
-    for data in (ours, theirs):
-        for tf in (tensorflow_v1(), tfteach):
-            decoded = _decode_on(tf, lambda tf: tf.image.decode_png(
-                data, dtype=getattr(tf, tf_dtype)))
-            assert decoded.dtype == dtype
-            np.testing.assert_array_equal(decoded, image)
-
-
-def test_png_channel_and_depth_conversions_match_tensorflow():
-    grey = RNG.randint(0, 256, (4, 5, 1)).astype(np.uint8)
-    rgba = RNG.randint(0, 256, (4, 5, 4)).astype(np.uint8)
-    deep = RNG.randint(0, 65536, (4, 5, 3)).astype(np.uint16)
-
-    def build(tf):
-        g, c, d = (tf.image.encode_png(v) for v in (grey, rgba, deep))
-        return [tf.image.decode_png(g, channels=3), tf.image.decode_png(g, channels=4),
-                tf.image.decode_png(c, channels=3), tf.image.decode_png(g, dtype=tf.uint16),
-                tf.image.decode_png(d, dtype=tf.uint8), tf.image.decode_image(g),
-                tf.image.decode_image(c, dtype=tf.float32)], None
-    expected, got = run_both(build)
-    _same(expected[:-1], got[:-1])
-    # TF 1.15 converts the uint8 pixels with convert_image_dtype (x * (1/255) in float32),
-    # TF 2's kernel decodes to float itself: one float32 ulp apart at most
-    _same(expected[-1:], got[-1:], atol=1.2e-7)
-
-
-def test_png_colour_to_grey_is_libpngs():
-    """libpng's fixed-point grey (truncated for 8 bits, rounded for 16), to the bit."""
-    rgb = RNG.randint(0, 256, (32, 32, 3)).astype(np.uint8)
-    rgba = RNG.randint(0, 256, (32, 32, 4)).astype(np.uint8)
-    grey_alpha = RNG.randint(0, 256, (32, 32, 2)).astype(np.uint8)
-    deep = RNG.randint(0, 65536, (32, 32, 3)).astype(np.uint16)
-
-    def build(tf):
-        a, b, c, d = (tf.image.encode_png(v) for v in (rgb, rgba, grey_alpha, deep))
-        return [tf.image.decode_png(a, channels=1), tf.image.decode_png(b, channels=1),
-                tf.image.decode_png(c, channels=3), tf.image.decode_png(c, channels=4),
-                tf.image.decode_png(c, channels=1), tf.image.decode_png(c),
-                tf.image.decode_png(d, channels=1, dtype=tf.uint16),
-                tf.image.decode_png(d, channels=4, dtype=tf.uint16),
-                tf.image.decode_jpeg(a, channels=1)], None
-    expected, got = run_both(build)
-    _same(expected, got)
-
-
-def test_palette_and_low_bit_depth_pngs_decode_as_tensorflow_does():
-    """Pillow writes these files (4-bit palette, with and without transparency, 1-bit,
-    grey); TF's libpng gives an added alpha channel the file's (1 << bit depth) - 1."""
-    from PIL import Image
-    colour = Image.fromarray(RNG.randint(0, 256, (9, 11, 3)).astype(np.uint8))
-    palette = colour.convert("P", palette=Image.ADAPTIVE, colors=16)
-    bits = Image.fromarray(RNG.randint(0, 2, (9, 11)).astype(bool))
-
-    def png(image, **options):
-        out = io.BytesIO()
-        image.save(out, "PNG", **options)
-        return out.getvalue()
-    files = [png(palette), png(palette, transparency=3), png(bits), png(colour.convert("L"))]
-
-    def build(tf):
-        return [tf.image.decode_png(data, channels=channels)
-                for data in files for channels in (0, 1, 3, 4)], None
-    expected, got = run_both(build)
-    _same(expected, got)
-
-
-def test_bmp_decoding_matches_tensorflow():
-    from PIL import Image
-    colour = RNG.randint(0, 256, (5, 7, 3)).astype(np.uint8)
-    with_alpha = np.concatenate([colour, colour[:, :, :1]], axis=2)
-
-    def bmp(array, mode):
-        out = io.BytesIO()
-        Image.fromarray(array, mode).save(out, "BMP")
-        return out.getvalue()
-    rgb, rgba = bmp(colour, "RGB"), bmp(with_alpha, "RGBA")     # 24 and 32 bits
-
-    def build(tf):
-        return [tf.image.decode_bmp(rgb), tf.image.decode_bmp(rgb, channels=3),
-                tf.image.decode_image(rgb), tf.image.decode_bmp(rgba),
-                tf.image.decode_image(rgba)], None
-    expected, got = run_both(build)
-    _same(expected, got)
-    np.testing.assert_array_equal(got[3], with_alpha)
-
-
-def test_png_channels_two_is_refused():
-    def build(tf):
-        return [tf.image.decode_png(tf.image.encode_png(np.zeros((2, 2, 2), np.uint8)),
-                                    channels=2)], None
-    theirs, ours = errors_of_both(build)
-    assert type(theirs).__name__ == type(ours).__name__ == "InvalidArgumentError"
-    assert "channels must be 0, 1, 3, or 4, got 2" in str(ours)
-
-
-def _jpeg_bytes(image, quality=95):
-    from PIL import Image
-    out = io.BytesIO()
-    Image.fromarray(image).save(out, "JPEG", quality=quality)
-    return out.getvalue()
-
-
-def _smooth_image(height=24, width=32):
-    """A photo-like image (smooth gradients): JPEG decoders agree closely on these."""
-    y, x = np.mgrid[0:height, 0:width]
-    return np.stack([128 + 100 * np.sin(x / 5.0), 128 + 100 * np.cos(y / 4.0),
-                     (x + y) * 4.0], axis=2).clip(0, 255).astype(np.uint8)
-
-
-def test_jpeg_decoding_matches_tensorflow():
-    data = _jpeg_bytes(_smooth_image())
-    grey = _jpeg_bytes(_smooth_image()[:, :, 0])
-
-    def build(tf):
-        accurate = {"dct_method": "INTEGER_ACCURATE"}
-        return [tf.image.decode_jpeg(data, **accurate),
-                tf.image.decode_jpeg(data, channels=1, **accurate),
-                tf.image.decode_jpeg(grey, **accurate),
-                tf.image.decode_jpeg(grey, channels=3, **accurate),
-                tf.image.decode_jpeg(data, ratio=2, **accurate),
-                tf.image.decode_jpeg(data, ratio=8, **accurate),
-                tf.image.is_jpeg(data), tf.image.is_jpeg(tf.image.encode_png(_smooth_image()))
-                ], None
-    expected, got = run_both(build)
-    # with libjpeg's accurate integer DCT, the same pixels to the bit
-    _same(expected, got)
-
-
-def test_jpeg_default_dct_is_within_a_few_levels_of_tensorflows():
-    """TF's default is libjpeg's fast integer DCT, which Pillow does not offer; tfteach
-    always decodes with the accurate one (docs/image.md): a few levels apart."""
-    data = _jpeg_bytes(_smooth_image())
-
-    def build(tf):
-        return [tf.image.decode_jpeg(data), tf.image.decode_image(data)], None
-    expected, got = run_both(build)
-    _same(expected, got, atol=8)
-    for e, g in zip(expected, got):
-        assert np.abs(e.astype(int) - g.astype(int)).mean() < 3
-
-
-def test_jpeg_encoding_decodes_like_tensorflows():
-    image = _smooth_image()
-    for kwargs in ({}, {"quality": 60}, {"chroma_downsampling": False},
-                   {"progressive": True, "optimize_size": True}):
-        ours = _decode_on(tfteach, lambda tf: tf.image.encode_jpeg(image, **kwargs))
-        theirs = _decode_on(tensorflow_v1(), lambda tf: tf.image.encode_jpeg(image, **kwargs))
-        a = _decode_on(tensorflow_v1(), lambda tf: tf.image.decode_jpeg(ours))
-        b = _decode_on(tensorflow_v1(), lambda tf: tf.image.decode_jpeg(theirs))
-        assert a.shape == b.shape == image.shape
-        tolerance = 12 if kwargs.get("quality") == 60 else 6
-        np.testing.assert_allclose(a.astype(int), b.astype(int), rtol=0, atol=tolerance)
-    grey = _decode_on(tfteach, lambda tf: tf.image.encode_jpeg(image[:, :, :1]))
-    assert _decode_on(tensorflow_v1(), lambda tf: tf.image.decode_jpeg(grey)).shape == (
-        24, 32, 1)
-
-
-def test_gif_decoding_matches_tensorflow():
-    from PIL import Image
-    frames = [Image.fromarray(np.full((6, 8, 3), v, np.uint8)) for v in (0, 255)]
-    frames[0].paste((255, 0, 0), (2, 1, 5, 4))
-    out = io.BytesIO()
-    frames[0].save(out, "GIF", save_all=True, append_images=frames[1:], duration=50)
-    data = out.getvalue()
-
-    def build(tf):
-        return [tf.image.decode_gif(data), tf.image.decode_image(data)], None
-    expected, got = run_both(build)
-    _same(expected, got)
+    same(expected, got)
 
 
 # -- bad input -------------------------------------------------------------------------------
@@ -478,25 +267,6 @@ def test_bad_arguments_are_tensorflows_value_errors(build):
     assert str(ours) == str(theirs)
 
 
-@pytest.mark.parametrize("op", ["decode_jpeg", "decode_png", "decode_image"])
-def test_bad_bytes_are_invalid_argument_errors(op):
-    def build(tf):
-        return [getattr(tf.image, op)(b"not an image at all")], None
-    theirs, ours = errors_of_both(build)
-    assert type(theirs).__name__ == type(ours).__name__ == "InvalidArgumentError"
-
-
-def test_corrupt_jpeg_is_an_invalid_argument_error():
-    data = _jpeg_bytes(_smooth_image())[:40]
-
-    def build(tf):
-        return [tf.image.decode_jpeg(data)], None
-    theirs, ours = errors_of_both(build)
-    assert type(theirs).__name__ == type(ours).__name__ == "InvalidArgumentError"
-    assert "Invalid JPEG data or crop window, data size 40" in str(ours)
-    assert "Invalid JPEG data or crop window" in str(theirs)
-
-
 def test_sample_distorted_bounding_box_seed_attributes_match_tensorflow():
     seeds = []
     for tf in (tensorflow_v1(), tfteach):
@@ -516,7 +286,7 @@ def test_sample_distorted_bounding_box_shapes_match_tensorflow():
             min_object_covered=0.3, seed=3)), None
     expected, got = run_both(build)
     assert [(e.dtype, e.shape) for e in expected] == [(g.dtype, g.shape) for g in got]
-    tf_shapes, our_shapes = _static_shapes(build)
+    tf_shapes, our_shapes = static_shapes(build)
     assert our_shapes == tf_shapes
 
 
@@ -525,26 +295,7 @@ def test_rgb_to_grayscale_of_an_image_of_unknown_shape():
         p = tf.placeholder(tf.float32, [None, None, 3])
         return [tf.image.rgb_to_grayscale(p)], {p: F32}
     expected, got = run_both(build)
-    _same(expected, got, atol=3e-7)
-
-
-def test_jpeg_shape_crop_and_quality_functions():
-    data = _jpeg_bytes(_smooth_image())
-
-    def build(tf):
-        x = tf.constant(F32)
-        return [tf.image.extract_jpeg_shape(data), tf.image.extract_jpeg_shape(data, tf.int64),
-                tf.image.decode_and_crop_jpeg(data, [3, 5, 10, 12],
-                                              dct_method="INTEGER_ACCURATE"),
-                tf.image.decode_and_crop_jpeg(data, [16, 0, 8, 16], channels=1,
-                                              dct_method="INTEGER_ACCURATE"),
-                tf.image.adjust_jpeg_quality(tf.constant(_smooth_image()), 90)], None
-    expected, got = run_both(build)
-    _same(expected[:2], got[:2])
-    # TF decodes only the window (libjpeg's crop): the upsampled chroma at the window's
-    # edges may differ by a level or two
-    _same(expected[2:4], got[2:4], atol=3)
-    _same(expected[4:], got[4:], atol=8)      # two encoders, two DCTs
+    same(expected, got, atol=3e-7)
 
 
 @pytest.mark.parametrize("target", [(10, 12), (4, 4), (20, 7), (6, 9)])
@@ -553,8 +304,8 @@ def test_resize_image_with_pad(target):
         return [tf.image.resize_image_with_pad(tf.constant(F32), *target),
                 tf.image.resize_image_with_pad(tf.constant(BATCH), *target, method=1)], None
     expected, got = run_both(build)
-    _same(expected, got, atol=2e-6)
-    tf_shapes, our_shapes = _static_shapes(build)
+    same(expected, got, atol=2e-6)
+    tf_shapes, our_shapes = static_shapes(build)
     assert our_shapes == tf_shapes
 
 
@@ -591,7 +342,7 @@ def test_image_graphs_travel_as_graph_defs(direction):
         target.import_graph_def(graph_def, name="")
         with target.Session() as sess:
             got = sess.run(names)
-    _same(expected, got, atol=2e-6)
+    same(expected, got, atol=2e-6)
 
 
 def test_image_functions_name_their_ops_as_tensorflow():
@@ -620,4 +371,4 @@ def test_colour_spaces_and_measures():
                 tf.image.psnr(tf.constant(U8), tf.constant(U8[::-1]), 255), dy, dx,
                 tf.image.sobel_edges(b)], {p: F32}
     expected, got = run_both(build)
-    _same(expected, got, atol=2e-5)
+    same(expected, got, atol=2e-5)
