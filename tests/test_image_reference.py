@@ -372,3 +372,18 @@ def test_colour_spaces_and_measures():
                 tf.image.sobel_edges(b)], {p: F32}
     expected, got = run_both(build)
     same(expected, got, atol=2e-5)
+
+
+# TF 2's tf.compat.v1.image has these, which tfteach does not (docs/image.md): object
+# detection's box suppression and glimpses, patches, SSIM, and codecs newer than 1.15
+NOT_IN_TFTEACH = {"combined_non_max_suppression", "extract_glimpse", "extract_image_patches",
+                  "extract_patches", "generate_bounding_box_proposals", "non_max_suppression",
+                  "non_max_suppression_overlaps", "non_max_suppression_padded",
+                  "non_max_suppression_with_scores", "ssim", "ssim_multiscale",
+                  "decode_webp", "decode_jxl"}
+
+
+def test_the_tf_image_namespace():
+    theirs = {n for n in dir(tensorflow_v1().image) if not n.startswith("_")}
+    ours = {n for n in dir(tfteach.image) if not n.startswith("_")}
+    assert sorted(theirs - ours) == sorted(NOT_IN_TFTEACH)

@@ -10,8 +10,8 @@ from tfteach.image.boxes import *  # noqa: F401,F403
 from tfteach.image.codecs import *  # noqa: F401,F403
 from tfteach.image.colors import *  # noqa: F401,F403
 from tfteach.image.crops import (central_crop, crop_to_bounding_box,  # noqa: F401
-                                 pad_to_bounding_box, resize_image_with_crop_or_pad,
-                                 resize_with_crop_or_pad)
+                                 pad_to_bounding_box, random_crop,
+                                 resize_image_with_crop_or_pad, resize_with_crop_or_pad)
 from tfteach.image.flips import *  # noqa: F401,F403
 from tfteach.image.measures import *  # noqa: F401,F403
 from tfteach.image.resizing import *  # noqa: F401,F403

@@ -14,7 +14,7 @@ from tfteach.ops.op_builder import constant_value
 
 __all__ = ["ResizeMethod", "resize_images", "resize", "resize_bilinear",
            "resize_nearest_neighbor", "resize_bicubic", "resize_area", "crop_and_resize",
-           "resize_image_with_pad", "resize_with_pad"]
+           "resize_image_with_pad"]
 
 
 class ResizeMethod:
@@ -166,5 +166,3 @@ def resize_image_with_pad(image, target_height, target_width,
         padded = pad_to_bounding_box(resized, p_height, p_width, target_height, target_width)
         return padded if is_batch else array_ops.squeeze(padded, axis=[0])
 
-
-resize_with_pad = resize_image_with_pad
