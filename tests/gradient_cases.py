@@ -294,6 +294,23 @@ CASES = {
                              [np.arange(6.0).reshape(3, 2) / 5 - 0.4]),
     "DynamicStitch": Case(lambda tf, a, b: tf.dynamic_stitch([[0, 2], [1]], [a, b]),
                           [np.array([[0.3, -0.2], [0.5, 0.1]]), np.array([[-0.6, 0.7]])]),
+    # tf.image's resizes compute in float32 (TF's kernels too): the resize is linear, so a
+    # large step is exact but for that rounding
+    "ResizeBilinear": Case(lambda tf, x: tf.image.resize_bilinear(x, [5, 3]),
+                           [np.arange(24.0).reshape(1, 3, 4, 2) / 10 - 1], delta=1e-2,
+                           rtol=1e-4, atol=1e-4),
+    "ResizeNearestNeighbor": Case(lambda tf, x: tf.image.resize_nearest_neighbor(x, [5, 7]),
+                                  [np.arange(24.0).reshape(1, 3, 4, 2) / 10 - 1], delta=1e-3),
+    "ResizeBicubic": Case(lambda tf, x: tf.image.resize_bicubic(x, [5, 7]),
+                          [np.arange(24.0).reshape(1, 3, 4, 2) / 10 - 1], delta=1e-2,
+                          rtol=1e-4, atol=1e-4),
+    # with respect to the image and to the boxes (kept away from pixel edges, where the
+    # bilinear weights have kinks); float32 inside, as TF's kernels
+    "CropAndResize": Case(lambda tf, x, b: tf.image.crop_and_resize(x, b, [0, 0], [3, 4]),
+                          [np.sin(np.arange(40.0)).reshape(1, 4, 5, 2),
+                           np.array([[0.11, 0.07, 0.83, 0.9], [0.52, 0.31, 0.13, 0.62]],
+                                    np.float32)],
+                          delta=1e-3, rtol=2e-3, atol=2e-3),
 }
 
 # Op types whose registered "gradient" refuses on purpose, as TensorFlow's does; the

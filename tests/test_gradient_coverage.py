@@ -74,6 +74,10 @@ NO_GRADIENT = {
     "LoopHistory": "a recorded loop history, not a number",
     "LRNGrad": "TF 1.15 has no gradient for it either",
     "TruncateMod": "TF registers none (FloorMod has one): tf.gradients raises LookupError",
+    "ResizeArea": "TF registers none: tf.gradients raises LookupError",
+    "AdjustHue": "TF registers none: tf.gradients raises LookupError",
+    "AdjustSaturation": "TF registers none: tf.gradients raises LookupError",
+    "AdjustContrastv2": "TF registers none: tf.gradients raises LookupError",
 }
 
 

@@ -68,6 +68,9 @@ from tfteach.ops.decode_ops import decode_csv, decode_raw  # noqa: F401,E402
 # -- tf.data (issue 18, helper data): Dataset, iterators, file datasets ---------------
 from tfteach import data  # noqa: F401,E402
 # -- end data ---------------------------------------------------------------------------
+# tf.image (issue 18, image): codecs, resizes, crops, flips, colours, boxes; tf.random_crop
+from tfteach import image  # noqa: F401,E402
+from tfteach.image.crops import random_crop  # noqa: F401,E402
 
 newaxis = None
 # The TensorFlow API level tfteach reproduces (the notes print `tf.__version__`);

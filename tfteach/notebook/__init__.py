@@ -10,7 +10,15 @@ This layer reads the engine only through public objects (DESIGN.md): the graph, 
 `RunMetadata` step stats and each device's memory statistics.
 """
 
-__all__ = ["load_ipython_extension", "unload_ipython_extension"]
+__all__ = ["load_ipython_extension", "unload_ipython_extension", "show_images"]
+
+
+def show_images(images, titles=None, cols=4, size=3.0, rescale=False, show=True):
+    """Images drawn inline in a grid (matplotlib); see image_grid.show_images (None, or
+    the Figure with show=False)."""
+    from tfteach.notebook.image_grid import show_images as show_grid
+    return show_grid(images, titles=titles, cols=cols, size=size, rescale=rescale,
+                     show=show)
 
 
 def load_ipython_extension(ipython):

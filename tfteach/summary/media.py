@@ -2,15 +2,15 @@
 
 `to_uint8_images` is TF's ImageSummary rule for float images (all values >= 0: scaled
 so the largest is 255; any negative: scaled so the largest magnitude reaches 127 around
-128; then truncated to uint8), non-finite pixels painted `bad_color`. The PNG writer is the format's minimum
-(8-bit grey / RGB / RGBA, one IDAT chunk, zlib); WAV comes from the standard library.
+128; then truncated to uint8), non-finite pixels painted `bad_color`. PNG bytes come from io/png_format.py
+(one IDAT chunk, zlib); WAV comes from the standard library.
 """
 import io
-import struct
 import wave
-import zlib
 
 import numpy as np
+
+from tfteach.io import png_format
 
 __all__ = ["to_uint8_images", "encode_png", "encode_wav"]
 
@@ -40,19 +40,10 @@ def to_uint8_images(images, bad_color):
     return out
 
 
-def _chunk(kind, data):
-    return (struct.pack(">I", len(data)) + kind + data
-            + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
-
-
 def encode_png(image):
-    """PNG bytes of one uint8 [H, W, C] image, C in 1 (grey), 3 (RGB), 4 (RGBA)."""
-    height, width, channels = image.shape
-    color_type = {1: 0, 2: 4, 3: 2, 4: 6}[channels]
-    rows = b"".join(b"\x00" + image[r].tobytes() for r in range(height))
-    header = struct.pack(">IIBBBBB", width, height, 8, color_type, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header)
-            + _chunk(b"IDAT", zlib.compress(rows)) + _chunk(b"IEND", b""))
+    """PNG bytes of one uint8 [H, W, C] image, C in 1 (grey), 3 (RGB), 4 (RGBA): the one
+    PNG writer (io/png_format.py), which tf.image.encode_png uses too."""
+    return png_format.encode(np.asarray(image))
 
 
 def encode_wav(samples, sample_rate):
