@@ -12,6 +12,7 @@ kinds of exception:
 - ops with no TensorFlow NodeDef (tfteach's one-node `While` loop, its reduction helpers)
   raise a ValueError naming the op and its type.
 """
+from tfteach.framework import loop_frames
 from tfteach.framework.attr_values import EXPORTED_PRIVATE_ATTRS, to_attr_value
 from tfteach.framework.tensor_proto import shape_proto
 from tfteach.io.tf_protos import GraphDef
@@ -23,12 +24,9 @@ __all__ = ["graph_to_graph_def", "GRAPH_DEF_PRODUCER", "NotExportableError"]
 GRAPH_DEF_PRODUCER = 134
 
 # tfteach-only op types and why TensorFlow has no NodeDef for them.
+# (While, WhileGrad and LoopVar are written as TF 1.15's frames: loop_frames.py.)
 _NOT_EXPRESSIBLE = {
-    "While": "tfteach's tf.while_loop is one node holding the loop; TF 1.15 builds "
-             "Enter/Merge/Switch/NextIteration/Exit frames instead",
-    "WhileGrad": "the gradient of tfteach's one-node tf.while_loop",
-    "LoopVar": "a loop variable inside tfteach's one-node tf.while_loop",
-    "LoopHistory": "the saved values of tfteach's one-node tf.while_loop",
+    "LoopHistory": "the saved values of a tf.while_loop nested in another loop's body",
 }
 _HELPER_NOTE = "a helper op of tfteach's own (TensorFlow builds it from several ops)"
 for _type in ("AllAxes", "CountNonzero", "ReduceLogSumExp", "ReducedShape",
@@ -48,16 +46,30 @@ def graph_to_graph_def(graph, from_version=None, add_shapes=False, for_display=F
     graph_def = GraphDef()
     graph_def.versions.producer = GRAPH_DEF_PRODUCER
     names = {op.name for op in graph.get_operations()}
+    frames = None
+    if not for_display and loop_frames.needs_frames(graph):
+        frames = loop_frames.FrameWriter(graph, names, NotExportableError)
     for op in graph.get_operations():
         if from_version is not None and op._id <= from_version:
             continue
-        for node in _node_defs(op, names, add_shapes, for_display):
+        if frames is not None and frames.handles(op):
+            nodes = frames.nodes_for(op, lambda op: _node_def(op, add_shapes))
+        else:
+            nodes = _node_defs(op, names, add_shapes, for_display)
+        if frames is not None:
+            frames.place(nodes, op)
+        for node in nodes:
             graph_def.node.add().CopyFrom(node)
+    if frames is not None:
+        frames.finish(graph_def)
     return graph_def
 
 
+_DISPLAY_ONLY = ("While", "WhileGrad", "LoopVar")
+
+
 def _node_defs(op, names, add_shapes, for_display=False):
-    if op.type in _NOT_EXPRESSIBLE and for_display:
+    if for_display and (op.type in _NOT_EXPRESSIBLE or op.type in _DISPLAY_ONLY):
         return [_node_def(op, add_shapes, display=True)]
     if op.type in _NOT_EXPRESSIBLE:
         raise NotExportableError(

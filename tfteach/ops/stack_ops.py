@@ -1,0 +1,51 @@
+"""TF 1.15's stack ops, which its while-loop gradients use: StackV2, StackPushV2,
+StackPopV2 (graphs only, not a public API).
+
+A TF 1.15 gradient of a `tf.while_loop` pushes, each forward iteration, the values the
+gradient needs onto stacks, and its gradient loop pops them, last iteration first
+(see framework/loop_frames.py). tfteach writes such graphs and imports them, so it runs
+these three ops: the handle StackV2 makes is a Python list, new in every run, kept on
+the host (`string` dtype, as the loop history's value) — TF's `resource` handle.
+"""
+from tfteach.framework import tensor_shape
+from tfteach.framework.errors import InvalidArgumentError
+from tfteach.framework import dtypes
+from tfteach.framework.registry import register_op
+
+__all__ = []
+
+
+class _Stack(list):
+    """One run's stack (a list, so identity, not value, tells two stacks apart)."""
+
+    def __init__(self, max_size):
+        super().__init__()
+        self.max_size = max_size
+
+    __hash__ = object.__hash__
+
+
+def _stack_kernel(ctx, max_size):
+    return _Stack(int(max_size))
+
+
+def _push_kernel(ctx, stack, elem):
+    if 0 <= stack.max_size <= len(stack):
+        raise InvalidArgumentError(None, ctx.op, "Stack[%s] overflowed its max_size (%d)"
+                                   % (ctx.op.name, stack.max_size))
+    stack.append(elem)
+    return elem
+
+
+def _pop_kernel(ctx, stack):
+    if not stack:
+        raise InvalidArgumentError(None, ctx.op, "Calling Pop() when the stack is empty.")
+    return stack.pop()
+
+
+register_op("StackV2", lambda op: [(dtypes.string, tensor_shape.scalar())],
+            cpu=_stack_kernel, stateful=True)
+register_op("StackPushV2", lambda op: [(op._inputs[1].dtype.base_dtype, op._inputs[1].shape)],
+            cpu=_push_kernel, stateful=True)
+register_op("StackPopV2", lambda op: [(op._attrs["elem_type"], tensor_shape.unknown_shape())],
+            cpu=_pop_kernel, stateful=True)
