@@ -293,5 +293,5 @@ def test_every_gradient_case_survives_export_and_import():
                                        err_msg=op_type)
         checked += 1
     assert checked > 100
-    # The cases built with tf.while_loop (While, its Exit) and reduce_logsumexp.
-    assert set(refused) <= {"While", "Exit", "WhileGrad", "ReduceLogSumExp"}, refused
+    # reduce_logsumexp's helper op (while loops are written as TF 1.15's frames).
+    assert set(refused) <= {"ReduceLogSumExp"}, refused

@@ -21,12 +21,10 @@ Cannot find a corresponding Enter op."), found before anything runs: never a han
 """
 from tfteach.framework.errors import InvalidArgumentError
 
-__all__ = ["find_frames", "Frame", "STRUCTURAL"]
+__all__ = ["find_frames", "Frame", "build_loop", "ENTERS"]
 
 ENTERS = ("Enter", "RefEnter")
 EXITS = ("Exit", "RefExit")
-STRUCTURAL = ENTERS + ("Merge", "RefMerge", "Switch", "RefSwitch", "LoopCond",
-                       "NextIteration", "RefNextIteration")
 
 
 def _source(name):
@@ -210,8 +208,11 @@ def build_loop(importer, frame):
     context = WhileContext(graph)
     if context.outer_context is None:
         graph.add_to_collection(GraphKeys.WHILE_CONTEXT, context)
-    body_nodes = [by_name[n] for n in frame.nodes if n not in frame.cond_nodes and
-                  by_name[n].op not in STRUCTURAL and not _is_variable_identity(n, frame)]
+    structure = {frame.loop_cond.name} | {c.name for c in frame.constants} | {
+        v[k].name for v in frame.variables for k in ("enter", "merge", "switch", "next",
+                                                     "identity") if v[k] is not None}
+    body_nodes = [by_name[n] for n in frame.nodes
+                  if n not in frame.cond_nodes and n not in structure]
     with context.entered():
         loop_vars = []
         for v, init in zip(frame.variables, inits):
@@ -255,8 +256,3 @@ def build_loop(importer, frame):
             exit_ = graph._create_op("Exit", [out], {"T": out.dtype},
                                      prefix + v["exit"].name + "/")
             importer.ops[v["exit"].name] = exit_
-
-
-def _is_variable_identity(name, frame):
-    return any(v["identity"] is not None and v["identity"].name == name
-               for v in frame.variables)

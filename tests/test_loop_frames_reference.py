@@ -1,0 +1,247 @@
+"""tf.while_loop graphs cross between tfteach and TensorFlow as TF 1.15's control-flow
+frames (Enter/Merge/Switch/LoopCond/NextIteration/Exit; gradients with StackV2 pushes
+and pops), both ways: same numbers, same training step. Skips without TensorFlow."""
+import os
+
+import numpy as np
+import pytest
+from google.protobuf import text_format
+
+import tfteach
+from tests.tf_reference import tf1_behaviour
+
+pytestmark = pytest.mark.reference
+
+RNG = np.random.RandomState(3)
+X_SEQ = RNG.rand(3, 5, 2).astype(np.float32)
+Y_SEQ = RNG.rand(3, 1).astype(np.float32)
+
+
+def _to_library(tf, message):
+    return getattr(tf, type(message).__name__).FromString(message.SerializeToString())
+
+
+def counter(tf):
+    n = tf.placeholder(tf.int32, [], name="n")
+    i, s = tf.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s * 2.0 + 1.0),
+                         [tf.constant(0), tf.constant(1.0)])
+    return [i, s], {"n:0": 6}
+
+
+def power_with_gradient(tf):
+    """x ** 4 by a loop; the gradient flows through the captured x and the initial x."""
+    x = tf.placeholder(tf.float32, [2], name="x")
+    _, p = tf.while_loop(lambda i, p: i < 3, lambda i, p: (i + 1, p * x),
+                         [tf.constant(0), x], name="power")
+    return [p] + tf.gradients(p, [x]), {"x:0": np.array([1.5, -0.5], np.float32)}
+
+
+def nested(tf):
+    n = tf.placeholder(tf.int32, [], name="n")
+
+    def outer_body(i, total):
+        _, inner = tf.while_loop(lambda j, t: j < i, lambda j, t: (j + 1, t + j),
+                                 [tf.constant(0), total], name="inner")
+        return i + 1, inner
+    i, total = tf.while_loop(lambda i, t: i < n, outer_body,
+                             [tf.constant(0), tf.constant(0)], name="outer")
+    return [i, total], {"n:0": 5}
+
+
+def cond_in_body(tf):
+    x = tf.placeholder(tf.float32, [], name="x")
+    _, y = tf.while_loop(
+        lambda i, y: i < 4,
+        lambda i, y: (i + 1, tf.cond(tf.equal(i % 2, 0), lambda: y * x, lambda: y + x)),
+        [tf.constant(0), tf.constant(1.0)])
+    return [y], {"x:0": 3.0}
+
+
+def lstm_gradient(tf):
+    """dynamic_rnn with an LSTM cell: outputs, loss and the gradients of its weights."""
+    from tests.graph_io_models import _rnn_cells
+    x = tf.placeholder(tf.float32, [3, 5, 2], name="x")
+    cell = _rnn_cells(tf).BasicLSTMCell(4)
+    outputs, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+    loss = tf.reduce_sum(tf.square(outputs[:, -1, :]), name="loss")
+    weights = tf.trainable_variables()
+    # (named: tfteach's gradient of a captured weight is an output of its one WhileGrad
+    # op, which the GraphDef writes as an Exit of the gradient loop, with another name)
+    grads = [tf.identity(g, name="grad_%d" % i)
+             for i, g in enumerate(tf.gradients(loss, weights))]
+    return [outputs, loss] + grads, {"x:0": X_SEQ}
+
+
+PROGRAMS = {"counter": counter, "power_with_gradient": power_with_gradient,
+            "nested": nested, "cond_in_body": cond_in_body}
+
+
+def _run_source(library, build, seeded_weights=None):
+    graph = library.Graph()
+    with graph.as_default():
+        fetches, feed = build(library)
+        names = [t.name for t in fetches]
+        with library.Session() as sess:
+            sess.run(library.global_variables_initializer())
+            if seeded_weights is not None:
+                for v in library.global_variables():
+                    v.load(seeded_weights(v), sess)
+            values = sess.run(fetches, feed)
+            weights = {v.op.name: sess.run(v) for v in library.global_variables()}
+    return graph.as_graph_def(), names, feed, values, weights
+
+
+def _run_imported(library, graph_def, names, feed, weights):
+    graph = library.Graph()
+    with graph.as_default():
+        library.import_graph_def(_to_library(library, graph_def), name="")
+        with library.Session() as sess:
+            for name, value in weights.items():
+                sess.run(library.assign(graph.get_tensor_by_name(name + ":0"), value))
+            return sess.run(names, feed)
+
+
+def _check(expected, got):
+    for e, g in zip(expected, got):
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_loop_from_tfteach_runs_in_tensorflow(name):
+    with tf1_behaviour() as tf:
+        graph_def, names, feed, expected, weights = _run_source(tfteach, PROGRAMS[name])
+        assert any(n.op == "Enter" for n in graph_def.node)
+        _check(expected, _run_imported(tf, graph_def, names, feed, weights))
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_loop_from_tensorflow_runs_in_tfteach(name):
+    with tf1_behaviour() as tf:
+        graph_def, names, feed, expected, weights = _run_source(tf, PROGRAMS[name])
+        if name == "power_with_gradient":
+            # TF's own gradient loop synchronises its pops with a ControlTrigger
+            # (b_sync); what tfteach cannot run is refused by name, never run wrong.
+            try:
+                got = _run_imported(tfteach, graph_def, names, feed, weights)
+            except ValueError as e:
+                assert "Op type not registered" in str(e)
+                return
+        else:
+            got = _run_imported(tfteach, graph_def, names, feed, weights)
+        _check(expected, got)
+
+
+def test_loop_written_by_tfteach_reads_back_into_tfteach():
+    with tf1_behaviour():
+        for build in list(PROGRAMS.values()) + [lstm_gradient]:
+            graph_def, names, feed, expected, weights = _run_source(tfteach, build)
+            _check(expected, _run_imported(tfteach, graph_def, names, feed, weights))
+
+
+def test_dynamic_rnn_lstm_and_its_gradients_run_in_tensorflow():
+    with tf1_behaviour() as tf:
+        graph_def, names, feed, expected, weights = _run_source(tfteach, lstm_gradient)
+        types = {n.op for n in graph_def.node}
+        assert {"Enter", "Exit", "StackPushV2", "StackPopV2", "LoopCond"} <= types
+        _check(expected, _run_imported(tf, graph_def, names, feed, weights))
+
+
+def test_tensorflows_dynamic_rnn_is_refused_by_its_tensor_array_ops():
+    """TF's dynamic_rnn keeps its steps in TensorArrays, which tfteach does not have:
+    the import names them instead of running anything."""
+    with tf1_behaviour() as tf:
+        graph_def, *_ = _run_source(tf, lstm_gradient)
+        with tfteach.Graph().as_default():
+            with pytest.raises(ValueError, match="Op type not registered 'TensorArrayV3'"):
+                tfteach.import_graph_def(_to_library(tfteach, graph_def), name="")
+
+
+def _lstm_training(tf):
+    x = tf.placeholder(tf.float32, [None, 5, 2], name="x")
+    y = tf.placeholder(tf.float32, [None, 1], name="y")
+    cell = tf.nn.rnn_cell.BasicLSTMCell(8)
+    outputs, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+    w = tf.Variable(tf.truncated_normal([8, 1], stddev=0.1, seed=7), name="out_w")
+    pred = tf.matmul(outputs[:, -1, :], w, name="pred")
+    loss = tf.reduce_mean(tf.square(pred - y), name="loss")
+    tf.train.AdamOptimizer(0.01).minimize(loss, name="train")
+
+
+def test_lstm_checkpoint_and_meta_graph_train_on_in_tensorflow(tmp_path):
+    """The notes' LSTM (dynamic_rnn) saved by tfteach's Saver — now with its .meta —
+    restores in TensorFlow, and one training step there moves the loss as it does in
+    tfteach."""
+    feed = {"x:0": X_SEQ, "y:0": Y_SEQ}
+    with tfteach.Graph().as_default():
+        _lstm_training(tfteach)
+        saver = tfteach.train.Saver()
+        with tfteach.Session() as sess:
+            sess.run(tfteach.global_variables_initializer())
+            path = saver.save(sess, str(tmp_path / "lstm"), global_step=1)
+            before = sess.run(["pred:0", "loss:0"], feed)
+            sess.run("train", feed)
+            after = sess.run(["pred:0", "loss:0"], feed)
+    assert os.path.exists(path + ".meta")
+    with tf1_behaviour() as tf:
+        with tf.Graph().as_default():
+            restorer = tf.train.import_meta_graph(path + ".meta")
+            with tf.Session() as sess:
+                restorer.restore(sess, path)
+                _check(before, sess.run(["pred:0", "loss:0"], feed))
+                sess.run("train", feed)
+                _check(after, sess.run(["pred:0", "loss:0"], feed))
+
+
+MALFORMED = {
+    "exit without enter": ('node { name: "c" op: "Const" attr { key: "dtype" value { type: '
+                           'DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT '
+                           'tensor_shape {} float_val: 1 } } } } node { name: "e" op: "Exit" '
+                           'input: "c" attr { key: "T" value { type: DT_FLOAT } } }',
+                           "Invalid Exit op: Cannot find a corresponding Enter op."),
+}
+
+
+def _frame_text(fault=None):
+    """A one-variable loop counting to 3; `fault` breaks it: "merge" makes the Merge
+    take the body's value without a NextIteration, "dangling" adds a NextIteration
+    that feeds nothing."""
+    def node(name, op, inputs, attrs=""):
+        return 'node { name: "%s" op: "%s" %s %s }' % (
+            name, op, " ".join('input: "%s"' % i for i in inputs), attrs)
+    t = 'attr { key: "T" value { type: DT_INT32 } }'
+    enter = (t + ' attr { key: "frame_name" value { s: "w" } } attr { key: "is_constant" '
+             'value { b: false } }')
+    const = ('attr { key: "dtype" value { type: DT_INT32 } } attr { key: "value" value { '
+             'tensor { dtype: DT_INT32 tensor_shape {} int_val: %d } } }')
+    merge_inputs = ["e", "add"] if fault == "merge" else ["e", "n"]
+    nodes = [node("zero", "Const", [], const % 0), node("e", "Enter", ["zero"], enter),
+             node("m", "Merge", merge_inputs, t + ' attr { key: "N" value { i: 2 } }'),
+             node("three", "Const", ["^m"], const % 3), node("lt", "Less", ["m", "three"], t),
+             node("lc", "LoopCond", ["lt"]), node("s", "Switch", ["m", "lc"], t),
+             node("id", "Identity", ["s:1"], t), node("one", "Const", ["^id"], const % 1),
+             node("add", "AddV2", ["id", "one"], t), node("n", "NextIteration", ["add"], t),
+             node("x", "Exit", ["s"], t)]
+    if fault == "dangling":
+        nodes.append(node("n2", "NextIteration", ["add"], t))
+    return " ".join(nodes)
+
+
+def test_a_hand_written_frame_imports_and_runs():
+    with tfteach.Graph().as_default():
+        gd = text_format.Parse(_frame_text(), tfteach.GraphDef())
+        (x,) = tfteach.import_graph_def(gd, name="", return_elements=["x:0"])
+        with tfteach.Session() as sess:
+            assert sess.run(x) == 3
+
+
+@pytest.mark.parametrize("text,message", [
+    MALFORMED["exit without enter"],
+    (_frame_text("dangling"), "NextIteration op 'n2' of frame 'w' does not feed the Merge"),
+    (_frame_text("merge"), "Merge op 'm' of frame 'w' must merge an Enter and a "
+                           "NextIteration"),
+])
+def test_malformed_frames_are_invalid_argument_errors(text, message):
+    with tfteach.Graph().as_default():
+        gd = text_format.Parse(text, tfteach.GraphDef())
+        with pytest.raises(tfteach.errors.InvalidArgumentError, match=message):
+            tfteach.import_graph_def(gd, name="")
