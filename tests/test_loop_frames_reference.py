@@ -245,3 +245,31 @@ def test_malformed_frames_are_invalid_argument_errors(text, message):
         gd = text_format.Parse(text, tfteach.GraphDef())
         with pytest.raises(tfteach.errors.InvalidArgumentError, match=message):
             tfteach.import_graph_def(gd, name="")
+
+
+def test_stripped_op_list_holds_tensorflows_op_defs(tmp_path):
+    """Every op type of an exported meta graph (the LSTM training graph, with its loop
+    frames and stacks) has TensorFlow's OpDef in stripped_op_list, docs stripped; and
+    TF's import_meta_graph takes the file."""
+    from tensorflow.python.framework import op_def_registry
+    with tfteach.Graph().as_default():
+        _lstm_training(tfteach)
+        tfteach.train.Saver()
+        meta = tfteach.train.export_meta_graph(filename=str(tmp_path / "m.meta"))
+    ops = meta.meta_info_def.stripped_op_list.op
+    assert [o.name for o in ops] == sorted({n.op for n in meta.graph_def.node})
+    for ours in ops:
+        theirs = type(ours)()
+        theirs.ParseFromString(op_def_registry.get(ours.name).SerializeToString())
+        theirs.ClearField("summary")
+        theirs.ClearField("description")
+        for arg in list(theirs.input_arg) + list(theirs.output_arg):
+            arg.ClearField("description")
+        for attr in theirs.attr:
+            attr.ClearField("description")
+        assert ours == theirs, ours.name
+    assert any(o.input_arg and o.attr for o in ops)
+    with tf1_behaviour() as tf:
+        with tf.Graph().as_default():
+            tf.train.import_meta_graph(str(tmp_path / "m.meta"))
+            assert tf.get_default_graph().get_operation_by_name("train").type == "NoOp"

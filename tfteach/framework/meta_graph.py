@@ -14,6 +14,7 @@ import warnings
 from google.protobuf import text_format
 
 from tfteach.framework import graph as graph_lib
+from tfteach.framework import op_defs
 from tfteach.framework.importer import import_graph_def
 from tfteach.io.tf_protos import MetaGraphDef, SaverDef
 
@@ -77,11 +78,10 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
     if clear_devices:
         for node in meta.graph_def.node:
             node.device = ""
-    # The op types used, sorted as TF lists them. tfteach has no OpDefs, so each entry
-    # holds the name only (TensorFlow's importer needs no more).
+    # The OpDefs of the op types used, sorted as TF lists them (framework/op_defs.py).
     if not meta.meta_info_def.stripped_op_list.op:
-        for op_type in sorted({n.op for n in meta.graph_def.node}):
-            meta.meta_info_def.stripped_op_list.op.add(name=op_type)
+        op_defs.stripped_op_list(meta.meta_info_def.stripped_op_list,
+                                 [n.op for n in meta.graph_def.node])
     if saver_def is not None:
         if not isinstance(saver_def, SaverDef):
             saver_def = SaverDef.FromString(saver_def.SerializeToString())
