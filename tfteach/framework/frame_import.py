@@ -231,14 +231,18 @@ def build_loop(importer, frame):
         importer.import_level(frame, [by_name[n] for n in frame.nodes
                                       if n in frame.cond_nodes], [])
         pred = importer.resolve(frame.loop_cond.input[0], frame.loop_cond.name)
-        pred = apply_op("LoopCond", [pred], None, name=prefix + frame.loop_cond.name + "/")
+        pred = apply_op("LoopCond", [pred], None, name=prefix + frame.loop_cond.name + "/",
+                        control_inputs=_controls(importer, frame.loop_cond))
         importer.import_level(frame, body_nodes, frame.children)
         next_values = []
         for v, var in zip(frame.variables, loop_vars):
             value = importer.resolve(v["next"].input[0], v["next"].name)
+            # Its control inputs matter: TF orders a gradient's stack pushes before
+            # the iteration counter's NextIteration.
             next_values.append(apply_op("NextIteration", [value],
                                         {"T": value.dtype.base_dtype},
-                                        name=prefix + v["next"].name + "/"))
+                                        name=prefix + v["next"].name + "/",
+                                        control_inputs=_controls(importer, v["next"])))
     loop = _Loop(loop_vars, pred, next_values, list(context.captured))
     enter = frame.variables[0]["enter"]
     attrs = {"parallel_iterations": enter.attr["parallel_iterations"].i or 10,
@@ -256,3 +260,7 @@ def build_loop(importer, frame):
             exit_ = graph._create_op("Exit", [out], {"T": out.dtype},
                                      prefix + v["exit"].name + "/")
             importer.ops[v["exit"].name] = exit_
+
+
+def _controls(importer, node):
+    return [importer.resolve(i, node.name) for i in node.input if i.startswith("^")]

@@ -49,3 +49,8 @@ register_op("StackPushV2", lambda op: [(op._inputs[1].dtype.base_dtype, op._inpu
             cpu=_push_kernel, stateful=True)
 register_op("StackPopV2", lambda op: [(op._attrs["elem_type"], tensor_shape.unknown_shape())],
             cpu=_pop_kernel, stateful=True)
+
+# TF's gradient loops order their pops before the next iteration with a ControlTrigger
+# (`b_sync`, control inputs only). TF's executor also runs it in an untaken branch;
+# here it only ever waits for pops of a running iteration, so it is a NoOp.
+register_op("ControlTrigger", lambda op: [], cpu=lambda ctx: None)
