@@ -9,8 +9,10 @@ kinds of exception:
   (`ScaleShift`, the `* stddev + mean` of `tf.random_normal`, becomes `name/mul` (Mul) and
   `name` (AddV2); `UniformRange` becomes `name/sub`, `name/mul` and `name`), exactly the
   nodes TF 1.15's `random_ops` builds;
-- ops with no TensorFlow NodeDef (tfteach's one-node `While` loop, its reduction helpers)
-  raise a ValueError naming the op and its type.
+- a `tf.while_loop` (tfteach's one `While` op, and its `WhileGrad`) is written as TF
+  1.15's Enter/Merge/Switch/NextIteration/Exit frame (loop_frames.py);
+- ops with no TensorFlow NodeDef (tfteach's reduction helpers) raise a ValueError
+  naming the op and its type.
 """
 from tfteach.framework import loop_frames
 from tfteach.framework.attr_values import EXPORTED_PRIVATE_ATTRS, to_attr_value
