@@ -138,25 +138,51 @@ def test_dynamic_rnn_lstm_and_its_gradients_run_in_tensorflow():
         _check(expected, _run_imported(tf, graph_def, names, feed, weights))
 
 
-def test_tensorflows_dynamic_rnn_is_refused_by_its_tensor_array_ops():
-    """TF's dynamic_rnn keeps its steps in TensorArrays, which tfteach does not have:
-    the import names them instead of running anything."""
+def test_tensorflows_dynamic_rnn_and_its_gradients_run_in_tfteach():
+    """TF's dynamic_rnn keeps its steps in TensorArrays (TensorArrayV3, ScatterV3,
+    ReadV3, WriteV3, GatherV3, and GradV3 in the gradient): tfteach runs them."""
     with tf1_behaviour() as tf:
-        graph_def, *_ = _run_source(tf, lstm_gradient)
-        with tfteach.Graph().as_default():
-            with pytest.raises(ValueError, match="Op type not registered 'TensorArrayV3'"):
-                tfteach.import_graph_def(_to_library(tfteach, graph_def), name="")
+        graph_def, names, feed, expected, weights = _run_source(tf, lstm_gradient)
+        assert {"TensorArrayV3", "TensorArrayGradV3"} <= {n.op for n in graph_def.node}
+        _check(expected, _run_imported(tfteach, graph_def, names, feed, weights))
 
 
 def _lstm_training(tf):
+    from tests.graph_io_models import _rnn_cells
     x = tf.placeholder(tf.float32, [None, 5, 2], name="x")
     y = tf.placeholder(tf.float32, [None, 1], name="y")
-    cell = tf.nn.rnn_cell.BasicLSTMCell(8)
+    cell = _rnn_cells(tf).BasicLSTMCell(8)
     outputs, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
     w = tf.Variable(tf.truncated_normal([8, 1], stddev=0.1, seed=7), name="out_w")
     pred = tf.matmul(outputs[:, -1, :], w, name="pred")
     loss = tf.reduce_mean(tf.square(pred - y), name="loss")
-    tf.train.AdamOptimizer(0.01).minimize(loss, name="train")
+    train = tf.train.AdamOptimizer(0.01).minimize(loss, name="train")
+    tf.add_to_collection("train_op", train)
+
+
+def test_tensorflows_lstm_meta_graph_and_checkpoint_train_on_in_tfteach(tmp_path):
+    """The other way: TF saves the notes' LSTM (dynamic_rnn, Adam) with its .meta;
+    tfteach imports the meta graph (TensorArrays, both loops, the stacks), restores the
+    checkpoint, and one training step lands on TF's weights and loss."""
+    feed = {"x:0": X_SEQ, "y:0": Y_SEQ}
+    with tf1_behaviour() as tf:
+        with tf.Graph().as_default():
+            _lstm_training(tf)
+            saver = tf.train.Saver()
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                path = saver.save(sess, str(tmp_path / "lstm"))
+                before = sess.run(["pred:0", "loss:0"], feed)
+                sess.run("train", feed)
+                names = [v.name for v in tf.trainable_variables()]
+                after = sess.run(names + ["loss:0"], feed)
+    with tfteach.Graph().as_default():
+        restorer = tfteach.train.import_meta_graph(path + ".meta")
+        with tfteach.Session() as sess:
+            restorer.restore(sess, path)
+            _check(before, sess.run(["pred:0", "loss:0"], feed))
+            sess.run(tfteach.get_collection("train_op")[0], feed)
+            _check(after, sess.run(names + ["loss:0"], feed))
 
 
 def test_lstm_checkpoint_and_meta_graph_train_on_in_tensorflow(tmp_path):
@@ -307,3 +333,14 @@ def test_a_meta_graph_tensorflow_trains_with_a_loop_trains_the_same_in_tfteach(t
             _check([before], [sess.run("loss:0", feed)])
             sess.run(tfteach.get_collection("train_op")[0], feed)
             _check(expected, sess.run(["w:0", "u:0", "v:0", "loss:0"], feed))
+
+
+def test_tensorflows_dynamic_rnn_goes_through_tfteach_and_back():
+    """TF -> tfteach (While ops, TensorArrays, stacks as host objects) -> TF: the frames
+    are written again (resource handles as DT_RESOURCE, colocations with the replaced
+    Merges dropped) and TF computes what it computed first."""
+    with tf1_behaviour() as tf:
+        graph_def, names, feed, expected, weights = _run_source(tf, lstm_gradient)
+        with tfteach.Graph().as_default() as graph:
+            tfteach.import_graph_def(_to_library(tfteach, graph_def), name="")
+        _check(expected, _run_imported(tf, graph.as_graph_def(), names, feed, weights))

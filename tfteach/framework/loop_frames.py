@@ -40,6 +40,8 @@ __all__ = ["FrameWriter", "needs_frames"]
 
 _DT_RESOURCE = 20          # types.proto: a stack handle
 _DT_INT32 = 3
+# Ops whose output 0 is a `resource` handle in TF (a Python object in tfteach).
+_RESOURCE_HANDLES = frozenset({"StackV2", "TensorArrayV3", "TensorArrayGradV3"})
 
 
 def needs_frames(graph):
@@ -400,7 +402,10 @@ class FrameWriter:
         node, index = _split(tensor)
         if node in self.dtypes:
             return self.dtypes[node]
-        return self.graph.get_tensor_by_name("%s:%d" % (node, index)).dtype
+        t = self.graph.get_tensor_by_name("%s:%d" % (node, index))
+        if index == 0 and t.op.type in _RESOURCE_HANDLES:
+            return _DT_RESOURCE               # a handle tfteach keeps as a host object
+        return t.dtype
 
     # -- after every node is written: frames crossed, pivots -----------------------------------
     def finish(self, graph_def):
@@ -411,8 +416,10 @@ class FrameWriter:
             self._rewrite_inputs(node)
         graph_def.node.extend(self.nodes)
         self.nodes = []
+        present = {node.name for node in graph_def.node}
         for node in graph_def.node:
             self._add_pivot(node)
+            _drop_missing_colocations(node, present)
 
     def _rewrite_inputs(self, node):
         if node.op == "Exit" and node.name in self.input_frame:
@@ -467,6 +474,22 @@ class FrameWriter:
             return
         pivot = frame.pivot_pred if node.name in frame.cond_side else frame.pivot_body
         node.input.append("^" + pivot)
+
+
+def _drop_missing_colocations(node, present):
+    """A colocation with a node the GraphDef no longer has (an imported TF loop's Merge,
+    which tfteach's While op replaced) is left out: TF's importer rejects it."""
+    if "_class" not in node.attr:
+        return
+    groups = [c for c in node.attr["_class"].list.s
+              if not c.startswith(b"loc:@") or c[5:].decode("utf-8") in present]
+    if len(groups) == len(node.attr["_class"].list.s):
+        return
+    if groups:
+        del node.attr["_class"].list.s[:]
+        node.attr["_class"].list.s.extend(groups)
+    else:
+        del node.attr["_class"]
 
 
 def _int32_scalar(value):
