@@ -251,9 +251,13 @@ def build_loop(importer, frame):
              "loop_vars": [v.name for v in loop_vars], "cond": pred.name,
              "body": [v.name for v in next_values],
              "captured": [t.name for t in loop.captured]}
-    name = frame.op_name if frame.op_name not in by_name else frame.name
-    while_op = graph._create_op("While", inits + loop.captured, attrs,
-                                prefix + graph.unique_name(name) + "/",
+    # Named like tfteach's own loops: the op "while" beside the "while/..." ops.
+    name = prefix + (frame.op_name if frame.op_name not in by_name else frame.name)
+    base, k = name, 0
+    while name in graph._nodes_by_name:
+        k += 1
+        name = "%s_%d" % (base, k)
+    while_op = graph._create_op("While", inits + loop.captured, attrs, name + "/",
                                 context.external_controls + controls)
     for v, out in zip(frame.variables, while_op.outputs):
         if v["exit"] is not None:

@@ -18,28 +18,30 @@ __all__ = []
 class _Stack(list):
     """One run's stack (a list, so identity, not value, tells two stacks apart)."""
 
-    def __init__(self, max_size):
+    def __init__(self, max_size, name):
         super().__init__()
         self.max_size = max_size
+        self.name = name
 
     __hash__ = object.__hash__
 
 
 def _stack_kernel(ctx, max_size):
-    return _Stack(int(max_size))
+    return _Stack(int(max_size), ctx.attrs.get("stack_name") or ctx.op.name)
 
 
 def _push_kernel(ctx, stack, elem):
     if 0 <= stack.max_size <= len(stack):
         raise InvalidArgumentError(None, ctx.op, "Stack[%s] overflowed its max_size (%d)"
-                                   % (ctx.op.name, stack.max_size))
+                                   % (stack.name, stack.max_size))
     stack.append(elem)
     return elem
 
 
 def _pop_kernel(ctx, stack):
     if not stack:
-        raise InvalidArgumentError(None, ctx.op, "Calling Pop() when the stack is empty.")
+        raise InvalidArgumentError(None, ctx.op, "Stack[%s] is empty when calling Pop()."
+                                   % stack.name)
     return stack.pop()
 
 

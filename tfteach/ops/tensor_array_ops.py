@@ -10,7 +10,8 @@ tensor carries no data: it only orders the ops that use one array.
 
 The gradient of an array is another array (`TensorArrayGradV3`, one per array and
 `source`), found again by every op that asks for it in the same run; writes to a
-gradient array add up, and reading a step nobody wrote gives zeros, as in TF.
+gradient array add up, and reading a step nobody wrote gives zeros (when the element
+shape is known), as in TF.
 """
 import numpy as np
 
@@ -26,7 +27,8 @@ _FLOW = np.float32(0.0)
 class _TensorArray:
     """One run's array: its values by index (None: not written yet)."""
 
-    def __init__(self, size, dtype, element_shape, dynamic_size, is_gradient=False):
+    def __init__(self, name, size, dtype, element_shape, dynamic_size, is_gradient=False):
+        self.name = name
         self.values = [None] * int(size)
         self.dtype = dtype
         self.element_shape = element_shape
@@ -37,8 +39,8 @@ class _TensorArray:
     def _check_index(self, ctx, index):
         if index < 0 or (index >= len(self.values) and not self.dynamic_size):
             raise InvalidArgumentError(
-                None, ctx.op, "Tried to write to index %d but array is not resizeable and "
-                "size is: %d" % (index, len(self.values)))
+                None, ctx.op, "TensorArray %s: Tried to write to index %d but array is not "
+                "resizeable and size is: %d" % (self.name, index, len(self.values)))
         if index >= len(self.values):
             self.values.extend([None] * (index + 1 - len(self.values)))
 
@@ -49,8 +51,8 @@ class _TensorArray:
         if old is not None:
             if not self.is_gradient:
                 raise InvalidArgumentError(
-                    None, ctx.op, "Could not write to TensorArray index %d because it has "
-                    "already been written to." % index)
+                    None, ctx.op, "TensorArray %s: Could not write to TensorArray index %d "
+                    "because it has already been written to." % (self.name, index))
             value = old + value           # gradient arrays add up their writes
         self.values[index] = value
 
@@ -61,23 +63,30 @@ class _TensorArray:
                 % (index, len(self.values)))
         value = self.values[index]
         if value is None:
-            if self.is_gradient:
-                return np.zeros(self._zero_shape(ctx), self.dtype.as_numpy_dtype)
-            raise InvalidArgumentError(
-                None, ctx.op, "Could not read from TensorArray index %d because it has not "
-                "yet been written to." % index)
+            # Zeros of the element shape (a gradient nobody wrote), as TF does when the
+            # shape is known.
+            return np.zeros(self._zero_shape(ctx, index), self.dtype.as_numpy_dtype)
         return value
 
-    def _zero_shape(self, ctx):
-        written = [v for v in self.values if v is not None]
-        if written:
-            return written[0].shape
+    def _zero_shape(self, ctx, index):
         if self.element_shape.is_fully_defined():
             return tuple(self.element_shape.as_list())
+        written = [v for v in self.values if v is not None]
+        if written and self.is_gradient:
+            return written[0].shape
         raise InvalidArgumentError(
-            None, ctx.op, "TensorArray has size zero, but element shape %s is not fully "
-            "defined. Currently only static shapes are supported when packing zero-size "
-            "TensorArrays." % self.element_shape)
+            None, ctx.op, "TensorArray %s: Could not read from TensorArray index %d.  "
+            "Furthermore, the element shape is not fully defined: %s.  It is possible you "
+            "are working with a resizeable TensorArray and stop_gradients is not allowing "
+            "the gradients to be written.  If you set the full element_shape property on "
+            "the forward TensorArray, the proper all-zeros tensor will be returned instead "
+            "of incurring this error." % (self.name, index, _shape_text(self.element_shape)))
+
+
+def _shape_text(shape):
+    if shape.ndims is None:
+        return "<unknown>"
+    return "[%s]" % ",".join("?" if d is None else str(d) for d in shape.as_list())
 
 
 def _handle_and_flow(op):
@@ -100,7 +109,9 @@ def _element_shape_of(handle):
 def _create(ctx, size):
     attrs = ctx.attrs
     shape = attrs.get("element_shape") or tensor_shape.unknown_shape()
-    return _TensorArray(size, attrs["dtype"], shape, attrs.get("dynamic_size", False)), _FLOW
+    name = attrs.get("tensor_array_name") or ctx.op.name
+    return _TensorArray(name, size, attrs["dtype"], shape,
+                        attrs.get("dynamic_size", False)), _FLOW
 
 
 def _grad(ctx, array, flow):
@@ -108,8 +119,8 @@ def _grad(ctx, array, flow):
     gradient = array.gradients.get(source)
     if gradient is None:
         gradient = array.gradients[source] = _TensorArray(
-            len(array.values), array.dtype, array.element_shape, array.dynamic_size,
-            is_gradient=True)
+            "%s@%s" % (array.name, source), len(array.values), array.dtype,
+            array.element_shape, array.dynamic_size, is_gradient=True)
     return gradient, _FLOW
 
 
@@ -127,7 +138,7 @@ def _write(ctx, array, index, value, flow):
 def _gather(ctx, array, indices, flow):
     indices = np.asarray(indices).ravel()
     if not len(indices):
-        return np.zeros((0,) + tuple(array._zero_shape(ctx)), array.dtype.as_numpy_dtype)
+        return np.zeros((0,) + tuple(array._zero_shape(ctx, 0)), array.dtype.as_numpy_dtype)
     return np.stack([array.read(ctx, int(i)) for i in indices])
 
 
