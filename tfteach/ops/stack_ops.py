@@ -10,7 +10,7 @@ the host (`string` dtype, as the loop history's value) — TF's `resource` handl
 from tfteach.framework import tensor_shape
 from tfteach.framework.errors import InvalidArgumentError
 from tfteach.framework import dtypes
-from tfteach.framework.registry import register_op
+from tfteach.framework.registry import not_differentiable, register_op
 
 __all__ = []
 
@@ -56,3 +56,6 @@ register_op("StackPopV2", lambda op: [(op._attrs["elem_type"], tensor_shape.unkn
 # (`b_sync`, control inputs only). TF's executor also runs it in an untaken branch;
 # here it only ever waits for pops of a running iteration, so it is a NoOp.
 register_op("ControlTrigger", lambda op: [], cpu=lambda ctx: None)
+
+for _op_type in ("StackV2", "StackPushV2", "StackPopV2", "ControlTrigger"):
+    not_differentiable(_op_type)          # as in TF (data_flow_grad.py, control_flow_grad.py)
