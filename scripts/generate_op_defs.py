@@ -36,7 +36,14 @@ def main():
     from google.protobuf import text_format
     from tensorflow.python.framework import op_def_registry
 
-    import tfteach  # noqa: F401 (registers every op)
+    import importlib
+    import pkgutil
+
+    import tfteach
+    for module in pkgutil.walk_packages(tfteach.__path__, "tfteach."):
+        if ".kernel." in module.name + "." or module.name.startswith("tfteach.notebook"):
+            continue                      # the Jupyter side registers no ops
+        importlib.import_module(module.name)   # op types `import tfteach` does not load
     from tfteach.framework.registry import registered_op_types
     from tfteach.io.tf_protos import OpList
     ops = OpList()

@@ -344,3 +344,20 @@ def test_tensorflows_dynamic_rnn_goes_through_tfteach_and_back():
         with tfteach.Graph().as_default() as graph:
             tfteach.import_graph_def(_to_library(tfteach, graph_def), name="")
         _check(expected, _run_imported(tf, graph.as_graph_def(), names, feed, weights))
+
+
+def test_the_op_def_table_covers_every_op_type_tensorflow_knows():
+    """op_defs.pbtxt is up to date: each tfteach op type that is also one of TF's has
+    its OpDef there (else rerun scripts/generate_op_defs.py after adding ops)."""
+    import importlib
+    import pkgutil
+
+    from tensorflow.python.framework import op_def_registry
+    from tfteach.framework import op_defs, registry
+    for module in pkgutil.walk_packages(tfteach.__path__, "tfteach."):
+        if ".kernel." in module.name + "." or module.name.startswith("tfteach.notebook"):
+            continue
+        importlib.import_module(module.name)
+    missing = [t for t in registry.registered_op_types()
+               if op_def_registry.get(t) is not None and op_defs.op_def(t) is None]
+    assert not missing, missing
