@@ -25,21 +25,16 @@ Every other node inside a loop is written as usual, then (`finish`):
     the frame's pivot, `while/Merge` in the condition and `while/Identity` in the body,
     so that it runs once per iteration and belongs to the frame (TF does the same).
 
-The gradient (WhileGrad) becomes a second loop, as TF 1.15 builds it: the forward loop
-counts its iterations (`f_count`) and pushes, each iteration, every forward value the
-gradient reads onto a stack (`StackV2` / `StackPushV2`); the gradient loop counts back
-down (`b_count`) and pops them (`StackPopV2`), last iteration first. Its loop
-variables are the gradients of the loop variables and the sums of the captured
-tensors' gradients. Pushes are ordered by the forward counter, pops by the backward
-one, so stacks stay in iteration order whatever the parallel iterations.
+The gradient (WhileGrad) becomes a second loop with stacks: grad_frames.py.
 """
 from tfteach.framework.attr_values import to_attr_value
 from tfteach.io.tf_protos import AttrValue, NodeDef
 
-__all__ = ["FrameWriter", "needs_frames"]
+__all__ = ["FrameWriter", "needs_frames", "split_input", "DT_RESOURCE", "DT_INT32",
+           "int32_scalar"]
 
-_DT_RESOURCE = 20          # types.proto: a stack handle
-_DT_INT32 = 3
+DT_RESOURCE = 20           # types.proto: a stack handle
+DT_INT32 = 3
 # Ops whose output 0 is a `resource` handle in TF (a Python object in tfteach).
 _RESOURCE_HANDLES = frozenset({"StackV2", "TensorArrayV3", "TensorArrayGradV3"})
 
@@ -48,16 +43,12 @@ def needs_frames(graph):
     return any(op.type in ("While", "WhileGrad") for op in graph.get_operations())
 
 
-def _split(name):
+def split_input(name):
     """("node", index) of an input string "node" / "node:1" (not a control input)."""
     node, sep, index = name.rpartition(":")
     if sep and index.isdigit():
         return node, int(index)
     return name, 0
-
-
-def _tensor_name(node, index):
-    return node if index == 0 else "%s:%d" % (node, index)
 
 
 class _Frame:
@@ -97,7 +88,7 @@ class FrameWriter:
         from tfteach.ops.while_grad import WhileGradContext
         from tfteach.ops.while_ops import WhileContext
         self._loop_contexts = (WhileContext, WhileGradContext)
-        self._error = not_exportable
+        self.error = not_exportable
         self.graph = graph
         self.names = names                # every node name in use (fresh names avoid them)
         self.frames = {}                  # control-flow context -> _Frame
@@ -125,7 +116,7 @@ class FrameWriter:
                 forward = op._attrs["_grad_loop"].forward_op
                 self.grads_of.setdefault(forward, []).append(op)
             if op.type == "LoopHistory":
-                raise self._error(
+                raise self.error(
                     "Cannot write op '%s' (type LoopHistory) as a TensorFlow NodeDef: the "
                     "gradient of a tf.while_loop nested in another loop's body is not "
                     "written as TF 1.15 frames by tfteach." % op.name)
@@ -166,8 +157,8 @@ class FrameWriter:
         self.names.add(name)
         return name
 
-    def _node(self, base, op_type, inputs, frame, attrs=None, dtype=None, fresh=True,
-              device=""):
+    def node(self, base, op_type, inputs, frame, attrs=None, dtype=None, fresh=True,
+             device=""):
         name = self._fresh(base) if fresh else base
         node = NodeDef(name=name, op=op_type, device=device)
         node.input.extend(inputs)
@@ -183,13 +174,13 @@ class FrameWriter:
         return node
 
     @staticmethod
-    def _type(dtype):
+    def attr_type(dtype):
         return AttrValue(type=dtype if isinstance(dtype, int) else
                          dtype.base_dtype.as_datatype_enum)
 
-    def _enter(self, base, source, dtype, frame, constant, ref=False):
-        node = self._node(base, "RefEnter" if ref else "Enter", [source], frame, {
-            "T": self._type(dtype), "frame_name": frame.name, "is_constant": constant,
+    def enter(self, base, source, dtype, frame, constant, ref=False):
+        node = self.node(base, "RefEnter" if ref else "Enter", [source], frame, {
+            "T": self.attr_type(dtype), "frame_name": frame.name, "is_constant": constant,
             "parallel_iterations": frame.parallel_iterations}, dtype)
         node.input.extend("^" + c for c in frame.controls)
         self.input_frame[node.name] = frame.parent
@@ -198,25 +189,25 @@ class FrameWriter:
             self.const_enters.add(node.name)
         return node
 
-    def _loop_variable(self, base, init, dtype, frame, pred, identity_name, device="",
-                       fresh_identity=True, with_exit=True):
+    def loop_variable(self, base, init, dtype, frame, pred, identity_name, device="",
+                      fresh_identity=True, with_exit=True):
         """Enter -> Merge -> Switch -> (Identity, Exit) for one loop variable; returns
         (merge node, switch name, identity name, exit name). The Merge's second input,
         the NextIteration, is appended by the caller."""
-        enter = self._enter(base + "/Enter", init, dtype, frame, False)
-        merge = self._node(base + "/Merge", "Merge", [enter.name], frame,
-                           {"T": self._type(dtype), "N": 2}, dtype, device=device)
+        enter = self.enter(base + "/Enter", init, dtype, frame, False)
+        merge = self.node(base + "/Merge", "Merge", [enter.name], frame,
+                          {"T": self.attr_type(dtype), "N": 2}, dtype, device=device)
         self.no_pivot.add(merge.name)
-        switch = self._node(base + "/Switch", "Switch", [merge.name, pred], frame,
-                            {"T": self._type(dtype)}, dtype, device=device)
-        identity = self._node(identity_name, "Identity", [switch.name + ":1"], frame,
-                              {"T": self._type(dtype)}, dtype, fresh=fresh_identity,
-                              device=device)
+        switch = self.node(base + "/Switch", "Switch", [merge.name, pred], frame,
+                           {"T": self.attr_type(dtype)}, dtype, device=device)
+        identity = self.node(identity_name, "Identity", [switch.name + ":1"], frame,
+                             {"T": self.attr_type(dtype)}, dtype, fresh=fresh_identity,
+                             device=device)
         frame.merge_of[identity.name] = merge.name
         if not with_exit:                 # tfteach's own Exit op is written instead
             return merge, switch.name, identity.name, None
-        exit_ = self._node(base + "/Exit", "Exit", [switch.name], frame.parent,
-                           {"T": self._type(dtype)}, dtype, device=device)
+        exit_ = self.node(base + "/Exit", "Exit", [switch.name], frame.parent,
+                          {"T": self.attr_type(dtype)}, dtype, device=device)
         self.input_frame[exit_.name] = frame
         self.no_pivot.add(exit_.name)
         return merge, switch.name, identity.name, exit_.name
@@ -231,7 +222,8 @@ class FrameWriter:
             self._write_loop(op)
             return []
         if op.type == "WhileGrad":
-            self._write_grad_loop(op)
+            from tfteach.framework import grad_frames
+            grad_frames.write_grad_loop(self, op)
             return []
         if op.type == "LoopVar":
             return []
@@ -258,7 +250,7 @@ class FrameWriter:
         n = len(loop.loop_vars)
         for i, (init, var, next_value) in enumerate(zip(op.inputs[:n], loop.loop_vars,
                                                        loop.next_values)):
-            merge, switch, identity, _ = self._loop_variable(
+            merge, switch, identity, _ = self.loop_variable(
                 op.name, init._as_node_def_input(), init.dtype, frame, pred,
                 var.op.name, device=var.op.device, fresh_identity=False, with_exit=False)
             merge.input.append(next_value.op.name)
@@ -272,7 +264,8 @@ class FrameWriter:
                 self.renamed[(op.name, i)] = exits[0].name
                 self.control_renamed.setdefault(op.name, []).append(exits[0].name)
         if op in self.grads_of:
-            self._write_forward_counter(op, frame, pred)
+            from tfteach.framework import grad_frames
+            grad_frames.write_forward_counter(self, op, frame, pred)
 
     def _cond_side(self, loop, context):
         seen, stack = set(), [loop.cond.op]
@@ -285,126 +278,13 @@ class FrameWriter:
             stack.extend(op.control_inputs)
         return seen
 
-    # -- the gradient loop ----------------------------------------------------------------------
-    def _write_forward_counter(self, op, frame, pred):
-        """f_count: the forward loop counts its iterations; pushes are ordered by it."""
-        base = op.name + "/f_count"
-        zero = self._node(base + "/zero", "Const", [], frame.parent, {
-            "dtype": self._type(_DT_INT32), "value": _int32_scalar(0)}, _DT_INT32)
-        merge, _, identity, exit_ = self._loop_variable(base, zero.name, _DT_INT32, frame,
-                                                        pred, base + "/Identity")
-        one = self._node(base + "/one", "Const", ["^" + identity], frame, {
-            "dtype": self._type(_DT_INT32), "value": _int32_scalar(1)}, _DT_INT32)
-        add = self._node(base + "/add", "AddV2", [identity, one.name], frame,
-                         {"T": self._type(_DT_INT32)}, _DT_INT32)
-        next_ = self._node(base + "/NextIteration", "NextIteration", [add.name], frame,
-                           {"T": self._type(_DT_INT32)}, _DT_INT32)
-        merge.input.append(next_.name)
-        self.fcount[op] = (identity, add, exit_)
-
-    def _write_grad_loop(self, op):
-        grad_loop = op._attrs["_grad_loop"]
-        forward, loop = grad_loop.forward_op, grad_loop.loop
-        if forward not in self.fcount:
-            raise self._error("Cannot write op '%s' (type WhileGrad) as a TensorFlow "
-                              "NodeDef: its forward loop '%s' was not written first."
-                              % (op.name, forward.name))
-        forward_frame = self.frame_of(loop.loop_vars[0].op)
-        outer = self.frame_of(op)
-        frame = self.frame_of(grad_loop.grad_ins[0].op)
-        self.forward_frame[frame] = forward_frame
-        # b_count: from the forward count down to 1.
-        base = op.name + "/b_count"
-        count = self.fcount[forward][2]
-        enter = self._enter(base + "/Enter", count, _DT_INT32, frame, False)
-        merge = self._node(base + "/Merge", "Merge", [enter.name], frame,
-                           {"T": self._type(_DT_INT32), "N": 2}, _DT_INT32)
-        self.no_pivot.add(merge.name)
-        one = self._node(base + "/one", "Const", ["^" + merge.name], frame, {
-            "dtype": self._type(_DT_INT32), "value": _int32_scalar(1)}, _DT_INT32)
-        more = self._node(base + "/GreaterEqual", "GreaterEqual", [merge.name, one.name],
-                          frame, {"T": self._type(_DT_INT32)})
-        pred = self._node(base + "/LoopCond", "LoopCond", [more.name], frame).name
-        switch = self._node(base + "/Switch", "Switch", [merge.name, pred], frame,
-                            {"T": self._type(_DT_INT32)}, _DT_INT32)
-        index = self._node(base + "/sub", "Sub", [switch.name + ":1", one.name], frame,
-                           {"T": self._type(_DT_INT32)}, _DT_INT32)
-        next_ = self._node(base + "/NextIteration", "NextIteration", [index.name], frame,
-                           {"T": self._type(_DT_INT32)}, _DT_INT32)
-        merge.input.append(next_.name)
-        self.bcount[frame] = next_
-        frame.pivot_pred, frame.pivot_body = merge.name, index.name
-        n, k = len(loop.loop_vars), len(grad_loop.var_ids)
-        outputs = []
-        for grad_in, var_grad, i, init in zip(grad_loop.grad_ins, grad_loop.var_grads,
-                                              grad_loop.var_ids, op.inputs[n:n + k]):
-            vmerge, _, identity, exit_ = self._loop_variable(
-                op.name, init._as_node_def_input(), grad_in.dtype, frame, pred,
-                grad_in.op.name, fresh_identity=False)
-            if var_grad is None:
-                value = self._node(identity + "/zeros", "ZerosLike", [identity], frame,
-                                   {"T": self._type(grad_in.dtype)}, grad_in.dtype).name
-            else:
-                value = var_grad._as_node_def_input()
-            vnext = self._node(op.name + "/NextIteration", "NextIteration", [value], frame,
-                               {"T": self._type(grad_in.dtype)}, grad_in.dtype)
-            vmerge.input.append(vnext.name)
-            outputs.append(exit_)
-        for j, cap_grad in zip(grad_loop.cap_ids, grad_loop.cap_grads):
-            captured = loop.captured[j]
-            dtype = captured.dtype.base_dtype
-            zeros = self._node(op.name + "/zeros", "ZerosLike",
-                               [captured._as_node_def_input()], outer,
-                               {"T": self._type(dtype)}, dtype)
-            amerge, _, acc, exit_ = self._loop_variable(op.name + "/acc", zeros.name, dtype,
-                                                        frame, pred, op.name + "/acc/Identity")
-            total = self._node(op.name + "/acc/add", "AddV2",
-                               [acc, cap_grad._as_node_def_input()], frame,
-                               {"T": self._type(dtype)}, dtype)
-            anext = self._node(op.name + "/acc/NextIteration", "NextIteration",
-                               [total.name], frame, {"T": self._type(dtype)}, dtype)
-            amerge.input.append(anext.name)
-            outputs.append(exit_)
-        for index_, name in enumerate(outputs):
-            self.renamed[(op.name, index_)] = name
-        self.control_renamed[op.name] = outputs
-
-    def _pop(self, frame, tensor):
-        """The StackPopV2 in grad `frame` of forward `tensor` (pushed each iteration)."""
-        key = (frame, tensor)
-        if key in self.stacks:
-            return self.stacks[key]
-        forward_frame = self.forward_frame[frame]
-        identity, add, _ = next(v for op, v in self.fcount.items()
-                                if self.frame_of(op._attrs["_loop"].loop_vars[0].op)
-                                is forward_frame)
-        dtype = self._dtype_of(tensor)
-        base = _split(tensor)[0]
-        max_size = self._node(base + "/f_acc/max_size", "Const", [], forward_frame.parent, {
-            "dtype": self._type(_DT_INT32), "value": _int32_scalar(-1)}, _DT_INT32)
-        stack = self._node(base + "/f_acc", "StackV2", [max_size.name], forward_frame.parent,
-                           {"elem_type": self._type(dtype), "stack_name": ""}, _DT_RESOURCE)
-        handle = self._enter(base + "/f_acc/Enter", stack.name, _DT_RESOURCE, forward_frame,
-                             True)
-        push = self._node(base + "/StackPushV2", "StackPushV2",
-                          [handle.name, tensor, "^" + identity], forward_frame,
-                          {"T": self._type(dtype), "swap_memory": False}, dtype)
-        add.input.append("^" + push.name)
-        grad_handle = self._enter(base + "/b_acc/Enter", stack.name, _DT_RESOURCE, frame,
-                                  True)
-        pop = self._node(base + "/StackPopV2", "StackPopV2", [grad_handle.name], frame,
-                         {"elem_type": self._type(dtype)}, dtype)
-        self.bcount[frame].input.append("^" + pop.name)
-        self.stacks[key] = pop.name
-        return pop.name
-
-    def _dtype_of(self, tensor):
-        node, index = _split(tensor)
+    def dtype_of(self, tensor):
+        node, index = split_input(tensor)
         if node in self.dtypes:
             return self.dtypes[node]
         t = self.graph.get_tensor_by_name("%s:%d" % (node, index))
         if index == 0 and t.op.type in _RESOURCE_HANDLES:
-            return _DT_RESOURCE               # a handle tfteach keeps as a host object
+            return DT_RESOURCE               # a handle tfteach keeps as a host object
         return t.dtype
 
     # -- after every node is written: frames crossed, pivots -----------------------------------
@@ -432,10 +312,10 @@ class FrameWriter:
         for pos, name in enumerate(list(node.input)):
             if name.startswith("^"):
                 continue
-            source, index = _split(name)
+            source, index = split_input(name)
             if (source, index) in self.renamed:
                 name = self.renamed[(source, index)]
-                source, index = _split(name)
+                source, index = split_input(name)
             source_frame = self.node_frame.get(source)
             if source_frame is frame and frame is not None and \
                     node.name in frame.cond_side and source in frame.merge_of:
@@ -448,18 +328,19 @@ class FrameWriter:
     def _cross(self, name, source_frame, frame, consumer):
         if frame is not None and frame in self.forward_frame and \
                 self.forward_frame[frame] is source_frame:
-            return self._pop(frame, name)
+            from tfteach.framework import grad_frames
+            return grad_frames.pop(self, frame, name)
         if frame is None or not _enclosing(source_frame, frame):
-            raise self._error(
+            raise self.error(
                 "Cannot write the graph as TensorFlow NodeDefs: node '%s' reads '%s' from "
                 "inside a tf.while_loop it is not in." % (consumer, name))
         if frame.parent is not source_frame:
             name = self._cross(name, source_frame, frame.parent, consumer)
         enter = frame.enters.get(name)
         if enter is None:
-            dtype = self._dtype_of(name)
+            dtype = self.dtype_of(name)
             ref = not isinstance(dtype, int) and dtype.is_ref_dtype
-            enter = self._enter(consumer + "/Enter", name, dtype, frame, True, ref).name
+            enter = self.enter(consumer + "/Enter", name, dtype, frame, True, ref).name
             self.node_frame[enter] = frame
             frame.enters[name] = enter
         return enter
@@ -470,7 +351,7 @@ class FrameWriter:
             return
         if any(i.startswith("^") for i in node.input):
             return
-        if any(_split(i)[0] not in self.const_enters for i in node.input):
+        if any(split_input(i)[0] not in self.const_enters for i in node.input):
             return
         pivot = frame.pivot_pred if node.name in frame.cond_side else frame.pivot_body
         node.input.append("^" + pivot)
@@ -492,6 +373,6 @@ def _drop_missing_colocations(node, present):
         del node.attr["_class"]
 
 
-def _int32_scalar(value):
+def int32_scalar(value):
     import numpy as np
     return np.array(value, np.int32)

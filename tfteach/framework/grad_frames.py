@@ -1,0 +1,142 @@
+"""The gradient of a tf.while_loop written as TF 1.15 builds it: a second loop with stacks.
+
+tfteach's WhileGrad op replays, last iteration first, the values its forward loop
+recorded. TF 1.15 has no such op; its gradient is plain frame nodes (see
+                                                                     loop_frames.py for frames):
+
+  - the forward loop counts its iterations (`f_count`: a loop variable from 0, +1 per
+                                            iteration, its Exit the number of iterations) and, for each forward value the
+    gradient reads, pushes it each iteration onto a stack made outside the loop
+    (`StackV2`; `StackPushV2` in the body);
+  - the gradient loop, in its own frame, counts back down from that number to 1
+    (`b_count`), pops the values (`StackPopV2`: last pushed, first popped), runs the
+    body's gradient ops, and carries as loop variables the gradients of the loop
+    variables and, for each captured tensor (a weight), the sum of its gradients over
+    the iterations. Its Exits are the WhileGrad op's outputs.
+
+Each push is a control input of the forward counter's increment and waits for that
+iteration's counter; each pop waits for the backward counter and is a control input
+of its NextIteration: so pushes and pops keep the iterations' order, however many
+iterations run in parallel.
+"""
+from tfteach.framework.loop_frames import (DT_INT32, DT_RESOURCE, FrameWriter,
+                                           int32_scalar, split_input)
+
+__all__ = ["write_forward_counter", "write_grad_loop", "pop"]
+
+_type = FrameWriter.attr_type
+
+
+def write_forward_counter(w, op, frame, pred):
+    """f_count: the forward loop counts its iterations; pushes are ordered by it."""
+    base = op.name + "/f_count"
+    zero = w.node(base + "/zero", "Const", [], frame.parent, {
+        "dtype": _type(DT_INT32), "value": int32_scalar(0)}, DT_INT32)
+    merge, _, identity, exit_ = w.loop_variable(base, zero.name, DT_INT32, frame,
+                                                pred, base + "/Identity")
+    one = w.node(base + "/one", "Const", ["^" + identity], frame, {
+        "dtype": _type(DT_INT32), "value": int32_scalar(1)}, DT_INT32)
+    add = w.node(base + "/add", "AddV2", [identity, one.name], frame,
+                 {"T": _type(DT_INT32)}, DT_INT32)
+    next_ = w.node(base + "/NextIteration", "NextIteration", [add.name], frame,
+                   {"T": _type(DT_INT32)}, DT_INT32)
+    merge.input.append(next_.name)
+    w.fcount[op] = (identity, add, exit_)
+
+
+def write_grad_loop(w, op):
+    grad_loop = op._attrs["_grad_loop"]
+    forward, loop = grad_loop.forward_op, grad_loop.loop
+    if forward not in w.fcount:
+        raise w.error("Cannot write op '%s' (type WhileGrad) as a TensorFlow "
+                      "NodeDef: its forward loop '%s' was not written first."
+                      % (op.name, forward.name))
+    forward_frame = w.frame_of(loop.loop_vars[0].op)
+    outer = w.frame_of(op)
+    frame = w.frame_of(grad_loop.grad_ins[0].op)
+    w.forward_frame[frame] = forward_frame
+    # b_count: from the forward count down to 1.
+    base = op.name + "/b_count"
+    count = w.fcount[forward][2]
+    enter = w.enter(base + "/Enter", count, DT_INT32, frame, False)
+    merge = w.node(base + "/Merge", "Merge", [enter.name], frame,
+                   {"T": _type(DT_INT32), "N": 2}, DT_INT32)
+    w.no_pivot.add(merge.name)
+    one = w.node(base + "/one", "Const", ["^" + merge.name], frame, {
+        "dtype": _type(DT_INT32), "value": int32_scalar(1)}, DT_INT32)
+    more = w.node(base + "/GreaterEqual", "GreaterEqual", [merge.name, one.name],
+                  frame, {"T": _type(DT_INT32)})
+    pred = w.node(base + "/LoopCond", "LoopCond", [more.name], frame).name
+    switch = w.node(base + "/Switch", "Switch", [merge.name, pred], frame,
+                    {"T": _type(DT_INT32)}, DT_INT32)
+    index = w.node(base + "/sub", "Sub", [switch.name + ":1", one.name], frame,
+                   {"T": _type(DT_INT32)}, DT_INT32)
+    next_ = w.node(base + "/NextIteration", "NextIteration", [index.name], frame,
+                   {"T": _type(DT_INT32)}, DT_INT32)
+    merge.input.append(next_.name)
+    w.bcount[frame] = next_
+    frame.pivot_pred, frame.pivot_body = merge.name, index.name
+    n, k = len(loop.loop_vars), len(grad_loop.var_ids)
+    outputs = []
+    for grad_in, var_grad, i, init in zip(grad_loop.grad_ins, grad_loop.var_grads,
+                                          grad_loop.var_ids, op.inputs[n:n + k]):
+        vmerge, _, identity, exit_ = w.loop_variable(
+            op.name, init._as_node_def_input(), grad_in.dtype, frame, pred,
+            grad_in.op.name, fresh_identity=False)
+        if var_grad is None:
+            value = w.node(identity + "/zeros", "ZerosLike", [identity], frame,
+                           {"T": _type(grad_in.dtype)}, grad_in.dtype).name
+        else:
+            value = var_grad._as_node_def_input()
+        vnext = w.node(op.name + "/NextIteration", "NextIteration", [value], frame,
+                       {"T": _type(grad_in.dtype)}, grad_in.dtype)
+        vmerge.input.append(vnext.name)
+        outputs.append(exit_)
+    for j, cap_grad in zip(grad_loop.cap_ids, grad_loop.cap_grads):
+        captured = loop.captured[j]
+        dtype = captured.dtype.base_dtype
+        zeros = w.node(op.name + "/zeros", "ZerosLike",
+                       [captured._as_node_def_input()], outer,
+                       {"T": _type(dtype)}, dtype)
+        amerge, _, acc, exit_ = w.loop_variable(op.name + "/acc", zeros.name, dtype,
+                                                frame, pred, op.name + "/acc/Identity")
+        total = w.node(op.name + "/acc/add", "AddV2",
+                       [acc, cap_grad._as_node_def_input()], frame,
+                       {"T": _type(dtype)}, dtype)
+        anext = w.node(op.name + "/acc/NextIteration", "NextIteration",
+                       [total.name], frame, {"T": _type(dtype)}, dtype)
+        amerge.input.append(anext.name)
+        outputs.append(exit_)
+    for index_, name in enumerate(outputs):
+        w.renamed[(op.name, index_)] = name
+    w.control_renamed[op.name] = outputs
+
+
+def pop(w, frame, tensor):
+    """The StackPopV2 in grad `frame` of forward `tensor` (pushed each iteration)."""
+    key = (frame, tensor)
+    if key in w.stacks:
+        return w.stacks[key]
+    forward_frame = w.forward_frame[frame]
+    identity, add, _ = next(v for op, v in w.fcount.items()
+                            if w.frame_of(op._attrs["_loop"].loop_vars[0].op)
+                            is forward_frame)
+    dtype = w.dtype_of(tensor)
+    base = split_input(tensor)[0]
+    max_size = w.node(base + "/f_acc/max_size", "Const", [], forward_frame.parent, {
+        "dtype": _type(DT_INT32), "value": int32_scalar(-1)}, DT_INT32)
+    stack = w.node(base + "/f_acc", "StackV2", [max_size.name], forward_frame.parent,
+                   {"elem_type": _type(dtype), "stack_name": ""}, DT_RESOURCE)
+    handle = w.enter(base + "/f_acc/Enter", stack.name, DT_RESOURCE, forward_frame,
+                     True)
+    push = w.node(base + "/StackPushV2", "StackPushV2",
+                  [handle.name, tensor, "^" + identity], forward_frame,
+                  {"T": _type(dtype), "swap_memory": False}, dtype)
+    add.input.append("^" + push.name)
+    grad_handle = w.enter(base + "/b_acc/Enter", stack.name, DT_RESOURCE, frame,
+                          True)
+    pop = w.node(base + "/StackPopV2", "StackPopV2", [grad_handle.name], frame,
+                 {"elem_type": _type(dtype)}, dtype)
+    w.bcount[frame].input.append("^" + pop.name)
+    w.stacks[key] = pop.name
+    return pop.name
