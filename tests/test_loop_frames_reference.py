@@ -361,3 +361,50 @@ def test_the_op_def_table_covers_every_op_type_tensorflow_knows():
     missing = [t for t in registry.registered_op_types()
                if op_def_registry.get(t) is not None and op_defs.op_def(t) is None]
     assert not missing, missing
+
+
+def _notes_sin_lstm(tf):
+    """The notes' sin-curve predictor (test_rnn_training.py): two stacked LSTM layers
+    of 16 units over 10 steps, a linear read-out, MSE, Adam."""
+    from tests.graph_io_models import _rnn_cells
+    cells = _rnn_cells(tf)
+    x = tf.placeholder(tf.float32, [None, 10, 1], name="x")
+    y = tf.placeholder(tf.float32, [None, 1], name="y")
+    cell = cells.MultiRNNCell([cells.BasicLSTMCell(16) for _ in range(2)])
+    outputs, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+    w = tf.get_variable("w", [16, 1], initializer=tf.truncated_normal_initializer(
+        stddev=0.3, seed=5))
+    b = tf.get_variable("b", [1], initializer=tf.zeros_initializer())
+    pred = tf.add(tf.matmul(outputs[:, -1, :], w), b, name="pred")
+    loss = tf.losses.mean_squared_error(labels=y, predictions=pred)
+    tf.identity(loss, name="loss")
+    tf.train.AdamOptimizer(0.01).minimize(loss, name="train")
+
+
+@pytest.mark.parametrize("direction", ["tfteach_to_tf", "tf_to_tfteach"])
+def test_the_notes_sin_lstm_trains_on_across_libraries(direction, tmp_path):
+    """Saver.save (checkpoint + .meta) in one library, import_meta_graph + restore in
+    the other, two training steps there: the same loss and weights."""
+    t = np.arange(60) * 0.01
+    x_val = np.stack([np.sin(t[i:i + 10]) for i in range(8)])[..., None].astype(np.float32)
+    y_val = np.sin(t[10:18])[:, None].astype(np.float32)
+    feed = {"x:0": x_val, "y:0": y_val}
+    with tf1_behaviour() as tf:
+        source, target = (tfteach, tf) if direction == "tfteach_to_tf" else (tf, tfteach)
+        with source.Graph().as_default():
+            _notes_sin_lstm(source)
+            saver = source.train.Saver()
+            names = [v.name for v in source.trainable_variables()]
+            with source.Session() as sess:
+                sess.run(source.global_variables_initializer())
+                path = saver.save(sess, str(tmp_path / "sin"), global_step=0)
+                for _ in range(2):
+                    sess.run("train", feed)
+                expected = sess.run(names + ["loss:0"], feed)
+        with target.Graph().as_default():
+            restorer = target.train.import_meta_graph(path + ".meta")
+            with target.Session() as sess:
+                restorer.restore(sess, path)
+                for _ in range(2):
+                    sess.run("train", feed)
+                _check(expected, sess.run(names + ["loss:0"], feed))
