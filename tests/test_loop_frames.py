@@ -109,6 +109,24 @@ def test_the_gradient_of_a_nested_loop_is_refused_by_name():
         tf.get_default_graph().as_graph_def()
 
 
+def test_the_gradient_through_a_cond_in_a_loop_body_is_refused_by_name():
+    """Its branch values exist only in some iterations: TF 1.15 pushes them inside the
+    branch, which tfteach does not write; the forward loop alone is written."""
+    x = tf.placeholder(tf.float32, [], name="x")
+    _, y = tf.while_loop(
+        lambda i, y: i < 4,
+        lambda i, y: (i + 1, tf.cond(tf.equal(i % 2, 0), lambda: y * x,
+                                     lambda: y + x * x)),
+        [tf.constant(0), tf.constant(1.0)])
+    forward = tf.get_default_graph().as_graph_def()
+    assert any(n.op == "Enter" for n in forward.node)
+    g = tf.gradients(y, x)[0]
+    with tf.Session() as sess:                       # tfteach itself runs it
+        assert sess.run(g, {x: 3.0}) == 39.0
+    with pytest.raises(NotExportableError, match="a value of one branch of a tf.cond"):
+        tf.get_default_graph().as_graph_def()
+
+
 # -- the stack and TensorArray ops of TF's loop gradients and dynamic_rnn ------------------------
 def _node(graph_def, name, op, inputs=(), **attrs):
     node = NodeDef(name=name, op=op)

@@ -72,6 +72,29 @@ def lstm_gradient(tf):
     return [outputs, loss] + grads, {"x:0": X_SEQ}
 
 
+def cond_in_body_with_gradient(tf):
+    x = tf.placeholder(tf.float32, [], name="x")
+    _, y = tf.while_loop(
+        lambda i, y: i < 4,
+        lambda i, y: (i + 1, tf.cond(tf.equal(i % 2, 0), lambda: y * x,
+                                     lambda: y + x * x)),
+        [tf.constant(0), tf.constant(1.0)])
+    return [y, tf.identity(tf.gradients(y, x)[0], name="gx")], {"x:0": 3.0}
+
+
+def test_tensorflows_gradient_through_a_cond_in_a_loop_runs_in_tfteach():
+    """TF pushes a branch's values inside the branch (a forward ControlTrigger keeps the
+    counter alive when the branch is not taken) and pops them through a Switch of the
+    stack handle: tfteach runs that (ControlTrigger handles dead inputs)."""
+    with tf1_behaviour() as tf:
+        graph_def, names, feed, expected, weights = _run_source(
+            tf, cond_in_body_with_gradient)
+        got = _run_imported(tfteach, graph_def, names, feed, weights)
+    _check(expected, got)
+    # y: ((1*3 + 9)*3 + 9) = 45; dy/dx by hand: 39.
+    _check([45.0, 39.0], got)
+
+
 PROGRAMS = {"counter": counter, "power_with_gradient": power_with_gradient,
             "nested": nested, "cond_in_body": cond_in_body}
 

@@ -117,6 +117,7 @@ def pop(w, frame, tensor):
     key = (frame, tensor)
     if key in w.stacks:
         return w.stacks[key]
+    _check_alive_each_iteration(w, tensor)
     forward_frame = w.forward_frame[frame]
     identity, add, _ = next(v for op, v in w.fcount.items()
                             if w.frame_of(op._attrs["_loop"].loop_vars[0].op)
@@ -140,3 +141,16 @@ def pop(w, frame, tensor):
     w.bcount[frame].input.append("^" + pop.name)
     w.stacks[key] = pop.name
     return pop.name
+
+
+def _check_alive_each_iteration(w, tensor):
+    """A value of one branch of a tf.cond in the body exists only in some iterations;
+    TF 1.15 pushes and pops it inside that branch, which tfteach does not write."""
+    from tfteach.ops.cond_ops import CondContext
+    op = w.graph.get_operation_by_name(split_input(tensor)[0])
+    if isinstance(op._control_flow_context, CondContext):
+        raise w.error(
+            "Cannot write the gradient of a tf.while_loop as TensorFlow NodeDefs: it reads "
+            "'%s', a value of one branch of a tf.cond in the loop's body, which exists "
+            "only in the iterations that take that branch (TF 1.15 pushes such values "
+            "inside the branch; tfteach does not write that)." % tensor)

@@ -209,7 +209,7 @@ class _Importer:
         for key, value in node.attr.items():
             if key.startswith("_") and key not in EXPORTED_PRIVATE_ATTRS:
                 continue
-            attrs[key] = from_attr_value(value, node.name, key)
+            attrs[key] = from_attr_value(_resource_as_string(value), node.name, key)
         if "_class" in attrs:             # colocation groups name nodes of this import
             attrs["_class"] = [c.replace("loc:@", "loc:@" + prefix, 1)
                                if c.startswith("loc:@") else c for c in attrs["_class"]]
@@ -225,6 +225,17 @@ class _Importer:
         _mark_name_used(graph, full_name)
         self.ops[node.name] = op
         return op
+
+
+_DT_RESOURCE = 20
+
+
+def _resource_as_string(attr):
+    """A `type: DT_RESOURCE` attr (a Switch of a stack handle in TF's loop gradients) as
+    `string`: tfteach keeps stack and TensorArray handles as host objects of that dtype."""
+    if attr.WhichOneof("value") == "type" and attr.type == _DT_RESOURCE:
+        return type(attr)(type=7)         # DT_STRING
+    return attr
 
 
 def _mark_name_used(graph, name):

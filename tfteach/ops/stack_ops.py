@@ -52,10 +52,11 @@ register_op("StackPushV2", lambda op: [(op._inputs[1].dtype.base_dtype, op._inpu
 register_op("StackPopV2", lambda op: [(op._attrs["elem_type"], tensor_shape.unknown_shape())],
             cpu=_pop_kernel, stateful=True)
 
-# TF's gradient loops order their pops before the next iteration with a ControlTrigger
-# (`b_sync`, control inputs only). TF's executor also runs it in an untaken branch;
-# here it only ever waits for pops of a running iteration, so it is a NoOp.
-register_op("ControlTrigger", lambda op: [], cpu=lambda ctx: None)
+# TF's gradient loops order their pushes and pops with a ControlTrigger (`f_sync`,
+# `b_sync`: control inputs only). Unlike a NoOp it runs even when a control input is
+# dead (a push in an untaken tf.cond branch of the loop body), so the loop counter that
+# waits for it stays alive: an op that handles dead inputs, as Merge.
+register_op("ControlTrigger", lambda op: [], cpu=lambda ctx: None).handles_dead_inputs = True
 
 for _op_type in ("StackV2", "StackPushV2", "StackPopV2", "ControlTrigger"):
     not_differentiable(_op_type)          # as in TF (data_flow_grad.py, control_flow_grad.py)
