@@ -431,3 +431,30 @@ def test_the_notes_sin_lstm_trains_on_across_libraries(direction, tmp_path):
                 for _ in range(2):
                     sess.run("train", feed)
                 _check(expected, sess.run(names + ["loss:0"], feed))
+
+
+def _lstm_last_output(tf):
+    from tests.graph_io_models import _rnn_cells
+    x = tf.placeholder(tf.float32, [3, 5, 2], name="x")
+    outputs, _ = tf.nn.dynamic_rnn(_rnn_cells(tf).BasicLSTMCell(4), x, dtype=tf.float32)
+    tf.identity(outputs[:, -1, :], name="last")
+
+
+@pytest.mark.parametrize("direction", ["tfteach_to_tf", "tf_to_tfteach"])
+def test_a_frozen_dynamic_rnn_moves_between_the_libraries(direction):
+    """convert_variables_to_constants of a dynamic_rnn LSTM (its weights read inside
+    the loop through constant Enters) in one library, run in the other."""
+    with tf1_behaviour() as tf:
+        source, target = (tfteach, tf) if direction == "tfteach_to_tf" else (tf, tfteach)
+        with source.Graph().as_default() as graph:
+            _lstm_last_output(source)
+            with source.Session() as sess:
+                sess.run(source.global_variables_initializer())
+                expected = sess.run("last:0", {"x:0": X_SEQ})
+                frozen = source.graph_util.convert_variables_to_constants(
+                    sess, graph.as_graph_def(), ["last"])
+        assert not [n for n in frozen.node if n.op == "VariableV2"]
+        with target.Graph().as_default():
+            target.import_graph_def(_to_library(target, frozen), name="")
+            with target.Session() as sess:
+                _check([expected], [sess.run("last:0", {"x:0": X_SEQ})])
