@@ -201,6 +201,10 @@ def test_tensorflows_lstm_meta_graph_and_checkpoint_train_on_in_tfteach(tmp_path
                 after = sess.run(names + ["loss:0"], feed)
     with tfteach.Graph().as_default():
         restorer = tfteach.train.import_meta_graph(path + ".meta")
+        # TF's WhileContextDefs are not copied in: the contexts are tfteach's own.
+        from tfteach.ops.while_ops import WhileContext
+        contexts = tfteach.get_collection("while_context")
+        assert contexts and all(isinstance(c, WhileContext) for c in contexts)
         with tfteach.Session() as sess:
             restorer.restore(sess, path)
             _check(before, sess.run(["pred:0", "loss:0"], feed))

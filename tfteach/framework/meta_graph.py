@@ -24,7 +24,8 @@ __all__ = ["export_meta_graph", "import_meta_graph", "read_meta_graph_file",
 TENSORFLOW_VERSION = "1.15.0"
 
 # TensorFlow writes its cond/while contexts as CondContextDef/WhileContextDef; tfteach's
-# contexts have no such form, and a graph imports and runs without them.
+# contexts have no such form, and a graph imports and runs without them (importing a
+# GraphDef's loop frames makes tfteach's own while contexts: frame_import.py).
 _CONTROL_FLOW_COLLECTIONS = frozenset({"cond_context", "while_context"})
 
 # The collections whose bytes are VariableDefs (TF's GraphKeys._VARIABLE_COLLECTIONS).
@@ -163,6 +164,8 @@ def _restore_collections(graph, meta, scope):
     from tfteach.io.tf_protos import VariableDef
     variables = {}
     for key in sorted(meta.collection_def):
+        if key in _CONTROL_FLOW_COLLECTIONS:
+            continue                      # tfteach rebuilt its contexts from the frames
         col = meta.collection_def[key]
         kind = col.WhichOneof("kind")
         if kind == "node_list":
