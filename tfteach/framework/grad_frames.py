@@ -119,9 +119,9 @@ def pop(w, frame, tensor):
         return w.stacks[key]
     _check_alive_each_iteration(w, tensor)
     forward_frame = w.forward_frame[frame]
-    identity, add, _ = next(v for op, v in w.fcount.items()
-                            if w.frame_of(op._attrs["_loop"].loop_vars[0].op)
-                            is forward_frame)
+    forward = next(op for op in w.fcount
+                   if w.frame_of(op._attrs["_loop"].loop_vars[0].op) is forward_frame)
+    identity, add, _ = w.fcount[forward]
     dtype = w.dtype_of(tensor)
     base = split_input(tensor)[0]
     max_size = w.node(base + "/f_acc/max_size", "Const", [], forward_frame.parent, {
@@ -132,7 +132,8 @@ def pop(w, frame, tensor):
                      True)
     push = w.node(base + "/StackPushV2", "StackPushV2",
                   [handle.name, tensor, "^" + identity], forward_frame,
-                  {"T": _type(dtype), "swap_memory": False}, dtype)
+                  {"T": _type(dtype),
+                   "swap_memory": bool(forward._attrs.get("swap_memory", False))}, dtype)
     add.input.append("^" + push.name)
     grad_handle = w.enter(base + "/b_acc/Enter", stack.name, DT_RESOURCE, frame,
                           True)
