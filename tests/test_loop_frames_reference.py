@@ -95,6 +95,26 @@ def test_tensorflows_gradient_through_a_cond_in_a_loop_runs_in_tfteach():
     _check([45.0, 39.0], got)
 
 
+def nested_with_gradient(tf):
+    x = tf.placeholder(tf.float32, [], name="x")
+
+    def outer_body(i, y):
+        _, inner = tf.while_loop(lambda j, z: j < 2, lambda j, z: (j + 1, z * x),
+                                 [tf.constant(0), y], name="inner")
+        return i + 1, inner
+    _, y = tf.while_loop(lambda i, y: i < 3, outer_body, [tf.constant(0), x], name="outer")
+    return [y, tf.identity(tf.gradients(y, x)[0], name="gx")], {"x:0": 1.1}
+
+
+def test_tensorflows_gradient_of_nested_loops_runs_in_tfteach():
+    """TF's per-frame stacks and counters, a frame inside a frame, in both loops."""
+    with tf1_behaviour() as tf:
+        graph_def, names, feed, expected, weights = _run_source(tf, nested_with_gradient)
+        got = _run_imported(tfteach, graph_def, names, feed, weights)
+    _check(expected, got)
+    _check([1.1 ** 7, 7 * 1.1 ** 6], got)          # y = x * x**6
+
+
 PROGRAMS = {"counter": counter, "power_with_gradient": power_with_gradient,
             "nested": nested, "cond_in_body": cond_in_body}
 
