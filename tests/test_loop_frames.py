@@ -96,17 +96,21 @@ def test_a_nested_loop_round_trips():
     assert got == expected == [sum(j for i in range(5) for j in range(i))]
 
 
-def test_the_gradient_of_a_nested_loop_is_refused_by_name():
-    x = tf.constant(2.0)
+def test_the_gradient_of_a_nested_loop_round_trips():
+    """The inner loop's stacks live outside both loops: pushed through all the outer
+    iterations in order, popped in exactly the reverse order by the outer gradient."""
+    x = tf.placeholder(tf.float32, [], name="x")
 
     def outer_body(i, y):
-        _, inner = tf.while_loop(lambda j, z: j < 2, lambda j, z: (j + 1, z * x),
+        _, inner = tf.while_loop(lambda j, z: j < i + 1, lambda j, z: (j + 1, z * x),
                                  [tf.constant(0), y], name="inner")
         return i + 1, inner
-    _, y = tf.while_loop(lambda i, y: i < 2, outer_body, [tf.constant(0), x], name="outer")
-    tf.gradients(y, x)
-    with pytest.raises(NotExportableError, match="type LoopHistory"):
-        tf.get_default_graph().as_graph_def()
+    _, y = tf.while_loop(lambda i, y: i < 3, outer_body, [tf.constant(0), x], name="outer")
+    g = tf.identity(tf.gradients(y, x)[0], name="g")
+    expected, got = _round_trip([y, g], {x: np.float32(1.1)})
+    # y = x * x**(1 + 2 + 3) = x**7 (the inner loop runs i + 1 times).
+    np.testing.assert_allclose(got, [1.1 ** 7, 7 * 1.1 ** 6], rtol=1e-5)
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
 
 
 def test_the_gradient_through_a_cond_in_a_loop_body_is_refused_by_name():

@@ -99,7 +99,8 @@ def nested_with_gradient(tf):
     x = tf.placeholder(tf.float32, [], name="x")
 
     def outer_body(i, y):
-        _, inner = tf.while_loop(lambda j, z: j < 2, lambda j, z: (j + 1, z * x),
+        # (i + 1 inner iterations: the stacks see runs of different lengths)
+        _, inner = tf.while_loop(lambda j, z: j < i + 1, lambda j, z: (j + 1, z * x),
                                  [tf.constant(0), y], name="inner")
         return i + 1, inner
     _, y = tf.while_loop(lambda i, y: i < 3, outer_body, [tf.constant(0), x], name="outer")
@@ -112,11 +113,12 @@ def test_tensorflows_gradient_of_nested_loops_runs_in_tfteach():
         graph_def, names, feed, expected, weights = _run_source(tf, nested_with_gradient)
         got = _run_imported(tfteach, graph_def, names, feed, weights)
     _check(expected, got)
-    _check([1.1 ** 7, 7 * 1.1 ** 6], got)          # y = x * x**6
+    _check([1.1 ** 7, 7 * 1.1 ** 6], got)          # y = x * x**(1 + 2 + 3)
 
 
 PROGRAMS = {"counter": counter, "power_with_gradient": power_with_gradient,
-            "nested": nested, "cond_in_body": cond_in_body}
+            "nested": nested, "cond_in_body": cond_in_body,
+            "nested_with_gradient": nested_with_gradient}
 
 
 def _run_source(library, build, seeded_weights=None):

@@ -22,7 +22,7 @@ iterations run in parallel.
 from tfteach.framework.loop_frames import (DT_INT32, DT_RESOURCE, FrameWriter,
                                            int32_scalar, split_input)
 
-__all__ = ["write_forward_counter", "write_grad_loop", "pop"]
+__all__ = ["write_forward_counter", "write_grad_loop", "pop", "order_nested_loops"]
 
 _type = FrameWriter.attr_type
 
@@ -41,7 +41,7 @@ def write_forward_counter(w, op, frame, pred):
     next_ = w.node(base + "/NextIteration", "NextIteration", [add.name], frame,
                    {"T": _type(DT_INT32)}, DT_INT32)
     merge.input.append(next_.name)
-    w.fcount[op] = (identity, add, exit_)
+    w.fcount[op] = (identity, add, exit_, merge.input[0])
 
 
 def write_grad_loop(w, op):
@@ -110,6 +110,7 @@ def write_grad_loop(w, op):
     for index_, name in enumerate(outputs):
         w.renamed[(op.name, index_)] = name
     w.control_renamed[op.name] = outputs
+    w.grad_exits[op] = outputs
 
 
 def pop(w, frame, tensor):
@@ -121,12 +122,19 @@ def pop(w, frame, tensor):
     forward_frame = w.forward_frame[frame]
     forward = next(op for op in w.fcount
                    if w.frame_of(op._attrs["_loop"].loop_vars[0].op) is forward_frame)
-    identity, add, _ = w.fcount[forward]
+    identity, add = w.fcount[forward][:2]
     dtype = w.dtype_of(tensor)
     base = split_input(tensor)[0]
-    max_size = w.node(base + "/f_acc/max_size", "Const", [], forward_frame.parent, {
+    # One stack per run, outside every loop whose gradient is written: a nested loop
+    # pushes all its outer iterations' values in order, and the outer gradient loop,
+    # running the outer iterations backwards, pops them in exactly the reverse order.
+    home = forward_frame.parent
+    while home is not None and any(w.frame_of(op._attrs["_loop"].loop_vars[0].op) is home
+                                   for op in w.fcount):
+        home = home.parent
+    max_size = w.node(base + "/f_acc/max_size", "Const", [], home, {
         "dtype": _type(DT_INT32), "value": int32_scalar(-1)}, DT_INT32)
-    stack = w.node(base + "/f_acc", "StackV2", [max_size.name], forward_frame.parent,
+    stack = w.node(base + "/f_acc", "StackV2", [max_size.name], home,
                    {"elem_type": _type(dtype), "stack_name": ""}, DT_RESOURCE)
     handle = w.enter(base + "/f_acc/Enter", stack.name, DT_RESOURCE, forward_frame,
                      True)
@@ -148,10 +156,31 @@ def _check_alive_each_iteration(w, tensor):
     """A value of one branch of a tf.cond in the body exists only in some iterations;
     TF 1.15 pushes and pops it inside that branch, which tfteach does not write."""
     from tfteach.ops.cond_ops import CondContext
-    op = w.graph.get_operation_by_name(split_input(tensor)[0])
+    try:
+        op = w.graph.get_operation_by_name(split_input(tensor)[0])
+    except (KeyError, ValueError):
+        return                            # a node of the frames (a counter, a stack)
     if isinstance(op._control_flow_context, CondContext):
         raise w.error(
             "Cannot write the gradient of a tf.while_loop as TensorFlow NodeDefs: it reads "
             "'%s', a value of one branch of a tf.cond in the loop's body, which exists "
             "only in the iterations that take that branch (TF 1.15 pushes such values "
             "inside the branch; tfteach does not write that)." % tensor)
+
+
+def order_nested_loops(w):
+    """A loop nested in a loop whose gradient is written shares stacks across the outer
+    iterations, so its runs must not overlap: the inner forward counter starts after the
+    outer one counted this iteration (which waits for the previous inner run's count,
+    pushed), and the outer gradient counter moves on after the inner gradient loop
+    ended (its Exits)."""
+    frame_loop = {w.frame_of(op._attrs["_loop"].loop_vars[0].op): op for op in w.fcount}
+    for op, (_, _, _, enter) in w.fcount.items():
+        outer = frame_loop.get(w.frame_of(op))
+        if outer is not None:
+            node = next(n for n in w.nodes if n.name == enter)
+            node.input.append("^" + w.fcount[outer][0])
+    for grad_op, exits in w.grad_exits.items():
+        outer_frame = w.frame_of(grad_op)
+        if outer_frame in w.bcount:
+            w.bcount[outer_frame].input.extend("^" + e for e in exits)

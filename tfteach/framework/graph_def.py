@@ -26,10 +26,9 @@ __all__ = ["graph_to_graph_def", "GRAPH_DEF_PRODUCER", "NotExportableError"]
 GRAPH_DEF_PRODUCER = 134
 
 # tfteach-only op types and why TensorFlow has no NodeDef for them.
-# (While, WhileGrad and LoopVar are written as TF 1.15's frames: loop_frames.py.)
-_NOT_EXPRESSIBLE = {
-    "LoopHistory": "the saved values of a tf.while_loop nested in another loop's body",
-}
+# (While, WhileGrad, LoopVar and LoopHistory are written as TF 1.15's frames:
+# loop_frames.py, grad_frames.py.)
+_NOT_EXPRESSIBLE = {}
 _HELPER_NOTE = "a helper op of tfteach's own (TensorFlow builds it from several ops)"
 for _type in ("AllAxes", "CountNonzero", "ReduceLogSumExp", "ReducedShape",
               "ReductionPermutation", "ValidWeightsShape"):
@@ -67,7 +66,7 @@ def graph_to_graph_def(graph, from_version=None, add_shapes=False, for_display=F
     return graph_def
 
 
-_DISPLAY_ONLY = ("While", "WhileGrad", "LoopVar")
+_DISPLAY_ONLY = ("While", "WhileGrad", "LoopVar", "LoopHistory")
 
 
 def _node_defs(op, names, add_shapes, for_display=False):

@@ -65,21 +65,6 @@ class _Frame:
         self.enters = {}                  # outside tensor name -> its constant Enter
         self.merge_of = {}                # loop variable's Identity -> its Merge
 
-    def encloses(self, other):
-        """Whether this frame is `other` or a frame around it (None: the root)."""
-        while other is not None:
-            if other is self:
-                return True
-            other = other.parent
-        return self is None
-
-
-def _enclosing(frame, inner):
-    """Whether `frame` (None: the root) is `inner` or around it."""
-    if frame is None:
-        return True
-    return frame.encloses(inner)
-
 
 class FrameWriter:
     """Writes the frames of a graph's While/WhileGrad ops into a GraphDef."""
@@ -101,7 +86,9 @@ class FrameWriter:
         self.no_pivot = set()             # structural nodes: never given a pivot
         self.grads_of = {}                # While op -> its WhileGrad ops
         self.stacks = {}                  # (grad frame, forward tensor) -> pop name
-        self.fcount = {}                  # While op -> (identity name, add node, exit name)
+        self.fcount = {}                  # While op -> f_count (identity, add node, exit,
+        #                                   enter)
+        self.grad_exits = {}              # WhileGrad op -> its gradient loop's Exits
         self.bcount = {}                  # grad frame -> its NextIteration node
         self.forward_frame = {}           # grad frame -> forward frame
         self.loop_op = {}                 # loop context -> its While / WhileGrad op
@@ -115,11 +102,6 @@ class FrameWriter:
             if op.type == "WhileGrad":
                 forward = op._attrs["_grad_loop"].forward_op
                 self.grads_of.setdefault(forward, []).append(op)
-            if op.type == "LoopHistory":
-                raise self.error(
-                    "Cannot write op '%s' (type LoopHistory) as a TensorFlow NodeDef: the "
-                    "gradient of a tf.while_loop nested in another loop's body is not "
-                    "written as TF 1.15 frames by tfteach." % op.name)
 
     # -- which frame an op is in -------------------------------------------------------------
     def frame_of(self, op):
@@ -146,7 +128,7 @@ class FrameWriter:
             self.node_frame.setdefault(node.name, frame)
 
     def handles(self, op):
-        return op.type in ("While", "WhileGrad", "LoopVar", "Exit")
+        return op.type in ("While", "WhileGrad", "LoopVar", "LoopHistory", "Exit")
 
     # -- helpers that make nodes ----------------------------------------------------------------
     def _fresh(self, base):
@@ -225,7 +207,8 @@ class FrameWriter:
             from tfteach.framework import grad_frames
             grad_frames.write_grad_loop(self, op)
             return []
-        if op.type == "LoopVar":
+        if op.type in ("LoopVar", "LoopHistory"):
+            # (A nested loop's history is its stacks, pushed onto the outer loop's.)
             return []
         # Exit: TF's Exit reads the Switch's false output inside the loop's frame.
         node = plain_node(op)
@@ -292,8 +275,15 @@ class FrameWriter:
         """Adds the frame nodes to `graph_def` and fixes its nodes' inputs and pivots."""
         # graph_def.node's elements are edited in place; the generated nodes are still
         # this writer's own (pushes add control inputs to the counters), copied last.
-        for node in list(graph_def.node) + list(self.nodes):
+        if self.fcount:
+            from tfteach.framework import grad_frames
+            grad_frames.order_nested_loops(self)
+        for node in list(graph_def.node):
             self._rewrite_inputs(node)
+        done = 0                          # generated nodes, also those made meanwhile
+        while done < len(self.nodes):
+            self._rewrite_inputs(self.nodes[done])
+            done += 1
         graph_def.node.extend(self.nodes)
         self.nodes = []
         present = {node.name for node in graph_def.node}
@@ -326,16 +316,20 @@ class FrameWriter:
             node.input[pos] = name
 
     def _cross(self, name, source_frame, frame, consumer):
-        if frame is not None and frame in self.forward_frame and \
-                self.forward_frame[frame] is source_frame:
+        """`name` (made in `source_frame`) as read in `frame`: through a constant Enter
+        per frame crossed, or popped in a gradient frame from its forward frame."""
+        if frame is source_frame:
+            return name
+        if frame in self.forward_frame and self.forward_frame[frame] is source_frame:
             from tfteach.framework import grad_frames
             return grad_frames.pop(self, frame, name)
-        if frame is None or not _enclosing(source_frame, frame):
+        if frame is None:
             raise self.error(
                 "Cannot write the graph as TensorFlow NodeDefs: node '%s' reads '%s' from "
                 "inside a tf.while_loop it is not in." % (consumer, name))
-        if frame.parent is not source_frame:
-            name = self._cross(name, source_frame, frame.parent, consumer)
+        # Available in the frame around first (an outer gradient loop pops it there:
+        # a nested loop's gradient reads the outer iteration's value), then entered.
+        name = self._cross(name, source_frame, frame.parent, consumer)
         enter = frame.enters.get(name)
         if enter is None:
             dtype = self.dtype_of(name)
