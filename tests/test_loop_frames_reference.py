@@ -116,9 +116,28 @@ def test_tensorflows_gradient_of_nested_loops_runs_in_tfteach():
     _check([1.1 ** 7, 7 * 1.1 ** 6], got)          # y = x * x**(1 + 2 + 3)
 
 
+def hessians(tf):
+    """tf.hessians: a loop over the gradient's entries (TF: with a TensorArray)."""
+    x = tf.placeholder(tf.float32, [3], name="x")
+    y = tf.reduce_sum(x * x * x) + x[0] * x[1]
+    return [tf.identity(tf.hessians(y, x)[0], name="h")], {
+        "x:0": np.array([1.0, 2.0, 3.0], np.float32)}
+
+
+def hessians_of_a_cond(tf):
+    """The loop captures gradient tensors of both branches: dead ones when a branch is
+    not taken (here the true branch)."""
+    x = tf.placeholder(tf.float32, [2], name="x")
+    p = tf.placeholder(tf.bool, [], name="p")
+    y = tf.cond(p, lambda: tf.reduce_sum(x * x * x), lambda: tf.reduce_sum(x * x * 2.0))
+    return [tf.identity(tf.hessians(y, x)[0], name="h")], {
+        "x:0": np.array([1.0, 2.0], np.float32), "p:0": False}
+
+
 PROGRAMS = {"counter": counter, "power_with_gradient": power_with_gradient,
             "nested": nested, "cond_in_body": cond_in_body,
-            "nested_with_gradient": nested_with_gradient}
+            "nested_with_gradient": nested_with_gradient, "hessians": hessians,
+            "hessians_of_a_cond": hessians_of_a_cond}
 
 
 def _run_source(library, build, seeded_weights=None):

@@ -197,7 +197,7 @@ def build_loop(importer, frame):
     from tfteach.framework import tensor_shape
     from tfteach.framework.graph import GraphKeys
     from tfteach.ops.op_builder import apply_op
-    from tfteach.ops.while_ops import WhileContext, _Loop
+    from tfteach.ops.while_ops import WhileContext, _AcceptsDeadInputs, _Loop, _may_be_dead
     graph, prefix, by_name = importer.graph, importer.prefix, importer.by_name
     inits = [importer.resolve(v["enter"].input[0], v["enter"].name) for v in frame.variables]
     for enter in frame.constants:         # an outside tensor: the loop captures it
@@ -259,6 +259,10 @@ def build_loop(importer, frame):
         name = "%s_%d" % (base, k)
     while_op = graph._create_op("While", inits + loop.captured, attrs, name + "/",
                                 context.external_controls + controls)
+    # As tf.while_loop does: a loop capturing a tensor of a cond branch (tf.hessians of
+    # a cond) runs with it dead inside when the branch is not taken.
+    if context.outer_context is None and _may_be_dead(loop.captured):
+        while_op._op_def = _AcceptsDeadInputs(while_op._op_def)
     for v, out in zip(frame.variables, while_op.outputs):
         if v["exit"] is not None:
             exit_ = graph._create_op("Exit", [out], {"T": out.dtype},
