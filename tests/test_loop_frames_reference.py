@@ -137,6 +137,7 @@ def hessians_of_a_cond(tf):
 PROGRAMS = {"counter": counter, "power_with_gradient": power_with_gradient,
             "nested": nested, "cond_in_body": cond_in_body,
             "nested_with_gradient": nested_with_gradient, "hessians": hessians,
+            "cond_in_body_with_gradient": cond_in_body_with_gradient,
             "hessians_of_a_cond": hessians_of_a_cond}
 
 

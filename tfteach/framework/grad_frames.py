@@ -17,7 +17,10 @@ recorded. TF 1.15 has no such op; its gradient is plain frame nodes (see
 Each push is a control input of the forward counter's increment and waits for that
 iteration's counter; each pop waits for the backward counter and is a control input
 of its NextIteration: so pushes and pops keep the iterations' order, however many
-iterations run in parallel.
+iterations run in parallel. A nested loop's stacks are made outside both loops
+(order_nested_loops keeps the inner runs apart); a value of a tf.cond branch in the
+body is pushed only when the branch is taken and popped through a Switch of the stack
+handle, the counters waiting for ControlTriggers (pop).
 """
 from tfteach.framework.loop_frames import (DT_INT32, DT_RESOURCE, FrameWriter,
                                            int32_scalar, split_input)
@@ -118,7 +121,7 @@ def pop(w, frame, tensor):
     key = (frame, tensor)
     if key in w.stacks:
         return w.stacks[key]
-    _check_alive_each_iteration(w, tensor)
+    branch = _branch_of(w, tensor)
     forward_frame = w.forward_frame[frame]
     forward = next(op for op in w.fcount
                    if w.frame_of(op._attrs["_loop"].loop_vars[0].op) is forward_frame)
@@ -142,30 +145,60 @@ def pop(w, frame, tensor):
                   [handle.name, tensor, "^" + identity], forward_frame,
                   {"T": _type(dtype),
                    "swap_memory": bool(forward._attrs.get("swap_memory", False))}, dtype)
-    add.input.append("^" + push.name)
     grad_handle = w.enter(base + "/b_acc/Enter", stack.name, DT_RESOURCE, frame,
-                          True)
-    pop = w.node(base + "/StackPopV2", "StackPopV2", [grad_handle.name], frame,
-                 {"elem_type": _type(dtype)}, dtype)
-    w.bcount[frame].input.append("^" + pop.name)
-    w.stacks[key] = pop.name
-    return pop.name
+                          True).name
+    if branch is None:
+        add.input.append("^" + push.name)
+    else:
+        # A value of one branch of a tf.cond in the body: pushed only in the iterations
+        # that take the branch (the push is dead in the others), popped only in those
+        # (through a Switch of the handle on the popped predicate). The counters wait
+        # for ControlTriggers, which also fire after a dead push or pop.
+        _sync(w, forward_frame, add, "f_sync").input.append("^" + push.name)
+        pred = pop(w, frame, branch.pred_id._as_node_def_input())
+        switch = w.node(base + "/b_acc/Switch", "Switch", [grad_handle, pred], frame,
+                        {"T": _type(DT_RESOURCE)}, DT_RESOURCE).name
+        grad_handle = switch + ":1" if branch.branch else switch
+    pop_ = w.node(base + "/StackPopV2", "StackPopV2", [grad_handle], frame,
+                  {"elem_type": _type(dtype)}, dtype)
+    if branch is None:
+        w.bcount[frame].input.append("^" + pop_.name)
+    else:
+        _sync(w, frame, w.bcount[frame], "b_sync").input.append("^" + pop_.name)
+    w.stacks[key] = pop_.name
+    return pop_.name
 
 
-def _check_alive_each_iteration(w, tensor):
-    """A value of one branch of a tf.cond in the body exists only in some iterations;
-    TF 1.15 pushes and pops it inside that branch, which tfteach does not write."""
+def _sync(w, frame, counter_node, name):
+    """The ControlTrigger `counter_node` (a counter's step) waits for, made once."""
+    key = (frame, name)
+    if key not in w.syncs:
+        trigger = w.node(counter_node.name.rsplit("/", 1)[0] + "/" + name,
+                         "ControlTrigger", ["^" + frame.pivot_body], frame)
+        w.no_pivot.add(trigger.name)
+        counter_node.input.append("^" + trigger.name)
+        w.syncs[key] = trigger
+    return w.syncs[key]
+
+
+def _branch_of(w, tensor):
+    """The CondContext (directly in the loop's body) `tensor` is a branch value of, or
+    None for a value every iteration has."""
     from tfteach.ops.cond_ops import CondContext
     try:
         op = w.graph.get_operation_by_name(split_input(tensor)[0])
     except (KeyError, ValueError):
-        return                            # a node of the frames (a counter, a stack)
-    if isinstance(op._control_flow_context, CondContext):
+        return None                       # a node of the frames (a counter, a stack)
+    context = op._control_flow_context
+    if not isinstance(context, CondContext):
+        return None
+    if isinstance(context.outer_context, CondContext):
         raise w.error(
-            "Cannot write the gradient of a tf.while_loop as TensorFlow NodeDefs: it reads "
-            "'%s', a value of one branch of a tf.cond in the loop's body, which exists "
-            "only in the iterations that take that branch (TF 1.15 pushes such values "
-            "inside the branch; tfteach does not write that)." % tensor)
+            "Cannot write the gradient of a tf.while_loop as TensorFlow NodeDefs: it "
+            "reads '%s', a value of a tf.cond nested in another tf.cond in the loop's "
+            "body; tfteach writes the gradients of one level of tf.cond in a loop body."
+            % tensor)
+    return context
 
 
 def order_nested_loops(w):

@@ -89,6 +89,7 @@ class FrameWriter:
         self.fcount = {}                  # While op -> f_count (identity, add node, exit,
         #                                   enter)
         self.grad_exits = {}              # WhileGrad op -> its gradient loop's Exits
+        self.syncs = {}                   # (frame, "f_sync"/"b_sync") -> ControlTrigger
         self.bcount = {}                  # grad frame -> its NextIteration node
         self.forward_frame = {}           # grad frame -> forward frame
         self.loop_op = {}                 # loop context -> its While / WhileGrad op
