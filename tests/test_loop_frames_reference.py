@@ -134,7 +134,22 @@ def hessians_of_a_cond(tf):
         "x:0": np.array([1.0, 2.0], np.float32), "p:0": False}
 
 
+def _loop_in_cond(taken):
+    def build(tf):
+        """A loop (and its gradient) inside a tf.cond branch: dead when not taken."""
+        x = tf.placeholder(tf.float32, [], name="x")
+        p = tf.placeholder(tf.bool, [], name="p")
+        r = tf.cond(p, lambda: tf.while_loop(lambda i, y: i < 3,
+                                             lambda i, y: (i + 1, y * x),
+                                             [tf.constant(0), x])[1],
+                    lambda: x - 1.0)
+        return [r, tf.identity(tf.gradients(r, x)[0], name="g")], {"x:0": 1.5, "p:0": taken}
+    return build
+
+
 PROGRAMS = {"counter": counter, "power_with_gradient": power_with_gradient,
+            "loop_in_taken_cond": _loop_in_cond(True),
+            "loop_in_untaken_cond": _loop_in_cond(False),
             "nested": nested, "cond_in_body": cond_in_body,
             "nested_with_gradient": nested_with_gradient, "hessians": hessians,
             "cond_in_body_with_gradient": cond_in_body_with_gradient,
