@@ -72,10 +72,6 @@ NO_GRADIENT = {
     "ApplyAdam": "as ApplyGradientDescent", "ApplyAdadelta": "as ApplyGradientDescent",
     "LoopVar": "fed by its loop; the While gradient differentiates the body itself",
     "LoopHistory": "a recorded loop history, not a number",
-    # TF-written graphs only (ops/tensor_array_ops.py): they come with their gradient ops.
-    "TensorArrayReadV3": "imported TensorArray graphs are run, not differentiated",
-    "TensorArrayWriteV3": "as TensorArrayReadV3", "TensorArrayScatterV3": "as above",
-    "TensorArrayGatherV3": "as TensorArrayReadV3",
     "LRNGrad": "TF 1.15 has no gradient for it either",
     "TruncateMod": "TF registers none (FloorMod has one): tf.gradients raises LookupError",
 }

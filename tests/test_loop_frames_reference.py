@@ -519,3 +519,29 @@ def test_a_frozen_dynamic_rnn_moves_between_the_libraries(direction):
             target.import_graph_def(_to_library(target, frozen), name="")
             with target.Session() as sess:
                 _check([expected], [sess.run("last:0", {"x:0": X_SEQ})])
+
+
+def test_tfteach_differentiates_tensorflows_dynamic_rnn():
+    """A forward-only GraphDef of TF's dynamic_rnn (TensorArrays, no gradient ops):
+    tfteach's tf.gradients goes through the imported loop and its TensorArrays
+    (ops/tensor_array_grad.py) to TF's gradients of the weights and the input."""
+    with tf1_behaviour() as tf:
+        with tf.Graph().as_default() as graph:
+            _lstm_last_output(tf)
+            loss = tf.reduce_sum(tf.square(graph.get_tensor_by_name("last:0")), name="loss")
+            graph_def = graph.as_graph_def()
+            names = [v.op.name for v in tf.trainable_variables()]
+            grads = tf.gradients(loss, tf.trainable_variables() + [graph.get_tensor_by_name("x:0")])
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                weights = dict(zip(names, sess.run(tf.trainable_variables())))
+                expected = sess.run(grads, {"x:0": X_SEQ})
+    with tfteach.Graph().as_default() as graph:
+        tfteach.import_graph_def(graph_def, name="")
+        xs = [graph.get_tensor_by_name(n + ":0") for n in names] + \
+            [graph.get_tensor_by_name("x:0")]
+        grads = tfteach.gradients(graph.get_tensor_by_name("loss:0"), xs)
+        with tfteach.Session() as sess:
+            for name, value in weights.items():
+                sess.run(tfteach.assign(graph.get_tensor_by_name(name + ":0"), value))
+            _check(expected, sess.run(grads, {"x:0": X_SEQ}))

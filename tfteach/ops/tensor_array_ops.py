@@ -157,8 +157,8 @@ register_op("TensorArraySizeV3", lambda op: [(dtypes.int32, tensor_shape.scalar(
             cpu=lambda ctx, array, flow: np.int32(len(array.values)), stateful=True)
 register_op("TensorArrayCloseV3", lambda op: [], cpu=lambda ctx, array: None, stateful=True)
 
-# As in TF (tensor_array_grad.py). Read, Write, Scatter and Gather have gradients in
-# TF; tfteach does not build them: a graph TF wrote already holds its gradient ops.
+# As in TF (tensor_array_grad.py). Read, Write, Scatter and Gather have gradients:
+# tensor_array_grad.py.
 for _op_type in ("TensorArrayV3", "TensorArrayGradV3", "TensorArraySizeV3",
                  "TensorArrayCloseV3"):
     not_differentiable(_op_type)
