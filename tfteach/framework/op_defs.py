@@ -18,10 +18,14 @@ _FILE = os.path.join(os.path.dirname(__file__), "op_defs.pbtxt")
 
 @functools.lru_cache(maxsize=1)
 def _table():
+    """{op type: OpDef}: the file holds one text-format OpDef per line."""
     from google.protobuf import text_format
     from tfteach.io.tf_protos import OpList
+    ops = OpList()
     with open(_FILE, encoding="utf-8") as f:
-        ops = text_format.Parse(f.read(), OpList())
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                text_format.Parse(line, ops.op.add())
     return {op.name: op for op in ops.op}
 
 
