@@ -262,3 +262,12 @@ def test_bad_tensor_array_reads_are_tensorflows_errors(index, message):
     _node(gd, "r", "TensorArrayReadV3", ["ta", "i", "ta:1"], dtype=tf.float32)
     with pytest.raises(tf.errors.InvalidArgumentError, match=message.replace(".", r"\.")):
         _run(gd, "r:0")
+
+
+def test_a_cycle_that_is_not_a_loop_is_a_value_error():
+    """TensorFlow: `ValueError: 2 nodes in a cycle`; never a hang."""
+    gd = GraphDef()
+    _node(gd, "a", "Identity", ["b"], T=tf.float32)
+    _node(gd, "b", "Identity", ["a"], T=tf.float32)
+    with pytest.raises(ValueError, match="cycle through node"):
+        tf.import_graph_def(gd, name="")
