@@ -49,6 +49,42 @@ def _hand_built(op_type, *extra_inputs):
     return build
 
 
+def _array(size, element_shape):
+    """(handle, flow) of a new float64 TensorArray (TensorArrayV3), built by hand."""
+    import tfteach as tf
+    from tfteach.ops.op_builder import apply_op
+    return apply_op("TensorArrayV3", [tf.constant(size)], {
+        "dtype": tf.float64, "element_shape": tf.TensorShape(element_shape),
+        "dynamic_size": False, "clear_after_read": True})
+
+
+def _array_scatter_read(x):
+    """x's rows scattered into an array, two of them read back and combined."""
+    import tfteach as tf
+    from tfteach.ops.op_builder import apply_op
+    handle, flow = _array(3, [2])
+    flow = apply_op("TensorArrayScatterV3", [handle, tf.constant([2, 0, 1]), x, flow],
+                    {"T": tf.float64})
+    first = apply_op("TensorArrayReadV3", [handle, tf.constant(0), flow],
+                     {"dtype": tf.float64})
+    last = apply_op("TensorArrayReadV3", [handle, tf.constant(2), flow],
+                    {"dtype": tf.float64})
+    return first * last + tf.sin(first)
+
+
+def _array_write_gather(x):
+    """Two functions of x written into an array, gathered back in the other order."""
+    import tfteach as tf
+    from tfteach.ops.op_builder import apply_op
+    handle, flow = _array(2, [2])
+    flow = apply_op("TensorArrayWriteV3", [handle, tf.constant(0), x * x, flow],
+                    {"T": tf.float64})
+    flow = apply_op("TensorArrayWriteV3", [handle, tf.constant(1), tf.sin(x), flow],
+                    {"T": tf.float64})
+    return apply_op("TensorArrayGatherV3", [handle, tf.constant([1, 0]), flow],
+                    {"dtype": tf.float64, "element_shape": tf.TensorShape([2])})
+
+
 def _scale_shift(op_type):
     # The random op's final affine step on fixed "random" values: d/d(scale, shift).
     def build(tf, values, a, b):
@@ -311,6 +347,17 @@ CASES = {
                            np.array([[0.11, 0.07, 0.83, 0.9], [0.52, 0.31, 0.13, 0.62]],
                                     np.float32)],
                           delta=1e-3, rtol=2e-3, atol=2e-3),
+    # TensorArrays (graphs TensorFlow wrote, ops/tensor_array_ops.py): built by hand.
+    "TensorArrayScatterV3": Case(lambda tf, x: _array_scatter_read(x),
+                                 [np.array([[0.3, -0.2], [0.5, 0.1], [-0.6, 0.7]])],
+                                 tf_ref=False),
+    "TensorArrayReadV3": Case(lambda tf, x: _array_scatter_read(x),
+                              [np.array([[0.4, 0.2], [-0.5, 0.3], [0.6, -0.1]])],
+                              tf_ref=False),
+    "TensorArrayWriteV3": Case(lambda tf, x: _array_write_gather(x),
+                               [np.array([0.3, -0.7])], tf_ref=False),
+    "TensorArrayGatherV3": Case(lambda tf, x: _array_write_gather(x),
+                                [np.array([-0.4, 0.9])], tf_ref=False),
 }
 
 # Op types whose registered "gradient" refuses on purpose, as TensorFlow's does; the

@@ -18,6 +18,11 @@ REFUSED = {
     # a loop's gradient is one WhileGrad op, not differentiable again (docs/gradients.md)
     "While": "Second-order gradient for while loops not supported",
     "Exit": "Second-order gradient for while loops not supported",
+    # gradient TensorArrays add up their writes (ops/tensor_array_grad.py)
+    "TensorArrayScatterV3": "Second-order gradient through a TensorArray",
+    "TensorArrayReadV3": "Second-order gradient through a TensorArray",
+    "TensorArrayWriteV3": "Second-order gradient through a TensorArray",
+    "TensorArrayGatherV3": "Second-order gradient through a TensorArray",
 }
 # Where tfteach's second derivative deliberately differs from TensorFlow's.
 DIFFERS_FROM_TF = {

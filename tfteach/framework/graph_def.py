@@ -9,9 +9,12 @@ kinds of exception:
   (`ScaleShift`, the `* stddev + mean` of `tf.random_normal`, becomes `name/mul` (Mul) and
   `name` (AddV2); `UniformRange` becomes `name/sub`, `name/mul` and `name`), exactly the
   nodes TF 1.15's `random_ops` builds;
-- ops with no TensorFlow NodeDef (tfteach's one-node `While` loop, its reduction helpers)
-  raise a ValueError naming the op and its type.
+- a `tf.while_loop` (tfteach's one `While` op, and its `WhileGrad`) is written as TF
+  1.15's Enter/Merge/Switch/NextIteration/Exit frame (loop_frames.py);
+- ops with no TensorFlow NodeDef (tfteach's reduction helpers) raise a ValueError
+  naming the op and its type.
 """
+from tfteach.framework import loop_frames
 from tfteach.framework.attr_values import EXPORTED_PRIVATE_ATTRS, to_attr_value
 from tfteach.framework.tensor_proto import shape_proto
 from tfteach.io.tf_protos import GraphDef
@@ -23,13 +26,9 @@ __all__ = ["graph_to_graph_def", "GRAPH_DEF_PRODUCER", "NotExportableError"]
 GRAPH_DEF_PRODUCER = 134
 
 # tfteach-only op types and why TensorFlow has no NodeDef for them.
-_NOT_EXPRESSIBLE = {
-    "While": "tfteach's tf.while_loop is one node holding the loop; TF 1.15 builds "
-             "Enter/Merge/Switch/NextIteration/Exit frames instead",
-    "WhileGrad": "the gradient of tfteach's one-node tf.while_loop",
-    "LoopVar": "a loop variable inside tfteach's one-node tf.while_loop",
-    "LoopHistory": "the saved values of tfteach's one-node tf.while_loop",
-}
+# (While, WhileGrad, LoopVar and LoopHistory are written as TF 1.15's frames:
+# loop_frames.py, grad_frames.py.)
+_NOT_EXPRESSIBLE = {}
 _HELPER_NOTE = "a helper op of tfteach's own (TensorFlow builds it from several ops)"
 for _type in ("AllAxes", "CountNonzero", "ReduceLogSumExp", "ReducedShape",
               "ReductionPermutation", "ValidWeightsShape"):
@@ -48,16 +47,30 @@ def graph_to_graph_def(graph, from_version=None, add_shapes=False, for_display=F
     graph_def = GraphDef()
     graph_def.versions.producer = GRAPH_DEF_PRODUCER
     names = {op.name for op in graph.get_operations()}
+    frames = None
+    if not for_display and loop_frames.needs_frames(graph):
+        frames = loop_frames.FrameWriter(graph, names, NotExportableError)
     for op in graph.get_operations():
         if from_version is not None and op._id <= from_version:
             continue
-        for node in _node_defs(op, names, add_shapes, for_display):
+        if frames is not None and frames.handles(op):
+            nodes = frames.nodes_for(op, lambda op: _node_def(op, add_shapes))
+        else:
+            nodes = _node_defs(op, names, add_shapes, for_display)
+        if frames is not None:
+            frames.place(nodes, op)
+        for node in nodes:
             graph_def.node.add().CopyFrom(node)
+    if frames is not None:
+        frames.finish(graph_def)
     return graph_def
 
 
+_DISPLAY_ONLY = ("While", "WhileGrad", "LoopVar", "LoopHistory")
+
+
 def _node_defs(op, names, add_shapes, for_display=False):
-    if op.type in _NOT_EXPRESSIBLE and for_display:
+    if for_display and (op.type in _NOT_EXPRESSIBLE or op.type in _DISPLAY_ONLY):
         return [_node_def(op, add_shapes, display=True)]
     if op.type in _NOT_EXPRESSIBLE:
         raise NotExportableError(

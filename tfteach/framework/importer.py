@@ -50,38 +50,6 @@ def _tensor_key(name):
     return "%s:%d" % (op_name, index)
 
 
-def _topological_order(nodes):
-    by_name = {n.name: n for n in nodes}
-    state, order = {}, []
-    for root in nodes:
-        if root.name in state:
-            continue
-        stack = [(root, False)]
-        while stack:
-            node, done = stack.pop()
-            if done:
-                state[node.name] = 2
-                order.append(node)
-                continue
-            if state.get(node.name) == 2:
-                continue
-            if state.get(node.name) == 1:
-                continue
-            state[node.name] = 1
-            stack.append((node, True))
-            for inp in node.input:
-                dep = by_name.get(_split_input(inp)[0])
-                if dep is None:
-                    continue
-                if state.get(dep.name) == 1:
-                    raise ValueError("GraphDef has a cycle through node '%s' (TensorFlow's "
-                                     "while-loop frames cannot be imported into tfteach)."
-                                     % dep.name)
-                if dep.name not in state:
-                    stack.append((dep, False))
-    return order
-
-
 def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
                      op_dict=None, producer_op_list=None):
     """Imports `graph_def` into the default graph (TF 1.15's signature and errors)."""
@@ -107,37 +75,141 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
 
 
 def _import_nodes(graph, graph_def, input_map, prefix):
-    from tfteach.framework.convert import convert_to_tensor
-    ops = {}
-    for node in _topological_order(list(graph_def.node)):
+    from tfteach.framework import frame_import
+    nodes = list(graph_def.node)
+    _check_registered(nodes)
+    frame_of, frames = frame_import.find_frames(nodes)
+    importer = _Importer(graph, nodes, frame_of, input_map, prefix)
+    importer.import_level(None, [n for n in nodes if frame_of.get(n.name) is None],
+                          [f for f in frames if f.parent is None])
+    return importer.ops
+
+
+def _check_registered(nodes):
+    """One error naming every op type of the GraphDef tfteach does not have."""
+    from tfteach.framework.frame_import import ENTERS
+    missing = {}
+    for node in nodes:
         op_type = _REF_TWINS.get(node.op, node.op)
+        if op_type in ENTERS:
+            continue
         try:
             registry.get_op_def(op_type)
         except KeyError:
-            raise ValueError("Op type not registered '%s' in tfteach, needed by node '%s' "
-                             "of the GraphDef." % (node.op, node.name)) from None
+            missing.setdefault(node.op, node.name)
+    if missing:
+        first = next(iter(missing))
+        others = sorted(set(missing) - {first})
+        raise ValueError("Op type not registered '%s' in tfteach, needed by node '%s' of "
+                         "the GraphDef.%s" % (first, missing[first], (
+                             " Nor are: %s." % ", ".join(others)) if others else ""))
+
+
+class _Importer:
+    """Creates a GraphDef's ops level by level: the root's nodes, and each frame (a
+    while loop) as one unit, rebuilt by frame_import.build_loop."""
+
+    def __init__(self, graph, nodes, frame_of, input_map, prefix):
+        self.graph = graph
+        self.by_name = {n.name: n for n in nodes}
+        self.frame_of = frame_of
+        self.input_map = input_map
+        self.prefix = prefix
+        self.ops = {}                     # node name -> Operation
+        self.mapped = {}                  # loop structure: "node:i" / "^node" -> element
+
+    def unit_of(self, name, level):
+        """The unit at `level` that produces node `name`: the node, the child frame
+        holding it, or None when it lives further out (already imported)."""
+        frame = self.frame_of.get(name)
+        if frame is level:
+            return self.by_name[name]
+        child = frame
+        while child is not None and child.parent is not level:
+            child = child.parent
+        return child
+
+    def _unit_inputs(self, unit):
+        from tfteach.framework.frame_import import Frame
+        if not isinstance(unit, Frame):
+            return [_split_input(i)[0] for i in unit.input]
+        names = []
+        stack = [unit]
+        while stack:
+            frame = stack.pop()
+            stack.extend(frame.children)
+            for node in frame.nodes:
+                names.extend(_split_input(i)[0] for i in self.by_name[node].input)
+        return names
+
+    def import_level(self, level, nodes, frames):
+        from tfteach.framework import frame_import
+        units = list(nodes) + list(frames)
+        members = {id(u) for u in units}
+        order, state = [], {}
+        for root in units:
+            if id(root) in state:
+                continue
+            stack = [(root, False)]
+            while stack:
+                unit, done = stack.pop()
+                if done:
+                    state[id(unit)] = 2
+                    order.append(unit)
+                    continue
+                if state.get(id(unit)):
+                    continue
+                state[id(unit)] = 1
+                stack.append((unit, True))
+                for name in self._unit_inputs(unit):
+                    if name not in self.by_name:
+                        continue
+                    dep = self.unit_of(name, level)
+                    if dep is None or dep is unit or id(dep) not in members:
+                        continue
+                    if state.get(id(dep)) == 1:
+                        raise ValueError(
+                            "GraphDef has a cycle through node '%s' that does not go "
+                            "through a while loop's Merge." % getattr(dep, "name", dep))
+                    if id(dep) not in state:
+                        stack.append((dep, False))
+        for unit in order:
+            if isinstance(unit, frame_import.Frame):
+                frame_import.build_loop(self, unit)
+            elif unit.name not in self.ops:   # (a loop's Exits come with the loop)
+                self.create(unit)
+
+    def resolve(self, inp, node_name):
+        """The Tensor (or, for "^x", the Operation) an input string names."""
+        from tfteach.framework.convert import convert_to_tensor
+        op_name, index, is_control = _split_input(inp)
+        key = "^" + op_name if is_control else "%s:%d" % (op_name, index)
+        if key in self.mapped:
+            return self.mapped[key]
+        if key in self.input_map:
+            mapped = self.input_map[key]
+            if is_control:
+                return self.graph.as_graph_element(mapped, allow_tensor=False)
+            return convert_to_tensor(mapped)
+        if op_name not in self.ops:
+            raise ValueError("Node '%s': Unknown input node '%s'" % (node_name, inp))
+        return self.ops[op_name] if is_control else self.ops[op_name].outputs[index]
+
+    def create(self, node):
+        graph, prefix = self.graph, self.prefix
+        op_type = _REF_TWINS.get(node.op, node.op)
         inputs, controls = [], []
         for inp in node.input:
-            op_name, index, is_control = _split_input(inp)
-            key = "^" + op_name if is_control else "%s:%d" % (op_name, index)
-            if key in input_map:
-                mapped = input_map[key]
-                if is_control:
-                    controls.append(graph.as_graph_element(mapped, allow_tensor=False))
-                else:
-                    inputs.append(convert_to_tensor(mapped))
-                continue
-            if op_name not in ops:
-                raise ValueError("Node '%s': Unknown input node '%s'" % (node.name, inp))
-            if is_control:
-                controls.append(ops[op_name])
+            element = self.resolve(inp, node.name)
+            if inp.startswith("^"):
+                controls.append(getattr(element, "op", element))
             else:
-                inputs.append(ops[op_name].outputs[index])
+                inputs.append(element)
         attrs = {}
         for key, value in node.attr.items():
             if key.startswith("_") and key not in EXPORTED_PRIVATE_ATTRS:
                 continue
-            attrs[key] = from_attr_value(value, node.name, key)
+            attrs[key] = from_attr_value(_resource_as_string(value), node.name, key)
         if "_class" in attrs:             # colocation groups name nodes of this import
             attrs["_class"] = [c.replace("loc:@", "loc:@" + prefix, 1)
                                if c.startswith("loc:@") else c for c in attrs["_class"]]
@@ -151,8 +223,19 @@ def _import_nodes(graph, graph_def, input_map, prefix):
         if node.device:
             op._device = node.device
         _mark_name_used(graph, full_name)
-        ops[node.name] = op
-    return ops
+        self.ops[node.name] = op
+        return op
+
+
+_DT_RESOURCE = 20
+
+
+def _resource_as_string(attr):
+    """A `type: DT_RESOURCE` attr (a Switch of a stack handle in TF's loop gradients) as
+    `string`: tfteach keeps stack and TensorArray handles as host objects of that dtype."""
+    if attr.WhichOneof("value") == "type" and attr.type == _DT_RESOURCE:
+        return type(attr)(type=7)         # DT_STRING
+    return attr
 
 
 def _mark_name_used(graph, name):

@@ -14,6 +14,7 @@ import warnings
 from google.protobuf import text_format
 
 from tfteach.framework import graph as graph_lib
+from tfteach.framework import op_defs
 from tfteach.framework.importer import import_graph_def
 from tfteach.io.tf_protos import MetaGraphDef, SaverDef
 
@@ -23,7 +24,8 @@ __all__ = ["export_meta_graph", "import_meta_graph", "read_meta_graph_file",
 TENSORFLOW_VERSION = "1.15.0"
 
 # TensorFlow writes its cond/while contexts as CondContextDef/WhileContextDef; tfteach's
-# contexts have no such form, and a graph imports and runs without them.
+# contexts have no such form, and a graph imports and runs without them (importing a
+# GraphDef's loop frames makes tfteach's own while contexts: frame_import.py).
 _CONTROL_FLOW_COLLECTIONS = frozenset({"cond_context", "while_context"})
 
 # The collections whose bytes are VariableDefs (TF's GraphKeys._VARIABLE_COLLECTIONS).
@@ -77,11 +79,10 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
     if clear_devices:
         for node in meta.graph_def.node:
             node.device = ""
-    # The op types used, sorted as TF lists them. tfteach has no OpDefs, so each entry
-    # holds the name only (TensorFlow's importer needs no more).
+    # The OpDefs of the op types used, sorted as TF lists them (framework/op_defs.py).
     if not meta.meta_info_def.stripped_op_list.op:
-        for op_type in sorted({n.op for n in meta.graph_def.node}):
-            meta.meta_info_def.stripped_op_list.op.add(name=op_type)
+        op_defs.stripped_op_list(meta.meta_info_def.stripped_op_list,
+                                 [n.op for n in meta.graph_def.node])
     if saver_def is not None:
         if not isinstance(saver_def, SaverDef):
             saver_def = SaverDef.FromString(saver_def.SerializeToString())
@@ -163,6 +164,8 @@ def _restore_collections(graph, meta, scope):
     from tfteach.io.tf_protos import VariableDef
     variables = {}
     for key in sorted(meta.collection_def):
+        if key in _CONTROL_FLOW_COLLECTIONS:
+            continue                      # tfteach rebuilt its contexts from the frames
         col = meta.collection_def[key]
         kind = col.WhichOneof("kind")
         if kind == "node_list":

@@ -13,6 +13,8 @@ The loop gradient (the While op) is in while_grad.py.
 from tfteach.framework import dtypes
 from tfteach.framework.registry import gradient, not_differentiable
 from tfteach.ops import gradients_impl, while_grad  # noqa: F401 (registers While's gradient)
+from tfteach.ops import stack_ops, tensor_array_ops  # noqa: F401 (imported TF 1.15 graphs)
+from tfteach.ops import tensor_array_grad  # noqa: F401 (after tensor_array_ops)
 from tfteach.ops.comparison_ops import equal
 from tfteach.ops.cond_ops import CondContext, merge, switch
 from tfteach.ops.constant_op import identity

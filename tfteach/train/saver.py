@@ -290,8 +290,8 @@ class Saver:
                                            strip_default_attrs=strip_default_attrs)
             except _not_exportable() as e:
                 # The checkpoint is complete; only the graph has an op TensorFlow's
-                # GraphDef cannot express (tfteach's one-node while_loop). A training
-                # loop should not die at its first save for that.
+                # GraphDef cannot express (a tfteach helper op; while loops are written
+                # as TF 1.15 frames). A training loop should not die at its first save.
                 logging.warning("%s was not written: %s The checkpoint %s is complete: "
                                 "restore it with a Saver over a graph built in Python.",
                                 meta_graph_file, e, model_checkpoint_path)
