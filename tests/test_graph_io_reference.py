@@ -52,9 +52,16 @@ def _trained_weights(tf, sess, graph, model, variables):
                                          for v in variables])))
 
 
-def _check_both_ways(source_tf, target_tf, name):
+def _check_both_ways(source_tf, target_tf, name, strip_default_attrs=False):
     graph, model = _build(source_tf, name)
     graph_def = graph.as_graph_def()
+    if strip_default_attrs:
+        stripped = source_tf.train.export_meta_graph(
+            graph=graph, strip_default_attrs=True).graph_def
+        def public_attrs(g):
+            return sum(1 for n in g.node for key in n.attr if not key.startswith("_"))
+        assert public_attrs(stripped) < public_attrs(graph_def)   # some were left out
+        graph_def = stripped
     variables = _variable_names(graph_def)
     with source_tf.Session(graph=graph) as sess:
         sess.run(graph.get_operation_by_name(model["init"]))
@@ -326,3 +333,14 @@ def test_tensorflows_compact_constants_import():
             z, rep = sess.run([z, rep])
     np.testing.assert_array_equal(z, np.zeros(1000, np.float32))
     np.testing.assert_array_equal(rep, np.full(4, 5.0, np.float32))
+
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_graph_def_without_default_attrs_from_tensorflow_runs_in_tfteach(name):
+    """TF's export_meta_graph(strip_default_attrs=True) leaves out every attr equal to
+    its OpDef's default (MatMul's transpose_a=False, Conv2D's dilations, ...); importing
+    fills them back from the OpDefs, as TF's importer does."""
+    tf = tensorflow_v1()
+    with tf1_behaviour():
+        _check_both_ways(tf, tfteach, name, strip_default_attrs=True)

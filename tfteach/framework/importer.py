@@ -206,7 +206,7 @@ class _Importer:
             else:
                 inputs.append(element)
         attrs = {}
-        for key, value in node.attr.items():
+        for key, value in _with_default_attrs(node).items():
             if key.startswith("_") and key not in EXPORTED_PRIVATE_ATTRS:
                 continue
             attrs[key] = from_attr_value(_resource_as_string(value), node.name, key)
@@ -225,6 +225,20 @@ class _Importer:
         _mark_name_used(graph, full_name)
         self.ops[node.name] = op
         return op
+
+
+def _with_default_attrs(node):
+    """The node's attrs, plus the defaults its OpDef gives for the ones it leaves out: a
+    GraphDef written with `strip_default_attrs=True` (or by an older TensorFlow, before
+    an attr existed) omits them, and TensorFlow's importer fills them in the same way."""
+    from tfteach.framework.op_defs import op_def
+    attrs = dict(node.attr.items())
+    definition = op_def(node.op)
+    if definition is not None:
+        for attr in definition.attr:
+            if attr.name not in attrs and attr.HasField("default_value"):
+                attrs[attr.name] = attr.default_value
+    return attrs
 
 
 _DT_RESOURCE = 20
