@@ -68,6 +68,9 @@ from tfteach.ops.decode_ops import decode_csv, decode_raw  # noqa: F401,E402
 # -- tf.data (issue 18, helper data): Dataset, iterators, file datasets ---------------
 from tfteach import data  # noqa: F401,E402
 # -- end data ---------------------------------------------------------------------------
+# -- est (issue 19): tf.estimator and tf.feature_column ------------------------------
+from tfteach import estimator, feature_column  # noqa: F401,E402
+# -- end est ----------------------------------------------------------------------------
 
 newaxis = None
 # The TensorFlow API level tfteach reproduces (the notes print `tf.__version__`);

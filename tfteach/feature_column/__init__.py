@@ -1,0 +1,1 @@
+"""`tf.feature_column` (docs/estimator.md)."""
