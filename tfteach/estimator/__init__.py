@@ -12,11 +12,14 @@ from tfteach.estimator.estimator import Estimator
 from tfteach.estimator.model_fn import EstimatorSpec, ModeKeys
 from tfteach.estimator.run_config import RunConfig
 from tfteach.estimator import inputs
+from tfteach.estimator.canned import (DNNClassifier, DNNRegressor, LinearClassifier,  # noqa: F401
+                                      LinearRegressor)
 from tfteach.train.session_run_hook import (SessionRunArgs, SessionRunContext,  # noqa: F401
                                             SessionRunHook, SessionRunValues)
 from tfteach.train.basic_session_run_hooks import (CheckpointSaverHook,  # noqa: F401
                                                    LoggingTensorHook, StopAtStepHook)
 
-__all__ = ["Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "inputs",
+__all__ = ["DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor",
+           "Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "inputs",
            "SessionRunHook", "SessionRunArgs", "CheckpointSaverHook", "LoggingTensorHook",
            "StopAtStepHook"]
