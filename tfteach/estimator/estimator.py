@@ -140,7 +140,6 @@ class Estimator:
                                keep_checkpoint_every_n_hours=(
                                    self._config.keep_checkpoint_every_n_hours),
                                save_relative_paths=True, allow_empty=True)
-        graph_lib.get_default_graph().add_to_collection(GraphKeys.SAVERS, saver)
         return saver
 
     # -- train -----------------------------------------------------------------------------
@@ -181,7 +180,7 @@ class Estimator:
             hooks.append(hooks_lib.StopAtStepHook(steps, max_steps))
         scaffold = spec.scaffold or monitored_session.Scaffold()
         if scaffold.saver is None and not graph_lib.get_default_graph().get_collection(
-                GraphKeys.SAVERS):
+                GraphKeys.SAVERS):  # a model_fn's own Saver in SAVERS is used as in TF
             scaffold._saver = self._saver()
         chief_hooks = list(spec.training_chief_hooks)
         if config.save_checkpoints_secs or config.save_checkpoints_steps:

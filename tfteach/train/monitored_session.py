@@ -61,8 +61,14 @@ class Scaffold:
         if self._summary_op is None:
             self._summary_op = _one_of_collection(GraphKeys.SUMMARY_OP, tf.summary.merge_all)
         if self._saver is None:
-            self._saver = _one_of_collection(
-                GraphKeys.SAVERS, lambda: tf.train.Saver(allow_empty=True))
+            # TF also adds a new default Saver to the SAVERS collection; tfteach keeps it
+            # in the Scaffold only: its meta graphs cannot serialize that collection yet.
+            savers = graph_lib.get_default_graph().get_collection(GraphKeys.SAVERS)
+            if len(savers) > 1:
+                raise RuntimeError("More than one item in the collection savers. Please "
+                                   "indicate which one to use by passing it to the "
+                                   "constructor.")
+            self._saver = savers[0] if savers else tf.train.Saver(allow_empty=True)
         graph_lib.get_default_graph().finalize()
         logging.info("Graph was finalized.")
         return self
