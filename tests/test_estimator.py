@@ -301,3 +301,11 @@ def test_run_config_defaults_and_checks():
         tf.estimator.RunConfig(save_checkpoints_steps=1, save_checkpoints_secs=1)
     with pytest.raises(ValueError, match="is not supported by RunConfig.replace()"):
         config.replace(cluster_spec=None)
+
+
+def test_keep_checkpoint_max_counts_the_checkpoints_of_earlier_runs(tmp_path):
+    estimator(tmp_path).train(train_input(), steps=3)      # keeps 0 and 3 (of max 5)
+    est = estimator(tmp_path, save_checkpoints_steps=2, keep_checkpoint_max=2)
+    est.train(train_input(), steps=4)                      # saves 3 (again), 5, 7
+    kept = sorted(f for f in os.listdir(est.model_dir) if f.endswith(".index"))
+    assert kept == ["model.ckpt-5.index", "model.ckpt-7.index"]

@@ -104,6 +104,12 @@ class MonitoredSession:
         sess = Session(master, graph=self._graph, config=config)
         if checkpoint_path is None and checkpoint_dir:
             checkpoint_path = checkpoint_management.latest_checkpoint(checkpoint_dir)
+            if checkpoint_path:
+                # As TF's SessionManager: the Saver takes over the checkpoints already
+                # there, so keep_checkpoint_max counts them too.
+                state = checkpoint_management.get_checkpoint_state(checkpoint_dir)
+                self._scaffold.saver.recover_last_checkpoints(
+                    list(state.all_model_checkpoint_paths))
         if checkpoint_path:
             self._scaffold.saver.restore(sess, checkpoint_path)
         else:
