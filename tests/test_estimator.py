@@ -309,3 +309,36 @@ def test_keep_checkpoint_max_counts_the_checkpoints_of_earlier_runs(tmp_path):
     est.train(train_input(), steps=4)                      # saves 3 (again), 5, 7
     kept = sorted(f for f in os.listdir(est.model_dir) if f.endswith(".index"))
     assert kept == ["model.ckpt-5.index", "model.ckpt-7.index"]
+
+
+def test_warm_start_from_another_model_dir(tmp_path):
+    first = estimator(tmp_path)
+    first.train(train_input(), steps=5)
+    second = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path / "second"),
+                                    params={"lr": LR}, warm_start_from=first.model_dir)
+    second.train(train_input(), steps=2)
+    # Starts from the first model's weights, with its own global step (from 0).
+    assert second.get_variable_value("global_step") == 2
+    w = np.asarray(first.get_variable_value("w"), np.float64)
+    b = np.asarray(first.get_variable_value("b"), np.float64)
+    for index in (range(0, 4), range(4, 8)):
+        x, y = X[list(index)].astype(np.float64), Y[list(index)].astype(np.float64)
+        error = x @ w + b - y
+        w, b = w - LR * 2 * x.T @ error / error.size, b - LR * 2 * error.sum(0) / error.size
+    np.testing.assert_allclose(second.get_variable_value("w"), w, rtol=1e-5, atol=1e-6)
+    only_b = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path / "third"),
+                                    params={"lr": LR}, warm_start_from=tf.estimator.
+                                    WarmStartSettings(first.model_dir, vars_to_warm_start="b"))
+    only_b.train(train_input(), steps=1)
+    first_w = np.zeros((3, 1))
+    x, y = X[:4].astype(np.float64), Y[:4].astype(np.float64)
+    b0 = np.asarray(first.get_variable_value("b"), np.float64)
+    error = x @ first_w + b0 - y
+    np.testing.assert_allclose(only_b.get_variable_value("w"),
+                               first_w - LR * 2 * x.T @ error / error.size,
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_hooks_must_be_session_run_hooks(tmp_path):
+    with pytest.raises(TypeError, match="All hooks must be SessionRunHook instances"):
+        estimator(tmp_path).train(train_input(), steps=1, hooks=[object()])

@@ -11,6 +11,7 @@ basic_session_run_hooks.py, Saver). TPUEstimator and tf.distribute are not built
 from tfteach.estimator.estimator import Estimator
 from tfteach.estimator.model_fn import EstimatorSpec, ModeKeys
 from tfteach.estimator.run_config import RunConfig
+from tfteach.estimator.warm_starting import WarmStartSettings
 from tfteach.estimator import inputs
 from tfteach.estimator.canned import (DNNClassifier, DNNRegressor, LinearClassifier,  # noqa: F401
                                       LinearRegressor)
@@ -22,4 +23,4 @@ from tfteach.train.basic_session_run_hooks import (CheckpointSaverHook,  # noqa:
 __all__ = ["DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor",
            "Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "inputs",
            "SessionRunHook", "SessionRunArgs", "CheckpointSaverHook", "LoggingTensorHook",
-           "StopAtStepHook"]
+           "StopAtStepHook", "WarmStartSettings"]

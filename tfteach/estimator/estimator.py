@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from tfteach import logging
-from tfteach.estimator import eval_hooks, input_fn_call, summary_io
+from tfteach.estimator import eval_hooks, input_fn_call, summary_io, warm_starting
 from tfteach.estimator.model_fn import EstimatorSpec, ModeKeys
 from tfteach.estimator.run_config import RunConfig
 from tfteach.framework import graph as graph_lib
@@ -46,6 +46,16 @@ def _verify_model_fn_args(model_fn, params):
     if non_valid_args:
         raise ValueError("model_fn (%s) has following not expected args: %s"
                          % (model_fn, non_valid_args))
+
+
+def _checked_hooks(hooks):
+    from tfteach.train.session_run_hook import SessionRunHook
+    hooks = list(hooks or [])
+    for hook in hooks:
+        if not isinstance(hook, SessionRunHook):
+            raise TypeError("All hooks must be SessionRunHook instances, given: {}"
+                            .format(hook))
+    return hooks
 
 
 def _dict_to_str(dictionary):
@@ -82,7 +92,7 @@ class Estimator:
             raise ValueError("model_fn must be provided to Estimator.")
         _verify_model_fn_args(model_fn, params)
         self._model_fn = model_fn
-        self._warm_start_from = warm_start_from
+        self._warm_start_settings = warm_starting.settings_of(warm_start_from)
 
     # -- properties ------------------------------------------------------------------------
     model_dir = property(lambda self: self._model_dir)
@@ -157,9 +167,11 @@ class Estimator:
             if max_steps <= start_step:
                 logging.info("Skipping training since max_steps has already saved.")
                 return self
-        hooks = list(hooks or [])
+        hooks = _checked_hooks(hooks)
         with self._new_graph().as_default():
             spec, input_hooks, global_step = self._build(input_fn, ModeKeys.TRAIN)
+            if self._warm_start_settings is not None and not self.latest_checkpoint():
+                warm_starting.warm_start(self._warm_start_settings)
             loss = self._train_with_spec(spec, global_step, hooks + input_hooks, steps,
                                          max_steps, saving_listeners)
         logging.info("Loss for final step: %s.", loss)
@@ -219,7 +231,8 @@ class Estimator:
             update_op = tf.group(*[update for _, update in metrics.values()])
             values = {key: value for key, (value, _) in metrics.items()}
             values[GraphKeys.GLOBAL_STEP] = global_step
-            all_hooks = list(input_hooks) + list(hooks or []) + list(spec.evaluation_hooks)
+            all_hooks = list(input_hooks) + _checked_hooks(hooks) + \
+                list(spec.evaluation_hooks)
             if steps is not None:
                 all_hooks.append(eval_hooks.StopAfterNEvalsHook(steps))
             scaffold = spec.scaffold or monitored_session.Scaffold()
@@ -262,7 +275,7 @@ class Estimator:
             if scaffold.saver is None:
                 scaffold._saver = self._saver()
             with monitored_session.MonitoredSession(
-                    scaffold=scaffold, hooks=list(input_hooks) + list(hooks or []) +
+                    scaffold=scaffold, hooks=list(input_hooks) + _checked_hooks(hooks) +
                     list(spec.prediction_hooks), config=self._config.session_config,
                     checkpoint_filename_with_path=checkpoint_path) as sess:
                 while not sess.should_stop():
