@@ -183,10 +183,9 @@ class Estimator:
         tf.summary.scalar("loss", spec.loss)
         # As TF 1.15 (a ref variable fetched in the training run): the step logged is
         # the global step after this run's update, "step = 1" for the first run.
-        step_read = global_step
         hooks = list(hooks) + list(spec.training_hooks) + [
             hooks_lib.NanTensorHook(spec.loss),
-            hooks_lib.LoggingTensorHook({"loss": spec.loss, "step": step_read},
+            hooks_lib.LoggingTensorHook({"loss": spec.loss, "step": global_step},
                                         every_n_iter=config.log_step_count_steps)]
         if steps is not None or max_steps is not None:
             hooks.append(hooks_lib.StopAtStepHook(steps, max_steps))
