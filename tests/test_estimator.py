@@ -342,3 +342,37 @@ def test_warm_start_from_another_model_dir(tmp_path):
 def test_hooks_must_be_session_run_hooks(tmp_path):
     with pytest.raises(TypeError, match="All hooks must be SessionRunHook instances"):
         estimator(tmp_path).train(train_input(), steps=1, hooks=[object()])
+
+
+def test_train_and_evaluate_evaluates_the_new_checkpoints(tmp_path):
+    est = estimator(tmp_path, save_checkpoints_steps=3)
+    eval_input = tf.estimator.inputs.numpy_input_fn({"x": X}, Y, batch_size=6, shuffle=False)
+    with log_lines() as lines:
+        result, exports = tf.estimator.train_and_evaluate(
+            est, tf.estimator.TrainSpec(train_input(), max_steps=7),
+            tf.estimator.EvalSpec(eval_input, steps=None, throttle_secs=0))
+    assert exports == [] and result["global_step"] == 7
+    w, b = numpy_training(7)
+    np.testing.assert_allclose(result["mae"], np.mean(np.abs(X @ w + b - Y)), rtol=1e-5)
+    # Checkpoints at 0, 3, 6, 7: all but the untrained first one evaluated
+    # (throttle_secs=0), the last one once.
+    evaluated = [line.split("Saving dict for global step ")[1].split(":")[0]
+                 for line in lines if line.startswith("Saving dict for global step")]
+    assert evaluated == ["3", "6", "7"]
+    with pytest.raises(TypeError, match="`input_fn` must be callable"):
+        tf.estimator.TrainSpec(None)
+    with pytest.raises(ValueError, match=r"Must specify max_steps > 0, given: 0"):
+        tf.estimator.TrainSpec(train_input(), max_steps=0)
+
+
+def test_train_and_evaluate_throttles_evaluations(tmp_path):
+    est = estimator(tmp_path, save_checkpoints_steps=2)
+    eval_input = tf.estimator.inputs.numpy_input_fn({"x": X}, Y, batch_size=6, shuffle=False)
+    with log_lines() as lines:
+        tf.estimator.train_and_evaluate(
+            est, tf.estimator.TrainSpec(train_input(), max_steps=6),
+            tf.estimator.EvalSpec(eval_input, throttle_secs=600))
+    evaluated = [line.split("Saving dict for global step ")[1].split(":")[0]
+                 for line in lines if line.startswith("Saving dict for global step")]
+    # The first trained checkpoint (2), then nothing for 600 s, then the final one (6).
+    assert evaluated == ["2", "6"]

@@ -12,6 +12,7 @@ from tfteach.estimator.estimator import Estimator
 from tfteach.estimator.model_fn import EstimatorSpec, ModeKeys
 from tfteach.estimator.run_config import RunConfig
 from tfteach.estimator.warm_starting import WarmStartSettings
+from tfteach.estimator.training import EvalSpec, TrainSpec, train_and_evaluate
 from tfteach.estimator import inputs
 from tfteach.estimator.canned import (DNNClassifier, DNNRegressor, LinearClassifier,  # noqa: F401
                                       LinearRegressor)
@@ -23,4 +24,5 @@ from tfteach.train.basic_session_run_hooks import (CheckpointSaverHook,  # noqa:
 __all__ = ["DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor",
            "Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "inputs",
            "SessionRunHook", "SessionRunArgs", "CheckpointSaverHook", "LoggingTensorHook",
-           "StopAtStepHook", "WarmStartSettings"]
+           "StopAtStepHook", "WarmStartSettings", "TrainSpec", "EvalSpec",
+           "train_and_evaluate"]
