@@ -376,3 +376,19 @@ def test_train_and_evaluate_throttles_evaluations(tmp_path):
                  for line in lines if line.startswith("Saving dict for global step")]
     # The first trained checkpoint (2), then nothing for 600 s, then the final one (6).
     assert evaluated == ["2", "6"]
+
+
+def test_predict_ignores_labels_and_accepts_a_single_tensor(tmp_path):
+    def single(features, labels, mode):
+        assert mode != tf.estimator.ModeKeys.PREDICT or labels is None
+        w = tf.get_variable("w", [3, 1], initializer=tf.ones_initializer())
+        return tf.estimator.EstimatorSpec(mode, predictions=tf.matmul(features["x"], w))
+    est = tf.estimator.Estimator(single, model_dir=str(tmp_path))
+    with_labels = tf.estimator.inputs.numpy_input_fn({"x": X[:3]}, Y[:3], shuffle=False)
+    got = list(est.predict(with_labels))
+    np.testing.assert_allclose(np.stack(got), X[:3].sum(1, keepdims=True), rtol=1e-6)
+    batches = list(est.predict(with_labels, yield_single_examples=False))
+    assert len(batches) == 1 and batches[0].shape == (3, 1)
+    with pytest.raises(ValueError, match="predict_keys argument is not valid in case of "
+                                         "non-dict predictions."):
+        list(est.predict(with_labels, predict_keys=["y"]))

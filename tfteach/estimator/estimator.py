@@ -141,6 +141,8 @@ class Estimator:
         global_step = training_util.get_or_create_global_step()
         features, labels, input_hooks = input_fn_call.call_input_fn(
             input_fn, mode, self.params, self._config)
+        if mode == ModeKeys.PREDICT:
+            labels = None     # predict ignores the labels an input_fn may give, as TF
         spec = self._call_model_fn(features, labels, mode, self._config)
         return spec, input_hooks, global_step
 
