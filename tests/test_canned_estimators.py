@@ -143,3 +143,22 @@ def test_out_of_range_label_is_an_error_when_running(tmp_path):
     est = tf.estimator.LinearClassifier(columns(), model_dir=str(tmp_path))
     with pytest.raises(tf.errors.InvalidArgumentError, match="Labels must <= n_classes - 1"):
         est.train(inputs(labels=LABEL + 1), steps=1)
+
+
+def test_weight_column_weights_the_losses(tmp_path):
+    fc = tf.feature_column
+    est = tf.estimator.LinearRegressor([fc.numeric_column("x", shape=(2,))],
+                                       weight_column="w", model_dir=str(tmp_path))
+    target = X[:, :1] + 1.0
+    weights = np.where(np.arange(40) < 10, 3.0, 1.0).astype(np.float32)
+    est.train(tf.estimator.inputs.numpy_input_fn({"x": X, "w": weights}, target,
+                                                 batch_size=40, shuffle=False), steps=1)
+    results = est.evaluate(tf.estimator.inputs.numpy_input_fn(
+        {"x": X, "w": weights}, target, batch_size=40, shuffle=False))
+    predictions = np.stack([p["predictions"] for p in est.predict(
+        tf.estimator.inputs.numpy_input_fn({"x": X, "w": weights}, shuffle=False))])
+    squared = ((predictions - target) ** 2)[:, 0]
+    # SUM: the weighted sum; average_loss: the weighted mean.
+    np.testing.assert_allclose(results["loss"], np.sum(weights * squared), rtol=1e-5)
+    np.testing.assert_allclose(results["average_loss"],
+                               np.sum(weights * squared) / weights.sum(), rtol=1e-5)

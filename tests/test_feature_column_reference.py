@@ -136,3 +136,18 @@ def test_ftrl_updates_as_tensorflow(tensorflow_1_15_variables, options):
     assert sorted(got) == sorted(expected) == ["w", "w/Ftrl", "w/Ftrl_1"]
     for name in expected:
         np.testing.assert_allclose(got[name], expected[name], rtol=1e-5, atol=1e-6)
+
+
+def test_sparse_features_as_tensorflow(tensorflow_1_15_variables):
+    # Variable-length values (a VarLenFeature's SparseTensor): row 0 has two, row 1 none.
+    def build(tf, fc, _):
+        features = {"c": tf.SparseTensor([[0, 0], [0, 1], [2, 0]], ["b", "d", "a"], [3, 2]),
+                    "i": tf.SparseTensor([[0, 0], [1, 0], [1, 1]],
+                                         tf.constant([4, 0, 2], tf.int64), [3, 2])}
+        vocabulary = fc.categorical_column_with_vocabulary_list("c", ["a", "b", "c", "d"])
+        identity = fc.categorical_column_with_identity("i", 5)
+        return fc.input_layer(features, [
+            fc.indicator_column(vocabulary), fc.indicator_column(identity),
+            fc.embedding_column(identity, 3, initializer=tf.constant_initializer(EMBEDDING))])
+    (expected, _), (got, _) = both(tensorflow_1_15_variables, build)
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
