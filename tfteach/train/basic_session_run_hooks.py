@@ -57,11 +57,10 @@ class SecondOrStepTimer:
         return self._last_step
 
 
-def _global_step_or_error():
+def _global_step_or_error(hook_name):
     step = training_util.get_global_step()
     if step is None:
-        raise RuntimeError("Global step should be created to use %s."
-                           % "this hook")
+        raise RuntimeError("Global step should be created to use %s." % hook_name)
     return step
 
 
@@ -171,7 +170,7 @@ class CheckpointSaverHook(SessionRunHook):
     def begin(self):
         from tfteach.summary.writer import FileWriterCache
         self._summary_writer = FileWriterCache.get(self._checkpoint_dir)
-        self._global_step_tensor = _global_step_or_error()
+        self._global_step_tensor = _global_step_or_error("CheckpointSaverHook")
         for listener in self._listeners:
             listener.begin()
 
@@ -258,7 +257,7 @@ class StepCounterHook(SessionRunHook):
         if self._summary_writer is None and self._output_dir:
             from tfteach.summary.writer import FileWriterCache
             self._summary_writer = FileWriterCache.get(self._output_dir)
-        self._global_step_tensor = _global_step_or_error()
+        self._global_step_tensor = _global_step_or_error("StepCounterHook")
 
     def before_run(self, run_context):
         return SessionRunArgs(self._global_step_tensor)
@@ -292,7 +291,7 @@ class SummarySaverHook(SessionRunHook):
         if self._summary_writer is None and self._output_dir:
             from tfteach.summary.writer import FileWriterCache
             self._summary_writer = FileWriterCache.get(self._output_dir)
-        self._global_step_tensor = _global_step_or_error()
+        self._global_step_tensor = _global_step_or_error("SummarySaver")
         self._next_step = None
 
     def _get_summary_op(self):
