@@ -8,7 +8,6 @@ always evaluate the final checkpoint. Returns
 The distributed modes (TF_CONFIG with chief, workers, parameter servers) are not built.
 """
 import collections
-import time
 
 from tfteach import logging
 
