@@ -71,6 +71,9 @@ from tfteach import data  # noqa: F401,E402
 # tf.image (issue 18, image): codecs, resizes, crops, flips, colours, boxes; tf.random_crop
 from tfteach import image  # noqa: F401,E402
 from tfteach.image.crops import random_crop  # noqa: F401,E402
+# -- est (issue 19): tf.estimator and tf.feature_column ------------------------------
+from tfteach import estimator, feature_column  # noqa: F401,E402
+# -- end est ----------------------------------------------------------------------------
 
 newaxis = None
 # The TensorFlow API level tfteach reproduces (the notes print `tf.__version__`);

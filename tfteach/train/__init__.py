@@ -55,3 +55,19 @@ from tfteach.io.example_protos import (BytesList, Example, Feature, FeatureList,
 __all__ += ["BytesList", "Example", "Feature", "FeatureList", "FeatureLists", "Features",
             "FloatList", "Int64List", "SequenceExample"]
 # -- end rec ----------------------------------------------------------------------------------
+# -- est (issue 19): sessions with hooks (monitored_session.py), the hooks, Ftrl ------------
+from tfteach.train.session_run_hook import (SessionRunArgs, SessionRunContext,  # noqa: E402
+                                            SessionRunHook, SessionRunValues)
+from tfteach.train.basic_session_run_hooks import (  # noqa: E402
+    CheckpointSaverHook, LoggingTensorHook, NanLossDuringTrainingError, NanTensorHook,
+    SecondOrStepTimer, StepCounterHook, StopAtStepHook, SummarySaverHook)
+from tfteach.train.monitored_session import (MonitoredSession,  # noqa: E402
+                                             MonitoredTrainingSession, Scaffold,
+                                             SingularMonitoredSession)
+from tfteach.train.ftrl import FtrlOptimizer  # noqa: E402
+__all__ += ["SessionRunArgs", "SessionRunContext", "SessionRunHook", "SessionRunValues",
+            "CheckpointSaverHook", "LoggingTensorHook", "NanLossDuringTrainingError",
+            "NanTensorHook", "SecondOrStepTimer", "StepCounterHook", "StopAtStepHook",
+            "SummarySaverHook", "MonitoredSession", "MonitoredTrainingSession", "Scaffold",
+            "SingularMonitoredSession", "FtrlOptimizer"]
+# -- end est ----------------------------------------------------------------------------------

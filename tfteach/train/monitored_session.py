@@ -1,0 +1,226 @@
+"""`tf.train.MonitoredSession`, `MonitoredTrainingSession` and `Scaffold` (TF 1.15).
+
+A MonitoredSession is a Session with a life cycle, which is what Estimator trains in:
+  creation   hooks' begin(); the Scaffold's ops built; the graph finalized; a Session
+             opened; the variables restored from the latest checkpoint in
+             `checkpoint_dir` when there is one, else initialized; local_init_op run;
+             hooks' after_create_session();
+  run()      each hook's before_run() fetches added to the call, after_run() given them;
+             a hook's request_stop() makes should_stop() True;
+  close()    hooks' end() (not after an error), the Session closed. Used as a context
+             manager, OutOfRangeError (an input_fn's data exhausted) ends it quietly.
+Unlike TF, no recovery from a lost worker (there are no workers here): sessions are local.
+"""
+from tfteach import logging
+from tfteach.framework import errors
+from tfteach.framework import graph as graph_lib
+from tfteach.framework.graph import GraphKeys
+from tfteach.train import basic_session_run_hooks as hooks_lib
+from tfteach.train import checkpoint_management, training_util
+from tfteach.train.session_run_hook import SessionRunContext, SessionRunValues
+
+__all__ = ["Scaffold", "MonitoredSession", "SingularMonitoredSession",
+           "MonitoredTrainingSession"]
+
+
+def _one_of_collection(key, default_fn):
+    graph = graph_lib.get_default_graph()
+    items = graph.get_collection(key)
+    if len(items) > 1:
+        raise RuntimeError("More than one item in the collection %s. Please indicate which "
+                           "one to use by passing it to the constructor." % key)
+    if items:
+        return items[0]
+    value = default_fn()
+    if value is not None:
+        graph.add_to_collection(key, value)
+    return value
+
+
+class Scaffold:
+    """The ops a MonitoredSession needs: init_op, local_init_op, saver, summary_op."""
+
+    def __init__(self, init_op=None, init_feed_dict=None, init_fn=None, ready_op=None,
+                 ready_for_local_init_op=None, local_init_op=None, summary_op=None,
+                 saver=None, copy_from_scaffold=None):
+        self._init_op, self._init_feed_dict, self._init_fn = init_op, init_feed_dict, init_fn
+        self._local_init_op, self._summary_op, self._saver = local_init_op, summary_op, saver
+        self._ready_op = ready_op
+
+    def finalize(self):
+        """Builds the default ops the caller left out, then finalizes the graph."""
+        import tfteach as tf
+        if self._init_op is None:
+            self._init_op = _one_of_collection(GraphKeys.INIT_OP,
+                                               tf.global_variables_initializer)
+        if self._local_init_op is None:
+            self._local_init_op = _one_of_collection(
+                GraphKeys.LOCAL_INIT_OP,
+                # tfteach has no lookup tables: the local variables are all there is.
+                lambda: tf.group(tf.local_variables_initializer()))
+        if self._summary_op is None:
+            self._summary_op = _one_of_collection(GraphKeys.SUMMARY_OP, tf.summary.merge_all)
+        if self._saver is None:
+            # TF also adds a new default Saver to the SAVERS collection; tfteach keeps it
+            # in the Scaffold only: its meta graphs cannot serialize that collection yet.
+            savers = graph_lib.get_default_graph().get_collection(GraphKeys.SAVERS)
+            if len(savers) > 1:
+                raise RuntimeError("More than one item in the collection savers. Please "
+                                   "indicate which one to use by passing it to the "
+                                   "constructor.")
+            self._saver = savers[0] if savers else tf.train.Saver(allow_empty=True)
+        graph_lib.get_default_graph().finalize()
+        logging.info("Graph was finalized.")
+        return self
+
+    init_op = property(lambda self: self._init_op)
+    init_feed_dict = property(lambda self: self._init_feed_dict)
+    init_fn = property(lambda self: self._init_fn)
+    local_init_op = property(lambda self: self._local_init_op)
+    summary_op = property(lambda self: self._summary_op)
+    saver = property(lambda self: self._saver)
+    ready_op = property(lambda self: self._ready_op)
+
+
+class MonitoredSession:
+    """A Session that initializes or restores itself and runs hooks around every run()."""
+
+    def __init__(self, session_creator=None, hooks=None, stop_grace_period_secs=120,
+                 scaffold=None, checkpoint_dir=None, checkpoint_filename_with_path=None,
+                 config=None, master=""):
+        self._hooks = list(hooks or [])
+        for hook in self._hooks:
+            hook.begin()
+        self._scaffold = (scaffold or Scaffold()).finalize()
+        self._graph = graph_lib.get_default_graph()
+        self._sess = self._create_session(checkpoint_dir, checkpoint_filename_with_path,
+                                          config, master)
+        self._stop_requested = False
+        for hook in self._hooks:
+            hook.after_create_session(self._sess, None)
+
+    def _create_session(self, checkpoint_dir, checkpoint_path, config, master):
+        from tfteach.runtime.session import Session
+        sess = Session(master, graph=self._graph, config=config)
+        if checkpoint_path is None and checkpoint_dir:
+            checkpoint_path = checkpoint_management.latest_checkpoint(checkpoint_dir)
+            if checkpoint_path:
+                # As TF's SessionManager: the Saver takes over the checkpoints already
+                # there, so keep_checkpoint_max counts them too.
+                state = checkpoint_management.get_checkpoint_state(checkpoint_dir)
+                self._scaffold.saver.recover_last_checkpoints(
+                    list(state.all_model_checkpoint_paths))
+        if checkpoint_path:
+            self._scaffold.saver.restore(sess, checkpoint_path)
+        else:
+            sess.run(self._scaffold.init_op, feed_dict=self._scaffold.init_feed_dict)
+            if self._scaffold.init_fn is not None:
+                self._scaffold.init_fn(self._scaffold, sess)
+        logging.info("Running local_init_op.")
+        sess.run(self._scaffold.local_init_op)
+        logging.info("Done running local_init_op.")
+        return sess
+
+    @property
+    def graph(self):
+        return self._graph
+
+    def should_stop(self):
+        return self._stop_requested or self._sess is None
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        from tfteach.train.session_run_hook import SessionRunArgs
+        context = SessionRunContext(SessionRunArgs(fetches, feed_dict, options), self._sess)
+        extra = [hook.before_run(context) for hook in self._hooks]
+        feeds = dict(feed_dict or {})
+        for args in extra:
+            if args is not None and args.feed_dict:
+                overlap = set(feeds) & set(args.feed_dict)
+                if overlap:
+                    raise RuntimeError("Same tensor is fed by a SessionRunHook and user. "
+                                       "Conflict(s): %s" % sorted(str(t) for t in overlap))
+                feeds.update(args.feed_dict)
+        hook_fetches = {i: args.fetches for i, args in enumerate(extra) if args is not None}
+        outputs = self._sess.run({"caller": fetches, "hooks": hook_fetches}, feed_dict=feeds,
+                                 options=options, run_metadata=run_metadata)
+        for i, hook in enumerate(self._hooks):
+            hook.after_run(context, SessionRunValues(outputs["hooks"].get(i), options,
+                                                     run_metadata))
+        self._stop_requested = self._stop_requested or context.stop_requested
+        return outputs["caller"]
+
+    def run_step_fn(self, step_fn):
+        class _StepContext:
+            session = property(lambda ctx: self._sess)
+
+            def run_with_hooks(ctx, *args, **kwargs):
+                return self.run(*args, **kwargs)
+
+            def request_stop(ctx):
+                self._stop_requested = True
+        return step_fn(_StepContext())
+
+    def close(self):
+        self._close(run_end_hooks=True)
+
+    def _close(self, run_end_hooks):
+        if self._sess is None:
+            return
+        try:
+            if run_end_hooks:
+                for hook in self._hooks:
+                    hook.end(self._sess)
+        finally:
+            self._sess.close()
+            self._sess = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exception_type, exception_value, traceback):
+        if exception_type in (errors.OutOfRangeError, StopIteration):
+            exception_type = None  # the input is exhausted: a normal end, as TF
+        self._close(run_end_hooks=exception_type is None)
+        return exception_type is None
+
+    def raw_session(self):
+        return self._sess
+
+
+class SingularMonitoredSession(MonitoredSession):
+    """MonitoredSession for a single process (the only kind here)."""
+
+
+def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None,  # noqa: N802
+                             scaffold=None, hooks=None, chief_only_hooks=None,
+                             save_checkpoint_secs=600, save_summaries_steps=100,
+                             save_summaries_secs=None, config=None,
+                             stop_grace_period_secs=120, log_step_count_steps=100,
+                             max_wait_secs=7200, save_checkpoint_steps=None,
+                             summary_dir=None):
+    """A MonitoredSession with TF's default hooks for a chief: step counter, summaries
+    and checkpoints in `checkpoint_dir` (TF's defaults: 600 s, 100 steps)."""
+    scaffold = scaffold or Scaffold()
+    all_hooks = list(hooks or [])
+    if is_chief:
+        all_hooks.extend(chief_only_hooks or [])
+        summary_dir = summary_dir or checkpoint_dir
+        if summary_dir:
+            if log_step_count_steps and log_step_count_steps > 0:
+                all_hooks.append(hooks_lib.StepCounterHook(
+                    output_dir=summary_dir, every_n_steps=log_step_count_steps))
+            if (save_summaries_steps and save_summaries_steps > 0) or \
+                    (save_summaries_secs and save_summaries_secs > 0):
+                all_hooks.append(hooks_lib.SummarySaverHook(
+                    scaffold=scaffold, save_steps=save_summaries_steps,
+                    save_secs=save_summaries_secs, output_dir=summary_dir))
+        if checkpoint_dir and ((save_checkpoint_secs and save_checkpoint_secs > 0) or
+                               (save_checkpoint_steps and save_checkpoint_steps > 0)):
+            all_hooks.append(hooks_lib.CheckpointSaverHook(
+                checkpoint_dir, save_steps=save_checkpoint_steps,
+                save_secs=None if save_checkpoint_steps else save_checkpoint_secs,
+                scaffold=scaffold))
+    training_util.get_global_step()
+    return MonitoredSession(hooks=all_hooks, scaffold=scaffold,
+                            checkpoint_dir=checkpoint_dir if is_chief else None,
+                            config=config, master=master)
