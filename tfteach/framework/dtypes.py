@@ -10,7 +10,7 @@ __all__ = [
     "DType", "as_dtype",
     "float16", "half", "float32", "float64", "double",
     "int8", "int16", "int32", "int64", "uint8", "uint16", "bool", "string",
-    "complex64", "complex128", "resource",
+    "complex64", "complex128",
     "QUANTIZED_DTYPES",
 ]
 
@@ -161,8 +161,6 @@ _SPECS = [
     ("complex64", np.dtype(np.complex64), "complex64", 8),
     ("complex128", np.dtype(np.complex128), "complex128", 18),
     ("string", np.dtype(object), "string", 7),
-    # A handle to a session's resource (a queue, a reader): TF's DT_RESOURCE.
-    ("resource", np.dtype(object), "resource", 20),
 ]
 _BASE = {n: DType(n, d, c, e) for n, d, c, e in _SPECS}
 _REF = {n: DType(n, d, c, e, is_ref=True) for n, d, c, e in _SPECS}
@@ -180,14 +178,13 @@ bool = _BASE["bool"]  # noqa: A001 - TensorFlow's public name
 string = _BASE["string"]
 complex64 = _BASE["complex64"]
 complex128 = _BASE["complex128"]
-resource = _BASE["resource"]
 _REAL_OF_COMPLEX = {"complex64": float32, "complex128": float64}
 QUANTIZED_DTYPES = frozenset()
 
 _BY_NAME = dict(_BASE)
 _BY_NAME.update({n + "_ref": d for n, d in _REF.items()})
 _BY_NAME.update({"half": float16, "double": float64, "float": float32})
-_BY_NUMPY = {d.np: d for d in _BASE.values() if d.np != np.dtype(object)}
+_BY_NUMPY = {d.np: d for d in _BASE.values() if d is not string}
 _BY_ENUM = {d.as_datatype_enum: d for d in list(_BASE.values()) + list(_REF.values())}
 
 
