@@ -25,8 +25,15 @@ evaluated, and every checksum is checked.
 def __getattr__(name):
     # tf.io's public names (io_api.py), imported on first use: framework/ imports the
     # format modules of this package, and io_api imports ops/ built on framework/.
+    # A format module of this package (`from tfteach.io import tfrecord` before it was
+    # imported) is imported as itself, never through io_api: that would import ops/
+    # while `import tfteach` is still under way.
     if name.startswith("__"):
         raise AttributeError(name)
+    import importlib
+    import importlib.util
+    if importlib.util.find_spec(__name__ + "." + name) is not None:
+        return importlib.import_module(__name__ + "." + name)
     from tfteach import io_api
     try:
         return getattr(io_api, name)
