@@ -65,6 +65,9 @@ from tfteach.ops.parsing_ops import (parse_example, parse_single_example,  # noq
                                      parse_single_sequence_example)
 from tfteach.ops.decode_ops import decode_csv, decode_raw  # noqa: F401,E402
 # -- end rec ----------------------------------------------------------------------------------
+# -- tf.data (issue 18, helper data): Dataset, iterators, file datasets ---------------
+from tfteach import data  # noqa: F401,E402
+# -- end data ---------------------------------------------------------------------------
 
 newaxis = None
 # The TensorFlow API level tfteach reproduces (the notes print `tf.__version__`);
