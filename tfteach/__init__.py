@@ -64,6 +64,7 @@ from tfteach.ops.parsing_config import (FixedLenFeature, FixedLenSequenceFeature
 from tfteach.ops.parsing_ops import (parse_example, parse_single_example,  # noqa: F401,E402
                                      parse_single_sequence_example)
 from tfteach.ops.decode_ops import decode_csv, decode_raw  # noqa: F401,E402
+from tfteach.ops.tensor_serialization import parse_tensor, serialize_tensor  # noqa: F401,E402
 # -- end rec ----------------------------------------------------------------------------------
 # -- tf.data (issue 18, helper data): Dataset, iterators, file datasets ---------------
 from tfteach import data  # noqa: F401,E402

@@ -13,8 +13,10 @@ from tfteach.ops.parsing_config import (FixedLenFeature, FixedLenSequenceFeature
 from tfteach.ops.parsing_ops import (parse_example, parse_single_example,  # noqa: F401
                                      parse_single_sequence_example)
 from tfteach.ops.decode_ops import decode_csv, decode_raw  # noqa: F401
+from tfteach.ops.tensor_serialization import parse_tensor, serialize_tensor  # noqa: F401
 
 __all__ = ["gfile", "TFRecordCompressionType", "TFRecordOptions", "TFRecordWriter",
            "tf_record_iterator", "write_graph", "FixedLenFeature", "FixedLenSequenceFeature",
            "VarLenFeature", "parse_example", "parse_single_example",
-           "parse_single_sequence_example", "decode_csv", "decode_raw"]
+           "parse_single_sequence_example", "decode_csv", "decode_raw", "parse_tensor",
+           "serialize_tensor"]
