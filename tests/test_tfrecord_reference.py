@@ -41,6 +41,22 @@ def test_bytes_equal_tensorflows(tmp_path, compression):
 
 
 @pytest.mark.parametrize("compression", COMPRESSIONS)
+def test_flushes_midway_give_tensorflows_bytes(tmp_path, compression):
+    tf = tensorflow_v1()
+    paths = str(tmp_path / "tf"), str(tmp_path / "ours")
+    writers = (tf.io.TFRecordWriter(paths[0], tf.io.TFRecordOptions(compression)),
+               RecordFileWriter(paths[1], compression))
+    for writer in writers:
+        for i, record in enumerate(RECORDS[:60]):
+            writer.write(record)
+            if i % 7 == 0:
+                writer.flush()
+        writer.close()
+    assert open(paths[1], "rb").read() == open(paths[0], "rb").read()
+    assert list(iterate_records(paths[1], compression)) == RECORDS[:60]
+
+
+@pytest.mark.parametrize("compression", COMPRESSIONS)
 def test_each_reads_the_others_files(tmp_path, compression):
     tf = tensorflow_v1()
     theirs, ours = str(tmp_path / "tf"), str(tmp_path / "ours")

@@ -180,8 +180,11 @@ class RecordFileWriter:
         self._file.write(data)
 
     def flush(self):
-        # TensorFlow flushes zlib with Z_NO_FLUSH: the bytes zlib already produced reach
-        # the file, the stream itself stays open (no sync marker), as here.
+        # TensorFlow's flush() of a compressed writer ends zlib's current block with
+        # Z_PARTIAL_FLUSH (what its ZlibOutputBuffer does; the file's bytes then equal
+        # TensorFlow's for the same writes and flushes) and hands the bytes to the file.
+        if self._deflater is not None:
+            self._file.write(self._deflater.flush(zlib.Z_PARTIAL_FLUSH))
         self._file.flush()
 
     def close(self):
