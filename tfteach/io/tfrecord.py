@@ -94,6 +94,19 @@ class _InflatingFile:
         self._raw.close()
 
 
+def _read_up_to(stream, n):
+    """Up to `n` bytes, read in chunks: a damaged length field (any uint64 whose CRC
+    happens to match, or a crafted file) must cost the bytes that exist, not `n`."""
+    parts, wanted = [], n
+    while wanted > 0:
+        chunk = stream.read(min(wanted, _CHUNK))
+        if not chunk:
+            break
+        parts.append(chunk)
+        wanted -= len(chunk)
+    return b"".join(parts)
+
+
 class RecordFileReader:
     """Reads the records of one TFRecord file in order: `read()` -> bytes, None at the end.
 
@@ -114,7 +127,7 @@ class RecordFileReader:
         length = header_length(header)
         if length is None:
             raise DataLossError(None, None, "corrupted record at %d" % self.offset)
-        body = self._file.read(length + FOOTER_SIZE)
+        body = _read_up_to(self._file, length + FOOTER_SIZE)
         if len(body) < length + FOOTER_SIZE:
             raise DataLossError(None, None, "truncated record at %d" % self.offset)
         data = body[:length]
