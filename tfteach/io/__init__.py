@@ -12,6 +12,8 @@ The APIs in train/, summary/ and framework/ use them.
   - bundle_protos: the protobuf messages TensorFlow does not ship in a package
     (BundleHeaderProto, BundleEntryProto, CheckpointState), from their field numbers;
   - tensor_bundle: the V2 checkpoint, `PREFIX.index` + `PREFIX.data-00000-of-00001`.
+  - example_protos: tf.train.Example and its parts (example.proto, feature.proto), from
+    their field numbers.
 
 `tf.io` is TensorFlow's public namespace of the same name: its names (TFRecordWriter,
 parse_example, decode_raw, ...) are looked up lazily in tfteach/io_api.py, so that the
