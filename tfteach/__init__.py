@@ -54,6 +54,21 @@ from tfteach.io.tf_protos import (AttrValue, Event, GraphDef, HistogramProto,  #
                                   MetaGraphDef, NodeDef, SessionLog, Summary,
                                   SummaryMetadata, TensorInfo)
 from tfteach import summary  # noqa: F401,E402 (tf.summary: summary ops, FileWriter)
+# -- rec (issue 18): SparseTensor, TFRecord, Example, parsing --------------------------------
+from tfteach.framework.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: F401,E402
+from tfteach import sparse  # noqa: F401,E402 (tf.sparse)
+from tfteach import python_io  # noqa: F401,E402 (tf.python_io: TFRecord files)
+from tfteach import io  # noqa: F401,E402 (tf.io: the public names come from io_api.py)
+from tfteach.ops.parsing_config import (FixedLenFeature, FixedLenSequenceFeature,  # noqa: F401,E402,E501
+                                        VarLenFeature)
+from tfteach.ops.parsing_ops import (parse_example, parse_single_example,  # noqa: F401,E402
+                                     parse_single_sequence_example)
+from tfteach.ops.decode_ops import decode_csv, decode_raw  # noqa: F401,E402
+from tfteach.ops.tensor_serialization import parse_tensor, serialize_tensor  # noqa: F401,E402
+# -- end rec ----------------------------------------------------------------------------------
+# -- tf.data (issue 18, helper data): Dataset, iterators, file datasets ---------------
+from tfteach import data  # noqa: F401,E402
+# -- end data ---------------------------------------------------------------------------
 
 newaxis = None
 # The TensorFlow API level tfteach reproduces (the notes print `tf.__version__`);

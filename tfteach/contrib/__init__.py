@@ -6,3 +6,4 @@ functions and slim.
 """
 from tfteach.contrib import layers, legacy_seq2seq, rnn, seq2seq, slim  # noqa: F401
 from tfteach.contrib import tensorboard  # noqa: F401,E402 (projector config)
+from tfteach.contrib import data  # noqa: F401,E402 (tf.contrib.data: map_and_batch; issue 18)

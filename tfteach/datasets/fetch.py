@@ -4,8 +4,8 @@
 
 writes DEST/mnist/t10k-{images-idx3,labels-idx1}-ubyte.gz (the 10,000-image test set the
 lessons use; `--train` adds the 60,000-image training set), so `TFTEACH_DATA=DEST` reads
-them. Binder's postBuild runs it (binder/, docs/classroom.md). The lessons themselves
-never download (tfteach/datasets/__init__.py).
+them. Binder's postBuild runs it (binder/, docs/classroom.md). A lesson's
+`read_data_sets` downloads only when MNIST is nowhere on the machine (input_data.py).
 
 - Digests: TensorFlow Datasets' url_checksums/mnist.txt (tensorflow/datasets), for the
   files at storage.googleapis.com/cvdf-datasets/mnist/ — the mirror TF 1.x's
@@ -14,15 +14,18 @@ never download (tfteach/datasets/__init__.py).
   without network still succeeds; the lessons that need MNIST then say it is missing.
 - A file whose digest differs is deleted and the exit status is 1: a corrupt or changed
   download is an error, never silently used. Files already present and correct are kept.
+- The transfer itself (resume of a cut download, progress bar) is datasets/download.py;
+  `input_data.read_data_sets` uses the same code when MNIST is nowhere on the machine.
 """
 import argparse
-import hashlib
 import os
 import sys
 import urllib.error
-import urllib.request
 
-__all__ = ["BASE_URL", "SHA256", "SIZES", "fetch_mnist", "main"]
+from tfteach.datasets.download import (ChecksumMismatch, Offline, TruncatedDownload,  # noqa: F401
+                                       download, sha256_of)
+
+__all__ = ["BASE_URL", "SHA256", "SIZES", "TEST_FILES", "TRAIN_FILES", "fetch_mnist", "main"]
 
 BASE_URL = "https://storage.googleapis.com/cvdf-datasets/mnist/"
 
@@ -38,66 +41,22 @@ TEST_FILES = ("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz")
 TRAIN_FILES = ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz")
 
 
-class Offline(Exception):
-    """The download could not reach the server (as opposed to a wrong file)."""
-
-
-class ChecksumMismatch(Exception):
-    pass
-
-
-def _sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def _download(url, path, timeout):
-    part = path + ".part"
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as response, open(part, "wb") as out:
-            while True:
-                block = response.read(1 << 20)
-                if not block:
-                    break
-                out.write(block)
-    except urllib.error.HTTPError:
-        _remove(part)
-        raise                               # the server answered: not "offline"
-    except (urllib.error.URLError, OSError) as e:      # no route, DNS, refused, timeout
-        _remove(part)
-        raise Offline("%s: %s" % (url, getattr(e, "reason", e))) from None
-    return part
-
-
-def _remove(path):
-    try:
-        os.remove(path)
-    except FileNotFoundError:
-        pass
-
-
-def fetch_mnist(dest, train=False, base_url=BASE_URL, timeout=60, say=print):
-    """Downloads the missing files into dest/mnist and checks every digest. Returns the
-    list of files now present and verified. Raises Offline or ChecksumMismatch."""
-    folder = os.path.join(dest, "mnist")
+def fetch_mnist(dest, train=False, base_url=BASE_URL, timeout=60, say=print, progress=False,
+                folder=None):
+    """Downloads the missing files into dest/mnist (or `folder`) and checks every digest.
+    Returns the list of files now present and verified. Raises Offline, ChecksumMismatch
+    or TruncatedDownload (datasets/download.py)."""
+    folder = folder or os.path.join(dest, "mnist")
     os.makedirs(folder, exist_ok=True)
     names = TEST_FILES + (TRAIN_FILES if train else ())
     done = []
     for name in names:
         path = os.path.join(folder, name)
-        if os.path.exists(path) and _sha256(path) == SHA256[name]:
+        if os.path.exists(path) and sha256_of(path) == SHA256[name]:
             done.append(path)
             continue
-        part = _download(base_url.rstrip("/") + "/" + name, path, timeout)
-        digest = _sha256(part)
-        if digest != SHA256[name]:
-            _remove(part)
-            raise ChecksumMismatch("%s: SHA-256 %s, expected %s (file deleted)"
-                                   % (name, digest, SHA256[name]))
-        os.replace(part, path)
+        download(base_url.rstrip("/") + "/" + name, path, SHA256[name], timeout,
+                 progress=progress)
         say("fetched %s (%d bytes, SHA-256 checked)" % (path, os.path.getsize(path)))
         done.append(path)
     return done
@@ -120,7 +79,7 @@ def main(argv=None):
         print("MNIST not fetched (no network?): %s; the lessons that need it will say so"
               % e, file=sys.stderr)
         return 0
-    except (ChecksumMismatch, urllib.error.HTTPError) as e:
+    except (ChecksumMismatch, TruncatedDownload, urllib.error.HTTPError) as e:
         print("MNIST fetch failed: %s" % e, file=sys.stderr)
         return 1
     print("MNIST ready in %s (%d files)" % (os.path.join(args.dest, "mnist"), len(files)))

@@ -2,7 +2,8 @@
 
 `$TFTEACH_DATA/mnist/` holds the IDX files (`t10k-images-idx3-ubyte.gz`, ...). The
 course's shared copy has only the 10,000-image test set, so lessons and tests split it
-(e.g. 8,000 to train, 2,000 to test); `available()` says what is there.
+(e.g. 8,000 to train, 2,000 to test); `available()` says what is there. `cache_dir()` is
+where `read_data_sets` keeps the copy it downloads when MNIST is nowhere else.
 """
 import os
 
@@ -10,7 +11,7 @@ import numpy as np
 
 from tfteach.datasets.idx import read_idx
 
-__all__ = ["data_dir", "available", "load", "FILES"]
+__all__ = ["data_dir", "available", "load", "FILES", "cache_dir"]
 
 FILES = {
     "train": ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"),
@@ -28,6 +29,13 @@ def data_dir(directory=None):
             "MNIST not found: set the environment variable TFTEACH_DATA to the folder "
             "that holds mnist/ (the course's copy is ../shared/data)")
     return os.path.join(root, "mnist")
+
+
+def cache_dir():
+    """The user's cache for a downloaded MNIST: $XDG_CACHE_HOME/tfteach/mnist, by default
+    ~/.cache/tfteach/mnist (outside any repository and any lesson folder)."""
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(root, "tfteach", "mnist")
 
 
 def _find(directory, stem):

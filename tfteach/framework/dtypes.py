@@ -10,7 +10,7 @@ __all__ = [
     "DType", "as_dtype",
     "float16", "half", "float32", "float64", "double",
     "int8", "int16", "int32", "int64", "uint8", "uint16", "bool", "string",
-    "complex64", "complex128",
+    "complex64", "complex128", "variant", "resource",
     "QUANTIZED_DTYPES",
 ]
 
@@ -161,6 +161,10 @@ _SPECS = [
     ("complex64", np.dtype(np.complex64), "complex64", 8),
     ("complex128", np.dtype(np.complex128), "complex128", 18),
     ("string", np.dtype(object), "string", 7),
+    # Opaque handles (tf.data): a dataset's `variant` tensor, an iterator's `resource`.
+    # Their values are Python objects the data kernels hand each other (tfteach/data/).
+    ("resource", np.dtype(object), "resource", 20),
+    ("variant", np.dtype(object), "variant", 21),
 ]
 _BASE = {n: DType(n, d, c, e) for n, d, c, e in _SPECS}
 _REF = {n: DType(n, d, c, e, is_ref=True) for n, d, c, e in _SPECS}
@@ -178,13 +182,15 @@ bool = _BASE["bool"]  # noqa: A001 - TensorFlow's public name
 string = _BASE["string"]
 complex64 = _BASE["complex64"]
 complex128 = _BASE["complex128"]
+resource = _BASE["resource"]
+variant = _BASE["variant"]
 _REAL_OF_COMPLEX = {"complex64": float32, "complex128": float64}
 QUANTIZED_DTYPES = frozenset()
 
 _BY_NAME = dict(_BASE)
 _BY_NAME.update({n + "_ref": d for n, d in _REF.items()})
 _BY_NAME.update({"half": float16, "double": float64, "float": float32})
-_BY_NUMPY = {d.np: d for d in _BASE.values() if d is not string}
+_BY_NUMPY = {d.np: d for d in _BASE.values() if d.np.kind != "O"}   # object: string
 _BY_ENUM = {d.as_datatype_enum: d for d in list(_BASE.values()) + list(_REF.values())}
 
 

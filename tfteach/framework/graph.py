@@ -436,6 +436,16 @@ _default_graph_stack = []
 _global_default_graph = None
 
 
+def building_graph(graph):
+    """The graph an op using a tensor of `graph` is built in: `graph` itself, or the
+    default graph when that is a traced function (a tf.data function, data/
+    function_graph.py) that captures tensors of `graph`, as TF's FuncGraph does."""
+    default = get_default_graph()
+    if graph is not default and default.building_function and default.captures_from(graph):
+        return default
+    return graph
+
+
 def get_default_graph():
     """The innermost `as_default()` graph, else the process-wide global graph."""
     global _global_default_graph

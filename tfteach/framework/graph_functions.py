@@ -16,7 +16,7 @@ __all__ = ["name_scope", "device", "control_dependencies", "add_to_collection",
 def _graph_for(values):
     for v in values or ():
         if isinstance(v, Tensor) or hasattr(v, "graph") and hasattr(v, "_as_graph_element"):
-            return v.graph
+            return graph_lib.building_graph(v.graph)
     return graph_lib.get_default_graph()
 
 

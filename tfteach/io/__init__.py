@@ -5,12 +5,44 @@ The APIs in train/, summary/ and framework/ use them.
   - tf_protos: TensorFlow's protocol buffers (GraphDef, MetaGraphDef, Event, Summary,
     ...) as the `tensorboard` package ships them;
   - records: TFRecord framing with masked CRC-32C (event files);
+  - tfrecord: TFRecord files (raw, ZLIB, GZIP): iterate_records, RecordFileReader/Writer,
+    with TensorFlow's DataLossError for corrupt and truncated records;
   - crc32c: CRC-32C and TensorFlow's "masked" CRC stored in its files;
   - table: the sorted key/value table (LevelDB's SSTable layout) behind `.index` files;
   - bundle_protos: the protobuf messages TensorFlow does not ship in a package
     (BundleHeaderProto, BundleEntryProto, CheckpointState), from their field numbers;
   - tensor_bundle: the V2 checkpoint, `PREFIX.index` + `PREFIX.data-00000-of-00001`.
+  - example_protos: tf.train.Example and its parts (example.proto, feature.proto), from
+    their field numbers.
+
+`tf.io` is TensorFlow's public namespace of the same name: its names (TFRecordWriter,
+parse_example, decode_raw, ...) are looked up lazily in tfteach/io_api.py, so that the
+file-format modules here never import the ops built on them.
 
 docs/saving.md explains the formats. Reading only parses bytes: nothing is unpickled or
 evaluated, and every checksum is checked.
 """
+
+
+def __getattr__(name):
+    # tf.io's public names (io_api.py), imported on first use: framework/ imports the
+    # format modules of this package, and io_api imports ops/ built on framework/.
+    # A format module of this package (`from tfteach.io import tfrecord` before it was
+    # imported) is imported as itself, never through io_api: that would import ops/
+    # while `import tfteach` is still under way.
+    if name.startswith("__"):
+        raise AttributeError(name)
+    import importlib
+    import importlib.util
+    if importlib.util.find_spec(__name__ + "." + name) is not None:
+        return importlib.import_module(__name__ + "." + name)
+    from tfteach import io_api
+    try:
+        return getattr(io_api, name)
+    except AttributeError:
+        raise AttributeError("module 'tensorflow.io' has no attribute '%s'" % name) from None
+
+
+def __dir__():
+    from tfteach import io_api
+    return sorted(set(globals()) | set(io_api.__all__))

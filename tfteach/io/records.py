@@ -12,7 +12,11 @@ import struct
 
 from tfteach.io import crc32c
 
-__all__ = ["masked_crc32c", "encode_record", "read_records", "RecordWriter"]
+__all__ = ["masked_crc32c", "encode_record", "read_records", "RecordWriter", "HEADER_SIZE",
+           "FOOTER_SIZE", "header_length"]
+
+HEADER_SIZE = 12    # uint64 length + uint32 masked CRC of those 8 bytes
+FOOTER_SIZE = 4     # uint32 masked CRC of the data
 
 
 def masked_crc32c(data):
@@ -23,6 +27,14 @@ def encode_record(data):
     header = struct.pack("<Q", len(data))
     return (header + struct.pack("<I", masked_crc32c(header)) + data
             + struct.pack("<I", masked_crc32c(data)))
+
+
+def header_length(header):
+    """The data length a 12-byte record header announces, or None if its CRC is wrong."""
+    (crc,) = struct.unpack("<I", header[8:12])
+    if crc != masked_crc32c(header[:8]):
+        return None
+    return struct.unpack("<Q", header[:8])[0]
 
 
 def read_records(raw):

@@ -23,7 +23,7 @@ def graph_of(values):
     found = None
     for v in values:
         if isinstance(v, Tensor) or hasattr(v, "_as_graph_element") and hasattr(v, "graph"):
-            g = v.graph
+            g = graph_lib.building_graph(v.graph)
             if found is None:
                 found, first = g, v
             elif g is not found:

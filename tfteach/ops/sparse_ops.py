@@ -8,10 +8,13 @@ the last value wins. The gradient is TF's (values: the gradient at their indices
 """
 import numpy as np
 
+from tfteach.framework import dtypes
 from tfteach.framework.convert import convert_to_tensor
+from tfteach.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import gradient, register_op
 from tfteach.kernels.cpu.shape_kernels import invalid_argument, shape_text
+from tfteach.ops.constant_op import placeholder
 from tfteach.ops.fill_ops import zeros_like
 from tfteach.ops.gather_ops import gather_nd
 from tfteach.ops.op_builder import ShapeError, apply_op
@@ -20,7 +23,7 @@ from tfteach.ops.shape_utils import partial_shape_from_tensor
 from tfteach.ops.typed_inputs import check_allowed
 from tfteach.runtime.placement import register_cpu_only
 
-__all__ = ["sparse_to_dense"]
+__all__ = ["sparse_to_dense", "sparse_tensor_to_dense", "sparse_placeholder"]
 
 
 def _sparse_to_dense_shape(op):
@@ -113,3 +116,46 @@ def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0
         return apply_op("SparseToDense", [indices, shape, values, default],
                         {"T": values.dtype.base_dtype, "Tindices": indices.dtype.base_dtype,
                          "validate_indices": bool(validate_indices)}, scope)
+
+
+def sparse_tensor_to_dense(sp_input, default_value=0, validate_indices=True, name=None):
+    """`tf.sparse.to_dense` / `tf.sparse_tensor_to_dense`: the dense tensor a SparseTensor
+    stands for, `default_value` in the cells it does not store.
+
+    TF 1.15's default_value is 0 (later TF: None, the dtype's zero), so string values
+    need `default_value=""` as in 1.15."""
+    sp_input = _as_sparse_tensor(sp_input)
+    return sparse_to_dense(sp_input.indices, sp_input.dense_shape, sp_input.values,
+                           default_value=default_value, validate_indices=validate_indices,
+                           name=name)
+
+
+def _as_sparse_tensor(sp_input):
+    if isinstance(sp_input, SparseTensorValue):
+        return SparseTensor.from_value(sp_input)
+    if not isinstance(sp_input, SparseTensor):
+        raise TypeError("Input must be a SparseTensor.")
+    return sp_input
+
+
+def sparse_placeholder(dtype, shape=None, name=None):
+    """`tf.sparse_placeholder`: a SparseTensor to feed (a SparseTensorValue, or an
+    (indices, values, dense_shape) triple).
+
+    As TF 1.15: its parts are placeholders `NAME/indices`, `NAME/values` and (unless
+    `shape` is fully known, then a constant `NAME/shape`) `NAME/shape`."""
+    shape_name = (name + "/shape") if name is not None else None
+    rank = None
+    dense_shape = None
+    if shape is not None:
+        rank = len(shape)
+        if None not in list(shape):
+            dense_shape = convert_to_tensor(shape, dtype=dtypes.int64, name=shape_name)
+    if dense_shape is None:
+        dense_shape = placeholder(dtypes.int64, shape=[rank], name=shape_name)
+    return SparseTensor(
+        values=placeholder(dtype, shape=[None],
+                           name=(name + "/values") if name is not None else None),
+        indices=placeholder(dtypes.int64, shape=[None, rank],
+                            name=(name + "/indices") if name is not None else None),
+        dense_shape=dense_shape)

@@ -1,7 +1,7 @@
 """What `Session.run` accepts as fetches and feeds, and how results are shaped back.
 
 Fetches may be a Tensor, an Operation (result None), a tensor or op name (`"x:0"`,
-`"x"`), a Variable, or any nesting of list / tuple / namedtuple / dict of those. Each
+`"x"`), a Variable, a SparseTensor (result a SparseTensorValue), or any nesting of list / tuple / namedtuple / dict of those. Each
 distinct graph element is computed once; the result has the fetches' structure.
 
 A feed_dict key may itself be a nesting of tensors (a tuple, a namedtuple such as an RNN's
@@ -16,6 +16,7 @@ import numpy as np
 
 from tfteach.framework import errors
 from tfteach.framework.operation import Operation
+from tfteach.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tfteach.framework.tensor import Tensor
 from tfteach.runtime import errors_text
 
@@ -54,6 +55,10 @@ class FetchStructure:
         return self._index[element]
 
     def _flatten(self, fetch):
+        if isinstance(fetch, SparseTensor):
+            # Three tensors fetched, one SparseTensorValue returned (TF's fetch mapper).
+            return (SparseTensorValue, [self._flatten(t) for t in
+                                        (fetch.indices, fetch.values, fetch.dense_shape)])
         if isinstance(fetch, (list, tuple)) and not hasattr(fetch, "_as_graph_element"):
             return (type(fetch), [self._flatten(f) for f in fetch])
         if isinstance(fetch, dict):
@@ -106,22 +111,32 @@ def flatten_feed_dict(feed_dict):
     values (TF's ValueErrors for a count that differs or a key fed twice)."""
     flat = {}
     for key, value in feed_dict.items():
-        if not _is_nested(key):
-            if key in flat:
-                raise ValueError("Could not flatten dictionary: key %s is not unique." % key)
-            flat[key] = value
-            continue
-        keys, values = _leaves(key), _leaves(value)
-        if len(keys) != len(values):
-            raise ValueError("Could not flatten dictionary. Key had %d elements, but value "
-                             "had %d elements. Key: %s, value: %s."
-                             % (len(keys), len(values), keys, values))
-        for leaf_key, leaf_value in zip(keys, values):
+        if isinstance(key, SparseTensor):
+            pairs = _sparse_feed_pairs(key, value)
+        elif not _is_nested(key):
+            pairs = [(key, value)]
+        else:
+            keys, values = _leaves(key), _leaves(value)
+            if len(keys) != len(values):
+                raise ValueError("Could not flatten dictionary. Key had %d elements, but value "
+                                 "had %d elements. Key: %s, value: %s."
+                                 % (len(keys), len(values), keys, values))
+            pairs = zip(keys, values)
+        for leaf_key, leaf_value in pairs:
             if leaf_key in flat:
                 raise ValueError("Could not flatten dictionary: key %s is not unique."
                                  % (leaf_key,))
             flat[leaf_key] = leaf_value
     return flat
+
+
+def _sparse_feed_pairs(key, value):
+    """A sparse placeholder takes a SparseTensorValue or an (indices, values, dense_shape)
+    triple, fed to its three tensors (TF's feed function for a SparseTensor key)."""
+    if not isinstance(value, (tuple, list)) or len(value) != 3:
+        raise TypeError("The value of a SparseTensor feed must be a SparseTensorValue or a "
+                        "tuple (indices, values, dense_shape), got %r" % (value,))
+    return list(zip((key.indices, key.values, key.dense_shape), value))
 
 
 def process_feeds(graph, feed_dict):

@@ -48,3 +48,10 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "Adagra
            "list_variables", "load_checkpoint", "load_variable", "init_from_checkpoint",
            "write_graph", "export_meta_graph", "import_meta_graph", "summary_iterator"]
 from tfteach.io.bundle_protos import CheckpointState  # noqa: E402
+# -- rec (issue 18): tf.train.Example and its parts (io/example_protos.py) ---------------------
+from tfteach.io.example_protos import (BytesList, Example, Feature, FeatureList,  # noqa: E402
+                                       FeatureLists, Features, FloatList, Int64List,
+                                       SequenceExample)
+__all__ += ["BytesList", "Example", "Feature", "FeatureList", "FeatureLists", "Features",
+            "FloatList", "Int64List", "SequenceExample"]
+# -- end rec ----------------------------------------------------------------------------------

@@ -4,9 +4,15 @@ As in TensorFlow: `mnist = input_data.read_data_sets("MNIST_data/", one_hot=True
 `mnist.train`, `mnist.validation` and `mnist.test`, each with `images` (float32 in
 [0, 1], one row of 784 pixels per image), `labels` and `next_batch(n)`.
 
-tfteach never downloads: it reads the IDX files from `train_dir` if they are there,
-else from `$TFTEACH_DATA/mnist`. When only the 10,000-image test set exists (the
-course's shared copy), it says so and splits it: its first 8,000 images are the training
+It looks for the IDX files in `train_dir`, then `$TFTEACH_DATA/mnist`, then the user cache
+(`~/.cache/tfteach/mnist`, or under $XDG_CACHE_HOME), and takes the first folder with the
+full set (else the first with the test set). When MNIST is in none of them it downloads
+the four files from `source_url` (default: TF's mirror, or $TFTEACH_MNIST_URL) into the
+user cache — not into `train_dir` as TF 1.x did, so no lesson folder or repository ever
+holds a copy — with a progress bar, and checks each file's SHA-256 before use
+(datasets/fetch.py, download.py). Offline, it says exactly what to do instead.
+When only the 10,000-image test set exists (the course's shared copy), it says so and
+splits it: its first 8,000 images are the training
 images — of which the first `validation_size` (TF's default: 5,000) become
 `mnist.validation` and the rest `mnist.train` — and its last 2,000 are `mnist.test`.
 
@@ -18,7 +24,8 @@ import os
 
 import numpy as np
 
-from tfteach.datasets import mnist
+from tfteach.datasets import fetch, mnist
+from tfteach.datasets.download import Offline
 from tfteach.framework import dtypes
 
 __all__ = ["read_data_sets", "DataSet", "Datasets"]
@@ -83,10 +90,45 @@ class DataSet:
         self._labels = self._labels[order]
 
 
+def _candidates(train_dir):
+    folders = [train_dir] if train_dir else []
+    if os.environ.get("TFTEACH_DATA"):
+        folders.append(mnist.data_dir())
+    folders.append(mnist.cache_dir())
+    return folders
+
+
 def _directory(train_dir):
-    if train_dir and mnist.available(train_dir):
-        return train_dir
-    return mnist.data_dir()
+    """The first folder with all of MNIST, else the first with its test set, else None."""
+    found = [(folder, set(mnist.available(folder))) for folder in _candidates(train_dir)]
+    for wanted in ({"train", "t10k"}, {"t10k"}):
+        for folder, parts in found:
+            if wanted <= parts:
+                return folder
+    return None
+
+
+def _offline_message(train_dir, cache, url, reason):
+    files = ", ".join(fetch.TRAIN_FILES + fetch.TEST_FILES)
+    looked = _candidates(train_dir)
+    return ("MNIST is not on this machine (looked in %s) and could not be downloaded from "
+            "%s (%s). Do one of these, then run the cell again:\n"
+            "  - connect this machine to the network: read_data_sets downloads it into %s;\n"
+            "  - on a machine with network, run `python -m tfteach.datasets.fetch DIR --train`"
+            " and copy DIR/mnist here, then set TFTEACH_DATA=DIR (the folder holding mnist/);"
+            "\n  - or download %s from %s into %s yourself (read_data_sets checks their "
+            "SHA-256)." % (", ".join(looked), url, reason, cache, files, url, cache))
+
+
+def _download(train_dir, source_url):
+    cache = mnist.cache_dir()
+    url = source_url or os.environ.get("TFTEACH_MNIST_URL") or fetch.BASE_URL
+    try:
+        fetch.fetch_mnist(None, train=True, base_url=url, progress=True, folder=cache,
+                          say=lambda line: None)
+    except Offline as e:
+        raise FileNotFoundError(_offline_message(train_dir, cache, url, e)) from None
+    return cache
 
 
 def _split_message(total, validation_size):
@@ -102,11 +144,8 @@ def _split_message(total, validation_size):
 def read_data_sets(train_dir, fake_data=False, one_hot=False, dtype=np.float32,
                    reshape=True, validation_size=5000, seed=None, source_url=None):
     """MNIST split into train / validation / test DataSets (see the module docstring)."""
-    directory = _directory(train_dir)
+    directory = _directory(train_dir) or _download(train_dir, source_url)
     parts = mnist.available(directory)
-    if "t10k" not in parts:
-        raise FileNotFoundError("MNIST not found in %s or %s" % (
-            train_dir, os.path.join(os.environ.get("TFTEACH_DATA", "$TFTEACH_DATA"), "mnist")))
     test_images, test_labels = mnist.load("t10k", directory)
     if "train" in parts:
         train_images, train_labels = mnist.load("train", directory)

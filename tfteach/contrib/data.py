@@ -1,0 +1,5 @@
+"""`tf.contrib.data` (TF 1.15): the names of `tf.data.experimental` it still kept, which
+the course notes link (note 001: `tf.contrib.data.map_and_batch`)."""
+from tfteach.data.experimental import AUTOTUNE, map_and_batch, unbatch  # noqa: F401
+
+__all__ = ["map_and_batch", "unbatch", "AUTOTUNE"]

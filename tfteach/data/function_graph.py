@@ -1,0 +1,151 @@
+"""Dataset functions traced into graphs, as TF's `StructuredFunctionWrapper` does.
+
+`dataset.map(fn)` does not call `fn` on values: it calls it once, at build time, on
+placeholders standing for one element, inside a `FunctionGraph` of its own. The ops
+`fn` creates land in that graph (TF's function library; `%%tfgraph` can draw it:
+`Dataset.traced_functions`). A tensor of the outer graph that `fn` uses (a constant, a
+placeholder, a variable) is *captured*: the function graph gets a placeholder for it,
+and the outer tensor becomes an input of the dataset op, so its value is read when the
+iterator is initialised, as in TensorFlow.
+
+At run time a `FunctionRunner` (one per Session, kept in the dataset op's kernel state)
+runs the function graph with tfteach's executor, element by element: a private Session
+on the function graph and one cached Plan. A random op in `fn` has its own seeded
+generator, restarted at each initialisation of an iterator, as TF instantiates a
+function's kernels per iterator (checked against TF: re-initialising gives the same
+numbers again; the epochs of a `repeat` continue the sequence).
+"""
+from tfteach.framework import graph as graph_lib
+from tfteach.framework import convert
+from tfteach.framework.tensor import Tensor
+from tfteach.data import structure
+
+__all__ = ["FunctionGraph", "TracedFunction", "trace", "FunctionRunner"]
+
+
+class FunctionGraph(graph_lib.Graph):
+    """The graph of one traced dataset function (TF's FuncGraph)."""
+
+    def __init__(self, name, outer_graph):
+        super().__init__()
+        self.name = name
+        self.outer_graph = outer_graph
+        self.seed = outer_graph.seed         # TF: functions inherit the graph seed
+        self.captures = {}                   # outer tensor -> its placeholder here
+
+    @property
+    def building_function(self):
+        return True
+
+    def captures_from(self, graph):
+        """True for the graphs around this function (whose tensors it may capture)."""
+        outer = self.outer_graph
+        while True:
+            if graph is outer:
+                return True
+            if not outer.building_function:
+                return False
+            outer = outer.outer_graph
+
+    def capture(self, tensor):
+        """The placeholder standing for outer `tensor` in this function."""
+        if tensor.graph is not self.outer_graph and self.outer_graph.building_function:
+            tensor = self.outer_graph.capture(tensor)     # through the enclosing function
+        placeholder = self.captures.get(tensor)
+        if placeholder is None:
+            from tfteach.ops.constant_op import placeholder as make_placeholder
+            with self.as_default(), self.control_dependencies(None):
+                placeholder = make_placeholder(tensor.dtype.base_dtype, tensor.shape,
+                                               name="captured/" + tensor.op.name)
+            self.captures[tensor] = placeholder
+        return placeholder
+
+    def _create_op(self, op_type, inputs, attrs=None, name=None, control_inputs=()):
+        inputs = [self.capture(t) if t.graph is not self else t for t in inputs]
+        control_inputs = [c for c in control_inputs if c.graph is self]
+        return super()._create_op(op_type, inputs, attrs, name, control_inputs)
+
+    def __repr__(self):
+        return "<tfteach FunctionGraph %r>" % self.name
+
+
+class TracedFunction:
+    """A traced dataset function: its graph, argument placeholders, outputs and the
+    structure of what it returned (`output_structure` of Specs, or a Dataset)."""
+
+    def __init__(self, graph, arguments, outputs, output_structure, returned_dataset):
+        self.graph = graph
+        self.arguments = arguments              # placeholders, flat
+        self.outputs = outputs                  # tensors of the graph, flat
+        self.output_structure = output_structure
+        self.returned_dataset = returned_dataset  # flat_map/interleave: the Dataset
+
+    @property
+    def name(self):
+        return self.graph.name
+
+    @property
+    def captured(self):
+        """The outer tensors the function uses, in the order the runner feeds them."""
+        return list(self.graph.captures)
+
+    def __str__(self):
+        return self.graph.name
+
+
+def _call(fn, args, element_structure):
+    # TF 1.15 (`_should_unpack_args`): a plain tuple element is passed as arguments,
+    # anything else (a dict, a namedtuple, one tensor) as one argument.
+    if type(element_structure) is tuple:
+        return fn(*args)
+    return fn(args)
+
+
+def trace(fn, name, element_structure, outer_graph, returns_dataset=False):
+    """Traces `fn` on one element of structure `element_structure` (Specs)."""
+    from tfteach.ops.constant_op import placeholder
+    graph = FunctionGraph(name, outer_graph)
+    with graph.as_default(), graph.device("/cpu:0"):
+        specs = structure.flatten(element_structure)
+        arguments = [placeholder(s.dtype, s.shape, name="arg%d" % i)
+                     for i, s in enumerate(specs)]
+        result = _call(fn, structure.pack(element_structure, arguments), element_structure)
+        if returns_dataset:
+            from tfteach.data.dataset_ops import Dataset
+            if not isinstance(result, Dataset):
+                raise TypeError("`map_func` must return a `Dataset` object. Got %s"
+                                % type(result))
+            return TracedFunction(graph, arguments, [result._variant], None, result)
+        if isinstance(result, list):
+            # TF 1.15: a returned list is a tuple of components, not one stacked tensor.
+            result = tuple(result)
+        outputs_structure = structure.map_structure(
+            lambda v: v if isinstance(v, Tensor) else convert.convert_to_tensor(v), result)
+    outputs = structure.flatten(outputs_structure)
+    return TracedFunction(graph, arguments, outputs, structure.specs_of(outputs_structure),
+                          None)
+
+
+class FunctionRunner:
+    """Runs a TracedFunction in one outer Session: `runner(flat_args, captured_values)`."""
+
+    def __init__(self, traced, outer_session):
+        from tfteach.runtime import executor
+        from tfteach.runtime import session as session_lib
+        self.traced = traced
+        inner = session_lib.Session(graph=traced.graph, config=outer_session._config)
+        # Not a Session of the student's: the notebook's list of open sessions and its
+        # clean-up must not see it; it lives as long as the outer session's kernel state.
+        session_lib._live.discard(inner)
+        self._session = inner
+        feeds = tuple(traced.arguments) + tuple(traced.graph.captures.values())
+        self._plan = executor.Plan(inner, tuple(traced.outputs), feeds, ())
+
+    def restart(self):
+        """A new iterator over the dataset: the function's random ops start their
+        sequences again, as TF instantiates the function's kernels per iterator."""
+        for ctx in list(self._session._contexts.values()):
+            ctx.state.pop("generator", None)
+
+    def __call__(self, args, captured_values):
+        return self._plan.run(list(args) + list(captured_values))

@@ -1,0 +1,101 @@
+"""The element structure of a dataset: nested tuples and dicts of (dtype, shape) specs.
+
+tf.data's nesting rules (TF 1.15's `tensorflow/python/data/util/nest.py`) differ from
+`tf.nest`'s in one point: a *list* is not a structure but a value (it becomes one
+tensor, `from_tensor_slices([1, 2, 3])` slices a vector). Tuples, namedtuples and dicts
+(flattened in sorted key order) are structures. At run time an element is the flat
+list of its components' NumPy values; the structure is only needed to give `get_next()`
+and the traced functions their nesting back.
+"""
+from tfteach.framework import dtypes, tensor_shape
+
+__all__ = ["Spec", "is_structure", "flatten", "pack", "map_structure", "specs_of",
+           "same_structure", "describe"]
+
+
+class Spec:
+    """One component of an element: its dtype and static shape (TF's TensorSpec)."""
+
+    __slots__ = ("dtype", "shape")
+
+    def __init__(self, dtype, shape):
+        self.dtype = dtypes.as_dtype(dtype).base_dtype
+        self.shape = tensor_shape.as_shape(shape)
+
+    def __repr__(self):
+        return "TensorSpec(shape=%s, dtype=%r)" % (self.shape, self.dtype)
+
+
+def is_structure(value):
+    return isinstance(value, (tuple, dict))
+
+
+def _children(value):
+    if isinstance(value, dict):
+        return [value[k] for k in sorted(value)]
+    return list(value)
+
+
+def flatten(structure):
+    """The leaves of `structure`, depth first (dicts in sorted key order)."""
+    if not is_structure(structure):
+        return [structure]
+    leaves = []
+    for child in _children(structure):
+        leaves.extend(flatten(child))
+    return leaves
+
+
+def _rebuild(like, children):
+    if isinstance(like, dict):
+        return type(like)(zip(sorted(like), children))
+    if hasattr(like, "_fields"):                       # namedtuple
+        return type(like)(*children)
+    return tuple(children)
+
+
+def pack(structure, flat):
+    """`flat` (a sequence) arranged like `structure`: the inverse of `flatten`."""
+    flat = list(flat)
+    position = [0]
+
+    def build(like):
+        if not is_structure(like):
+            position[0] += 1
+            return flat[position[0] - 1]
+        return _rebuild(like, [build(child) for child in _children(like)])
+
+    result = build(structure)
+    if position[0] != len(flat):
+        raise ValueError("Could not pack sequence. Structure had %d elements, but "
+                         "flat_sequence had %d elements." % (position[0], len(flat)))
+    return result
+
+
+def map_structure(fn, structure):
+    return pack(structure, [fn(leaf) for leaf in flatten(structure)])
+
+
+def specs_of(tensors_structure):
+    """The Spec structure of a structure of tensors."""
+    return map_structure(lambda t: Spec(t.dtype, t.shape), tensors_structure)
+
+
+def same_structure(a, b):
+    """True if `a` and `b` nest the same way (same kinds of sequence, same dict keys)."""
+    if is_structure(a) != is_structure(b):
+        return False
+    if not is_structure(a):
+        return True
+    if isinstance(a, dict) != isinstance(b, dict):
+        return False
+    if isinstance(a, dict) and sorted(a) != sorted(b):
+        return False
+    if len(a) != len(b):
+        return False
+    return all(same_structure(x, y) for x, y in zip(_children(a), _children(b)))
+
+
+def describe(structure, what):
+    """A structure of `what(spec)`, for messages and `output_types` & co."""
+    return map_structure(what, structure)

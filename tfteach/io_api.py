@@ -1,0 +1,22 @@
+"""The public `tf.io` namespace of TF 1.15 (what tfteach has of it).
+
+`tfteach.io` is also tfteach's internal package of file formats (DESIGN.md); its
+`__getattr__` forwards TensorFlow's public names to this module. Other families add their
+names here in their own block (queues: q, images: img).
+"""
+from tfteach import gfile  # noqa: F401
+from tfteach.python_io import (TFRecordCompressionType, TFRecordOptions,  # noqa: F401
+                               TFRecordWriter, tf_record_iterator)
+from tfteach.train.graph_io import write_graph  # noqa: F401
+from tfteach.ops.parsing_config import (FixedLenFeature, FixedLenSequenceFeature,  # noqa: F401
+                                        VarLenFeature)
+from tfteach.ops.parsing_ops import (parse_example, parse_single_example,  # noqa: F401
+                                     parse_single_sequence_example)
+from tfteach.ops.decode_ops import decode_csv, decode_raw  # noqa: F401
+from tfteach.ops.tensor_serialization import parse_tensor, serialize_tensor  # noqa: F401
+
+__all__ = ["gfile", "TFRecordCompressionType", "TFRecordOptions", "TFRecordWriter",
+           "tf_record_iterator", "write_graph", "FixedLenFeature", "FixedLenSequenceFeature",
+           "VarLenFeature", "parse_example", "parse_single_example",
+           "parse_single_sequence_example", "decode_csv", "decode_raw", "parse_tensor",
+           "serialize_tensor"]
