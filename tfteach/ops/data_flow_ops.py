@@ -18,6 +18,7 @@ from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import not_differentiable, register_op
 from tfteach.kernels.cpu import queues
 from tfteach.ops.op_builder import apply_op, constant_value
+from tfteach.runtime.placement import register_cpu_only
 
 __all__ = ["QueueBase", "FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue",
            "PriorityQueue"]
@@ -171,6 +172,10 @@ for _type in ("QueueEnqueueV2", "QueueEnqueueManyV2", "QueueDequeueV2",
               "QueueDequeueManyV2", "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2",
               "QueueIsClosedV2"):
     not_differentiable(_type)
+for _type in ("FIFOQueueV2", "PaddingFIFOQueueV2", "RandomShuffleQueueV2", "PriorityQueueV2",
+              "QueueEnqueueV2", "QueueEnqueueManyV2", "QueueDequeueV2", "QueueDequeueManyV2",
+              "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2", "QueueIsClosedV2"):
+    register_cpu_only(_type)         # queues live in host memory, as in TF
 
 
 # -- arguments, as TF's Python checks them -------------------------------------------------
