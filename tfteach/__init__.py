@@ -69,6 +69,15 @@ from tfteach.ops.tensor_serialization import parse_tensor, serialize_tensor  # n
 # -- tf.data (issue 18, helper data): Dataset, iterators, file datasets ---------------
 from tfteach import data  # noqa: F401,E402
 # -- end data ---------------------------------------------------------------------------
+# -- queues (issue 18, helper q): queues, readers, queue runners ---------------------
+from tfteach.ops.data_flow_ops import (FIFOQueue, PaddingFIFOQueue,  # noqa: F401,E402
+                                       PriorityQueue, QueueBase, RandomShuffleQueue)
+from tfteach.ops.reader_ops import (FixedLengthRecordReader, ReaderBase,  # noqa: F401,E402
+                                    TextLineReader, TFRecordReader, WholeFileReader,
+                                    matching_files)
+from tfteach.ops.count_up_to_op import count_up_to  # noqa: F401,E402
+from tfteach import queue  # noqa: F401,E402 (tf.queue: the queue classes)
+# -- end queues --------------------------------------------------------------------------
 
 newaxis = None
 # The TensorFlow API level tfteach reproduces (the notes print `tf.__version__`);
