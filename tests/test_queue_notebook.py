@@ -105,6 +105,28 @@ def test_a_with_block_cell_closes_and_joins():
     assert runner_threads() == [] and not any(t.is_alive() for t in threads)
 
 
+def test_tfgraph_records_the_cells_runs_not_the_runner_threads():
+    from tfteach.notebook.run_recorder import RunRecorder
+    deq = _endless()
+    with RunRecorder() as recorder:
+        with tf.Session() as sess:
+            threads = tf.train.start_queue_runners(sess=sess, coord=tf.train.Coordinator())
+            call_bounded(lambda: [sess.run(deq) for _ in range(3)])
+    assert len(recorder.runs) == 3
+    assert all(r.fetches == [deq.name] for r in recorder.runs)
+    assert not any(t.is_alive() for t in threads)
+
+
+def test_a_recorded_run_keeps_its_timeout():
+    from tfteach.notebook.run_recorder import RunRecorder
+    q = tf.FIFOQueue(1, tf.int32)
+    with RunRecorder() as recorder, tf.Session() as sess:
+        with pytest.raises(tf.errors.DeadlineExceededError):
+            call_bounded(lambda: sess.run(q.dequeue(),
+                                          options=tf.RunOptions(timeout_in_ms=100)))
+    assert recorder.runs[0].error.startswith("DeadlineExceededError")
+
+
 @pytest.fixture(autouse=True)
 def _no_runner_left():
     yield
