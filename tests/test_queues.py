@@ -2,6 +2,7 @@
 real threads, closing, cancellation when the session closes, RunOptions timeouts, static
 shapes and TF's errors. Expected values are written out from the queue's definition
 (FIFO order, a permutation for the shuffle queue, padding with zeros)."""
+import re
 import threading
 import time
 
@@ -116,15 +117,17 @@ def test_closed_queue_errors_have_tfs_words():
     with tf.Session() as sess:
         sess.run(q.enqueue_many([[1, 2]]))
         sess.run(q.close())
-        with pytest.raises(tf.errors.CancelledError, match="^FIFOQueue '_0_fifo_queue' is "
-                           "closed.$|^FIFOQueue '_0_fifo_queue' is closed.\n"):
+        with pytest.raises(tf.errors.CancelledError) as info:
             sess.run(q.enqueue(3))
+        # _<n>_: the process's count of unnamed resources (TF's ResourceMgr ids)
+        assert re.match(r"FIFOQueue '_\d+_fifo_queue' is closed.$",
+                        info.value.message.splitlines()[0])
         # dequeue_many needs 3, only 2 are left; dequeue_up_to takes what is left
         with pytest.raises(tf.errors.OutOfRangeError) as info:
             sess.run(q.dequeue_many(3))
-        assert info.value.message.splitlines()[0] == (
-            "FIFOQueue '_0_fifo_queue' is closed and has insufficient elements "
-            "(requested 3, current size 2)")
+        assert re.match(r"FIFOQueue '_\d+_fifo_queue' is closed and has insufficient "
+                        r"elements \(requested 3, current size 2\)$",
+                        info.value.message.splitlines()[0])
         np.testing.assert_array_equal(sess.run(q.dequeue_up_to(3)), [1, 2])
         with pytest.raises(tf.errors.OutOfRangeError, match=r"requested 1, current size 0"):
             sess.run(q.dequeue())
@@ -255,7 +258,7 @@ def test_random_shuffle_queue_closed_error_names_its_kind():
     with tf.Session() as sess:
         sess.run(q.close())
         with pytest.raises(tf.errors.OutOfRangeError, match="^RandomShuffleQueue "
-                           "'_0_random_shuffle_queue' is closed and has insufficient "
+                           r"'_\d+_random_shuffle_queue' is closed and has insufficient "
                            r"elements \(requested 1, current size 0\)"):
             sess.run(q.dequeue())
 
@@ -283,6 +286,19 @@ def test_priority_queue_dequeues_smallest_priority_first():
         priorities, names = sess.run(q.dequeue_many(3))
     assert priorities.tolist() == [1, 3, 5]
     assert names.tolist() == [b"one", b"three", b"five"]
+
+
+def test_resource_names_count_through_the_process_as_tfs():
+    q = tf.FIFOQueue(1, tf.int32, shapes=[[]])
+    ids = []
+    for _ in range(2):
+        with tf.Session() as sess:
+            sess.run(q.close())
+            with pytest.raises(tf.errors.CancelledError) as info:
+                sess.run(q.enqueue(1))
+            ids.append(int(re.match(r"FIFOQueue '_(\d+)_fifo_queue'",
+                                    info.value.message).group(1)))
+    assert ids[1] == ids[0] + 1
 
 
 def test_shared_name_shares_the_queue_between_two_ops():

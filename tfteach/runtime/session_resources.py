@@ -2,9 +2,10 @@
 threads that feed them.
 
 TensorFlow keeps a queue in the session's ResourceMgr: created by the first run of its
-queue op, named `_<n>_<op name>` (`n` counts the session's unnamed resources, so the
-first queue of a session is `_0_fifo_queue`, the name TF's errors print), or by its
-`shared_name`. `SessionResources` is that manager for one tfteach Session.
+queue op, named `_<n>_<op name>`, or by its `shared_name`. `n` comes from one counter of
+the whole process (TF's `ResourceMgr::GenerateUniqueId`), so the first queue a program
+creates is `_0_fifo_queue`, the name TF's errors print, and the next session's is
+`_1_fifo_queue`. `SessionResources` is that manager for one tfteach Session.
 
 Threads: `tf.train.start_queue_runners` registers the runner threads of a session here.
 When the session closes (`Session.close()`, the end of a `with tf.Session()` block, or
@@ -13,6 +14,7 @@ waiting in a queue op wakes with CancelledError and its runner ends quietly) and
 the registered threads, so no thread outlives its session (DESIGN.md: "anything that
 runs threads belongs to a Session and stops and joins when the Session closes").
 """
+import itertools
 import threading
 
 __all__ = ["SessionResources", "JOIN_SECONDS"]
@@ -22,12 +24,14 @@ __all__ = ["SessionResources", "JOIN_SECONDS"]
 # computes for longer than this can outlive the wait (it ends at its next run).
 JOIN_SECONDS = 10.0
 
+# The process's resource counter (TF's ResourceMgr::GenerateUniqueId, a static atomic).
+_unique_ids = itertools.count()
+
 
 class SessionResources:
     def __init__(self):
         self._lock = threading.Lock()
         self._resources = {}
-        self._next_id = 0
         self._threads = []
         self._closed = False
 
@@ -41,8 +45,7 @@ class SessionResources:
                 if shared_name:
                     name = shared_name
                 else:
-                    name = "_%d_%s" % (self._next_id, op.name)
-                    self._next_id += 1
+                    name = "_%d_%s" % (next(_unique_ids), op.name)
                 resource = self._resources[key] = create(name)
                 if self._closed:                 # made by a run racing with close()
                     resource.cancel()

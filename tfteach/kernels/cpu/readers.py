@@ -22,6 +22,8 @@ __all__ = ["TFRecordFileReader", "TextLineFileReader", "WholeFileFileReader",
 
 
 def _text(value):
+    if hasattr(value, "item"):          # a 0-d array of the filename queue
+        value = value.item()
     return value.decode("utf-8") if isinstance(value, bytes) else str(value)
 
 
