@@ -1,5 +1,7 @@
 """tf.python_io / tf.io TFRecord API (python_io.py): options, writer life cycle, iterator,
 and tf.train.Example messages written as records and read back."""
+import os
+
 import pytest
 
 import tfteach as tf
@@ -67,3 +69,36 @@ def test_example_messages_fields_and_oneof():
     assert tf.train.FloatList(value=[1.0, 2.0]).SerializeToString() == (
         b"\x0a\x08" + b"\x00\x00\x80\x3f" + b"\x00\x00\x00\x40")
     assert tf.train.Int64List(value=[1, 300]).SerializeToString() == b"\x0a\x03\x01\xac\x02"
+
+
+def test_a_format_module_asked_for_by_name_comes_as_itself():
+    # tfteach.io is both the format package and tf.io. `from tfteach.io import crc32c`
+    # asks the package's __getattr__ before importing the module; it must import the
+    # module, not look in the public names (io_api imports ops/, which may be half
+    # imported while `import tfteach` runs). A fresh interpreter, so nothing is cached.
+    import subprocess
+    import sys
+    program = ("import sys, tfteach.io as io\n"
+               "sys.modules.pop('tfteach.io_api', None)\n"
+               "for name in ('crc32c', 'varint', 'tfrecord'):\n"
+               "    sys.modules.pop('tfteach.io.' + name, None)\n"
+               "    assert io.__getattr__(name).__name__ == 'tfteach.io.' + name\n"
+               "assert 'tfteach.io_api' not in sys.modules\n"
+               "print(io.TFRecordWriter)\n")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(tf.__file__)))
+    done = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "TFRecordWriter" in done.stdout
+
+
+def test_tf_io_holds_tf_1_15s_names():
+    # TF 1.15's tf.io names that tfteach has, each the same object as its other name.
+    assert tf.io.TFRecordWriter is tf.python_io.TFRecordWriter
+    assert tf.io.parse_example is tf.parse_example and tf.io.decode_raw is tf.decode_raw
+    assert tf.io.FixedLenFeature is tf.FixedLenFeature and tf.io.gfile is tf.gfile
+    assert tf.io.serialize_tensor is tf.serialize_tensor
+    assert tf.io.RandomShuffleQueue is tf.RandomShuffleQueue
+    assert tf.io.match_filenames_once is tf.train.match_filenames_once
+    with pytest.raises(AttributeError, match="module 'tensorflow.io' has no attribute 'nope'"):
+        tf.io.nope

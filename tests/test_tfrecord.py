@@ -168,3 +168,13 @@ def test_reader_offset_advances_record_by_record(path):
         assert reader.read() == b"ab" and reader.offset == 18
         assert reader.read() == b"cde" and reader.offset == 37
         assert reader.read() is None
+
+
+def test_a_huge_length_with_a_valid_crc_is_a_truncated_record(path):
+    # A length of 2**62 whose CRC matches (a crafted file): the reader must not try to
+    # allocate it; TensorFlow reads what is there and reports a truncated record.
+    header = struct.pack("<Q", 2 ** 62)
+    with open(path, "wb") as f:
+        f.write(header + struct.pack("<I", _mask(google_crc32c.value(header))) + b"x" * 10)
+    with pytest.raises(errors.DataLossError, match="^truncated record at 0$"):
+        list(iterate_records(path))

@@ -64,6 +64,7 @@ from tfteach.ops.parsing_config import (FixedLenFeature, FixedLenSequenceFeature
 from tfteach.ops.parsing_ops import (parse_example, parse_single_example,  # noqa: F401,E402
                                      parse_single_sequence_example)
 from tfteach.ops.decode_ops import decode_csv, decode_raw  # noqa: F401,E402
+from tfteach.ops.tensor_serialization import parse_tensor, serialize_tensor  # noqa: F401,E402
 # -- end rec ----------------------------------------------------------------------------------
 # -- tf.data (issue 18, helper data): Dataset, iterators, file datasets ---------------
 from tfteach import data  # noqa: F401,E402
@@ -74,6 +75,15 @@ from tfteach.image.crops import random_crop  # noqa: F401,E402
 # -- est (issue 19): tf.estimator and tf.feature_column ------------------------------
 from tfteach import estimator, feature_column  # noqa: F401,E402
 # -- end est ----------------------------------------------------------------------------
+# -- queues (issue 18, helper q): queues, readers, queue runners ---------------------
+from tfteach.ops.data_flow_ops import (FIFOQueue, PaddingFIFOQueue,  # noqa: F401,E402
+                                       PriorityQueue, QueueBase, RandomShuffleQueue)
+from tfteach.ops.reader_ops import (FixedLengthRecordReader, ReaderBase,  # noqa: F401,E402
+                                    TextLineReader, TFRecordReader, WholeFileReader,
+                                    matching_files)
+from tfteach.ops.count_up_to_op import count_up_to  # noqa: F401,E402
+from tfteach import queue  # noqa: F401,E402 (tf.queue: the queue classes)
+# -- end queues --------------------------------------------------------------------------
 
 newaxis = None
 # The TensorFlow API level tfteach reproduces (the notes print `tf.__version__`);

@@ -13,8 +13,18 @@ from tfteach.ops.parsing_config import (FixedLenFeature, FixedLenSequenceFeature
 from tfteach.ops.parsing_ops import (parse_example, parse_single_example,  # noqa: F401
                                      parse_single_sequence_example)
 from tfteach.ops.decode_ops import decode_csv, decode_raw  # noqa: F401
+from tfteach.ops.tensor_serialization import parse_tensor, serialize_tensor  # noqa: F401
 
 __all__ = ["gfile", "TFRecordCompressionType", "TFRecordOptions", "TFRecordWriter",
            "tf_record_iterator", "write_graph", "FixedLenFeature", "FixedLenSequenceFeature",
            "VarLenFeature", "parse_example", "parse_single_example",
-           "parse_single_sequence_example", "decode_csv", "decode_raw"]
+           "parse_single_sequence_example", "decode_csv", "decode_raw", "parse_tensor",
+           "serialize_tensor"]
+
+# -- queues and file names (helper q's modules; TF 1.15's tf.io has them too) ------------------
+from tfteach.ops.data_flow_ops import (PaddingFIFOQueue, PriorityQueue,  # noqa: F401,E402
+                                       QueueBase, RandomShuffleQueue)
+from tfteach.ops.reader_ops import matching_files  # noqa: F401,E402
+from tfteach.train.input import match_filenames_once  # noqa: F401,E402
+__all__ += ["PaddingFIFOQueue", "PriorityQueue", "QueueBase", "RandomShuffleQueue",
+            "matching_files", "match_filenames_once"]

@@ -12,6 +12,8 @@ The APIs in train/, summary/ and framework/ use them.
   - bundle_protos: the protobuf messages TensorFlow does not ship in a package
     (BundleHeaderProto, BundleEntryProto, CheckpointState), from their field numbers;
   - tensor_bundle: the V2 checkpoint, `PREFIX.index` + `PREFIX.data-00000-of-00001`.
+  - example_protos: tf.train.Example and its parts (example.proto, feature.proto), from
+    their field numbers.
 
 `tf.io` is TensorFlow's public namespace of the same name: its names (TFRecordWriter,
 parse_example, decode_raw, ...) are looked up lazily in tfteach/io_api.py, so that the
@@ -25,8 +27,15 @@ evaluated, and every checksum is checked.
 def __getattr__(name):
     # tf.io's public names (io_api.py), imported on first use: framework/ imports the
     # format modules of this package, and io_api imports ops/ built on framework/.
+    # A format module of this package (`from tfteach.io import tfrecord` before it was
+    # imported) is imported as itself, never through io_api: that would import ops/
+    # while `import tfteach` is still under way.
     if name.startswith("__"):
         raise AttributeError(name)
+    import importlib
+    import importlib.util
+    if importlib.util.find_spec(__name__ + "." + name) is not None:
+        return importlib.import_module(__name__ + "." + name)
     from tfteach import io_api
     try:
         return getattr(io_api, name)

@@ -94,6 +94,19 @@ class _InflatingFile:
         self._raw.close()
 
 
+def _read_up_to(stream, n):
+    """Up to `n` bytes, read in chunks: a damaged length field (any uint64 whose CRC
+    happens to match, or a crafted file) must cost the bytes that exist, not `n`."""
+    parts, wanted = [], n
+    while wanted > 0:
+        chunk = stream.read(min(wanted, _CHUNK))
+        if not chunk:
+            break
+        parts.append(chunk)
+        wanted -= len(chunk)
+    return b"".join(parts)
+
+
 class RecordFileReader:
     """Reads the records of one TFRecord file in order: `read()` -> bytes, None at the end.
 
@@ -114,7 +127,7 @@ class RecordFileReader:
         length = header_length(header)
         if length is None:
             raise DataLossError(None, None, "corrupted record at %d" % self.offset)
-        body = self._file.read(length + FOOTER_SIZE)
+        body = _read_up_to(self._file, length + FOOTER_SIZE)
         if len(body) < length + FOOTER_SIZE:
             raise DataLossError(None, None, "truncated record at %d" % self.offset)
         data = body[:length]
@@ -180,8 +193,11 @@ class RecordFileWriter:
         self._file.write(data)
 
     def flush(self):
-        # TensorFlow flushes zlib with Z_NO_FLUSH: the bytes zlib already produced reach
-        # the file, the stream itself stays open (no sync marker), as here.
+        # TensorFlow's flush() of a compressed writer ends zlib's current block with
+        # Z_PARTIAL_FLUSH (what its ZlibOutputBuffer does; the file's bytes then equal
+        # TensorFlow's for the same writes and flushes) and hands the bytes to the file.
+        if self._deflater is not None:
+            self._file.write(self._deflater.flush(zlib.Z_PARTIAL_FLUSH))
         self._file.flush()
 
     def close(self):

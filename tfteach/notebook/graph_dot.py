@@ -221,9 +221,42 @@ def to_dot(export, run_index=None, collapse="view", current_step=None, folded="v
         lines.append("  %s -> %s %s;" % (node_id(src), node_id(dst), _attrs(**kw)))
     if run:
         lines += _copies(export, run, fold, node_id, now)
+    lines += _queue_runners(export, fold, node_id)
     lines += _legend(export, run)
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+QUEUE_COLOR = "#fff3b0"
+RUNNER_COLOR = "#8e44ad"
+
+
+def _queue_runners(export, fold, node_id):
+    """Queues drawn as cylinders; each QueueRunner as a box outside the graph's scopes
+    with a bold dashed arrow to every enqueue op its threads run ("3 threads"): which
+    thread feeds which queue, what TensorBoard's picture leaves out."""
+    out = []
+    for i, q in enumerate(export.get("queues", [])):
+        if fold.box(q["name"]) == q["name"]:
+            out.append("  %s [shape=cylinder, fillcolor=%s];"
+                       % (node_id(q["name"]), quote(QUEUE_COLOR)))
+        for j, runner in enumerate(q["runners"]):
+            count = sum(runner["threads"].values())
+            runner_id = "runner_%d_%d" % (i, j)
+            out.append("  %s [shape=component, style=filled, fillcolor=\"#f5eef8\", "
+                       "color=%s, fontcolor=%s, label=%s, tooltip=%s];" % (
+                           runner_id, quote(RUNNER_COLOR), quote(RUNNER_COLOR),
+                           quote("QueueRunner\n%d thread%s" % (count, "s" * (count != 1))),
+                           quote(preview_text("QueueRunner of %s: %d background thread(s) "
+                                              "run its enqueue op(s) again and again"
+                                              % (q["name"], count), TOOLTIP_LINE_CHARS))))
+            for op_name, threads in runner["threads"].items():
+                out.append("  %s -> %s [style=\"dashed,bold\", color=%s, fontcolor=%s, "
+                           "label=%s];" % (runner_id, node_id(fold.box(op_name)),
+                                           quote(RUNNER_COLOR), quote(RUNNER_COLOR),
+                                           quote("%d thread%s" % (threads,
+                                                                 "s" * (threads != 1)))))
+    return out
 
 
 def _tooltip(n, device):

@@ -12,6 +12,8 @@ SVG, HTML and text escape differently).
 """
 import numpy as np
 
+from tfteach.notebook import graph_queues
+
 __all__ = ["SCHEMA_VERSION", "MIME_TYPE", "export_graph", "node_kind", "short_device",
            "value_preview", "preview_text", "DEVICE_COLORS", "UNPLACED_COLOR",
            "auxiliary_nodes", "training_scopes", "FOLD_TRAINING_FROM"]
@@ -324,4 +326,6 @@ def export_graph(graph, runs=(), collapse=None, selected_run=0, note=""):
         "view": {"collapse": collapse, "folded": folded,
                  "selected_run": selected_run if run_entries else None},
         "note": note,
+        # queues, who fills them and how many runner threads (graph_queues.py)
+        "queues": graph_queues.export_queues(graph),
     }

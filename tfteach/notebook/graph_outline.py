@@ -43,9 +43,29 @@ def outline(export, max_nodes=_MAX_NODES):
             ("   <- " + ", ".join(inputs)) if inputs else ""))
     if len(nodes) > max_nodes:
         lines.append("  ... and %d more ops" % (len(nodes) - max_nodes))
+    lines += _queue_lines(export.get("queues", []))
     for run in export["runs"]:
         lines += _run_lines(run)
     return "\n".join(lines)
+
+
+def _queue_lines(queues):
+    """Each queue: who fills it (runner threads or plain ops), who empties it."""
+    lines = []
+    for q in queues:
+        lines.append("queue %s (%s):" % (q["name"], q["op"]))
+        for runner in q["runners"]:
+            lines.append("  filled by a QueueRunner: " + ", ".join(
+                "%d thread%s running %s" % (n, "s" * (n != 1), op)
+                for op, n in runner["threads"].items()))
+        run_by_threads = {op for r in q["runners"] for op in r["threads"]}
+        others = [op for op in q["enqueue_ops"] if op not in run_by_threads]
+        if others:
+            lines.append("  enqueued by: " + ", ".join(others))
+        if q["dequeue_ops"] or q["readers"]:
+            lines.append("  dequeued by: " + ", ".join(q["dequeue_ops"] + [
+                r + " (a reader taking file names)" for r in q["readers"]]))
+    return lines
 
 
 def _run_lines(run):

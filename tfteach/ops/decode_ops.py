@@ -12,7 +12,7 @@ default makes the column required).
 """
 import numpy as np
 
-from tfteach.framework import dtypes, tensor_shape
+from tfteach.framework import dtypes
 from tfteach.framework.convert import convert_to_tensor
 from tfteach.framework.errors import InvalidArgumentError
 from tfteach.framework.graph_functions import name_scope

@@ -7,22 +7,26 @@ TensorFlow's fast Example parser (core/util/example_proto_fast_parsing.cc):
   - a fixed-length feature needs exactly its number of values;
   - a required feature (no default) that is missing is "... is required but could not be
     found.".
-Each function returns NumPy arrays; none builds graph ops.
+The kernels' shared helpers (dims, strides, type names in TF's messages) live here
+too. Each function works on NumPy arrays and messages; none builds graph ops.
 """
 import numpy as np
 from google.protobuf.message import DecodeError
 
 from tfteach.framework import dtypes
 from tfteach.framework.errors import InvalidArgumentError
+from tfteach.framework.tensor_shape import ShapeError
 from tfteach.io.example_protos import Example, SequenceExample
 
-__all__ = ["parse_serialized", "values_of", "kind_dtype", "shape_debug_string"]
+__all__ = ["parse_serialized", "values_of", "kind_dtype", "shape_debug_string", "error",
+           "empty", "TYPE_NAME", "LIST_NAME", "text_of", "dims_of", "is_variable",
+           "stride_of", "feature_of", "check_rank"]
 
 _KIND_DTYPE = {"bytes_list": dtypes.string, "float_list": dtypes.float32,
                "int64_list": dtypes.int64}
 
 
-def _error(message):
+def error(message):
     return InvalidArgumentError(None, None, message)
 
 
@@ -38,9 +42,9 @@ def parse_serialized(serialized, sequence=False, example_name=None):
         return message_class.FromString(bytes(serialized))
     except (DecodeError, ValueError, TypeError):
         if sequence:
-            raise _error("Invalid protocol message input, example id: %s"
+            raise error("Invalid protocol message input, example id: %s"
                          % (example_name or "<unknown>")) from None
-        raise _error("Could not parse example input, value: '%s'"
+        raise error("Could not parse example input, value: '%s'"
                      % _printable(bytes(serialized))) from None
 
 
@@ -67,8 +71,50 @@ def shape_debug_string(dims):
 
 
 def empty(dtype, shape):
+    """Zeros (or b"" for strings) of `shape`: a missing feature, the padding."""
     if dtype == dtypes.string:
         out = np.empty(shape, dtype=object)
         out.fill(b"")
         return out
     return np.zeros(shape, dtype=dtype.np)
+
+
+TYPE_NAME = {dtypes.float32: "float", dtypes.int64: "int64", dtypes.string: "string"}
+LIST_NAME = {dtypes.float32: "float", dtypes.int64: "int64", dtypes.string: "bytes"}
+
+
+def text_of(value):
+    """A string input's value (bytes or a 0-d array of bytes) as str."""
+    value = value.item() if isinstance(value, np.ndarray) else value
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
+def dims_of(shape):
+    """A TensorShape attr as a list with -1 for an unknown dimension."""
+    return [-1 if d.value is None else d.value for d in shape.dims]
+
+
+def is_variable(shape):
+    return shape.ndims and shape.dims[0].value is None
+
+
+def stride_of(shape):
+    dims = dims_of(shape)
+    return int(np.prod(dims[1:] if is_variable(shape) else dims, dtype=np.int64))
+
+
+def feature_of(message_features, key):
+    """The Feature under `key`, or None when absent or when its kind is unset (TF's fast
+    parser treats both as missing)."""
+    if key not in message_features.feature:
+        return None
+    feature = message_features.feature[key]
+    return feature if feature.WhichOneof("kind") else None
+
+
+def check_rank(op, index, rank):
+    """A shape function's check that input `index` has `rank` (TF's words)."""
+    shape = op._inputs[index].shape
+    if shape.ndims is not None and shape.ndims != rank:
+        raise ShapeError("Shape must be rank %d but is rank %d" % (rank, shape.ndims))
+    return shape

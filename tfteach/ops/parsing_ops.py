@@ -26,7 +26,7 @@ from tfteach.framework.registry import not_differentiable, register_op
 from tfteach.framework.sparse_tensor import SparseTensor
 from tfteach.ops import example_decoding as decoding
 from tfteach.ops.constant_op import constant
-from tfteach.ops.op_builder import ShapeError, apply_op
+from tfteach.ops.op_builder import apply_op
 from tfteach.ops.parsing_config import (FixedLenFeature, FixedLenSequenceFeature,
                                         VarLenFeature, features_to_raw_params,
                                         prepend_none_dimension)
@@ -36,49 +36,10 @@ from tfteach.runtime.placement import register_cpu_only
 
 __all__ = ["parse_example", "parse_single_example", "parse_single_sequence_example"]
 
-_TYPE_NAME = {dtypes.float32: "float", dtypes.int64: "int64", dtypes.string: "string"}
-_LIST_NAME = {dtypes.float32: "float", dtypes.int64: "int64", dtypes.string: "bytes"}
-
-
-def _text(value):
-    value = value.item() if isinstance(value, np.ndarray) else value
-    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
-
-
-def _dims(shape):
-    """A TensorShape attr as a list with -1 for an unknown dimension."""
-    return [-1 if d.value is None else d.value for d in shape.dims]
-
-
-def _is_variable(shape):
-    return shape.ndims and shape.dims[0].value is None
-
-
-def _stride(shape):
-    dims = _dims(shape)
-    return int(np.prod(dims[1:] if _is_variable(shape) else dims, dtype=np.int64))
-
-
-def _feature(message_features, key):
-    """The Feature under `key`, or None when absent or when its kind is unset (TF's fast
-    parser treats both as missing)."""
-    if key not in message_features.feature:
-        return None
-    feature = message_features.feature[key]
-    return feature if feature.WhichOneof("kind") else None
-
-
-def _check_rank(op, index, rank):
-    shape = op._inputs[index].shape
-    if shape.ndims is not None and shape.ndims != rank:
-        raise ShapeError("Shape must be rank %d but is rank %d" % (rank, shape.ndims))
-    return shape
-
-
 # -- ParseExample ------------------------------------------------------------------------------
 def _parse_example_shape(op):
     a = op._attrs
-    batch = _check_rank(op, 0, 1)
+    batch = decoding.check_rank(op, 0, 1)
     batch = batch.dims[0].value if batch.ndims else None
     outs = [(dtypes.int64, tensor_shape.TensorShape([None, 2]))] * a["Nsparse"]
     outs += [(t, tensor_shape.TensorShape([None])) for t in a["sparse_types"]]
@@ -91,15 +52,15 @@ def _parse_example_shape(op):
 def _batch_sparse(examples, names, key, dtype):
     rows, values = [], []
     for i, example in enumerate(examples):
-        feature = _feature(example.features, key)
+        feature = decoding.feature_of(example.features, key)
         if feature is None:
             rows.append(0)
             continue
         found = decoding.kind_dtype(feature)
         if found != dtype:
-            raise decoding._error("Name: %s, Key: %s, Index: %d.  Data types don't match. "
+            raise decoding.error("Name: %s, Key: %s, Index: %d.  Data types don't match. "
                                   "Expected type: %s, Actual type: %s"
-                                  % (names[i], key, i, _TYPE_NAME[dtype], _TYPE_NAME[found]))
+                                  % (names[i], key, i, decoding.TYPE_NAME[dtype], decoding.TYPE_NAME[found]))
         v = decoding.values_of(feature, dtype)
         rows.append(len(v))
         values.append(v)
@@ -111,33 +72,33 @@ def _batch_sparse(examples, names, key, dtype):
 
 
 def _batch_dense(examples, names, key, dtype, shape, default):
-    dims = _dims(shape)
-    stride = _stride(shape)
-    variable = _is_variable(shape)
+    dims = decoding.dims_of(shape)
+    stride = decoding.stride_of(shape)
+    variable = decoding.is_variable(shape)
     per_example = []
     for i, example in enumerate(examples):
-        feature = _feature(example.features, key)
+        feature = decoding.feature_of(example.features, key)
         if feature is None:
             if not variable and default.size == 0:
-                raise decoding._error("Name: %s, Feature: %s (data type: %s) is required but "
-                                      "could not be found." % (names[i], key, _TYPE_NAME[dtype]))
+                raise decoding.error("Name: %s, Feature: %s (data type: %s) is required but "
+                                      "could not be found." % (names[i], key, decoding.TYPE_NAME[dtype]))
             per_example.append(None)
             continue
         found = decoding.kind_dtype(feature)
         if found != dtype:
-            raise decoding._error("Name: %s, Key: %s, Index: %d.  Data types don't match. Data "
+            raise decoding.error("Name: %s, Key: %s, Index: %d.  Data types don't match. Data "
                                   "type: %s but expected type: %s"
-                                  % (names[i], key, i, _TYPE_NAME[found], _TYPE_NAME[dtype]))
+                                  % (names[i], key, i, decoding.TYPE_NAME[found], decoding.TYPE_NAME[dtype]))
         v = decoding.values_of(feature, dtype)
         if variable and (stride == 0 or len(v) % stride):
-            raise decoding._error("Name: %s, Key: %s, Index: %d.  Number of %s values is not a "
+            raise decoding.error("Name: %s, Key: %s, Index: %d.  Number of %s values is not a "
                                   "multiple of stride length. Saw %d values but output shape "
-                                  "is: %s" % (names[i], key, i, _LIST_NAME[dtype], len(v),
+                                  "is: %s" % (names[i], key, i, decoding.LIST_NAME[dtype], len(v),
                                               decoding.shape_debug_string(dims)))
         if not variable and len(v) != stride:
-            raise decoding._error("Name: %s, Key: %s, Index: %d.  Number of %s values != "
+            raise decoding.error("Name: %s, Key: %s, Index: %d.  Number of %s values != "
                                   "expected.  Values size: %d but output shape: %s"
-                                  % (names[i], key, i, _LIST_NAME[dtype], len(v),
+                                  % (names[i], key, i, decoding.LIST_NAME[dtype], len(v),
                                      decoding.shape_debug_string(dims)))
         per_example.append(v)
     if not variable:
@@ -157,13 +118,13 @@ def _batch_dense(examples, names, key, dtype, shape, default):
 def _parse_example_kernel(ctx, serialized, names, *rest):
     a = ctx.attrs
     n_sparse, n_dense = a["Nsparse"], a["Ndense"]
-    sparse_keys = [_text(k) for k in rest[:n_sparse]]
-    dense_keys = [_text(k) for k in rest[n_sparse:n_sparse + n_dense]]
+    sparse_keys = [decoding.text_of(k) for k in rest[:n_sparse]]
+    dense_keys = [decoding.text_of(k) for k in rest[n_sparse:n_sparse + n_dense]]
     defaults = [np.asarray(d) for d in rest[n_sparse + n_dense:]]
     serialized = np.asarray(serialized, dtype=object).reshape(-1)
-    names = [_text(n) for n in np.asarray(names, dtype=object).reshape(-1)]
+    names = [decoding.text_of(n) for n in np.asarray(names, dtype=object).reshape(-1)]
     if names and len(names) != len(serialized):
-        raise decoding._error("Expected len(names) == len(serialized), but got: %d vs. %d"
+        raise decoding.error("Expected len(names) == len(serialized), but got: %d vs. %d"
                               % (len(names), len(serialized)))
     names = names or ["<unknown>"] * len(serialized)
     examples = [decoding.parse_serialized(s) for s in serialized]
@@ -181,7 +142,7 @@ register_op("ParseExample", _parse_example_shape, cpu=_parse_example_kernel)
 # -- ParseSingleExample ------------------------------------------------------------------------
 def _parse_single_example_shape(op):
     a = op._attrs
-    _check_rank(op, 0, 0)
+    decoding.check_rank(op, 0, 0)
     n = a["num_sparse"]
     outs = [(dtypes.int64, tensor_shape.TensorShape([None, 1]))] * n
     outs += [(t, tensor_shape.TensorShape([None])) for t in a["sparse_types"]]
@@ -190,53 +151,53 @@ def _parse_single_example_shape(op):
     return outs
 
 
-def _single_sparse(features, key, dtype, where):
-    feature = _feature(features, key)
+def single_sparse(features, key, dtype, where):
+    feature = decoding.feature_of(features, key)
     if feature is None:
         values = decoding.empty(dtype, (0,))
     else:
         found = decoding.kind_dtype(feature)
         if found != dtype:
-            raise decoding._error("%s.  Data types don't match. Expected type: %s, Actual "
-                                  "type: %s" % (where, _TYPE_NAME[dtype], _TYPE_NAME[found]))
+            raise decoding.error("%s.  Data types don't match. Expected type: %s, Actual "
+                                  "type: %s" % (where, decoding.TYPE_NAME[dtype], decoding.TYPE_NAME[found]))
         values = decoding.values_of(feature, dtype)
     n = len(values)
     return np.arange(n, dtype=np.int64).reshape(n, 1), values, np.array([n], np.int64)
 
 
 def _single_dense(features, key, dtype, shape, default):
-    dims = _dims(shape)
-    feature = _feature(features, key)
-    variable = _is_variable(shape)
+    dims = decoding.dims_of(shape)
+    feature = decoding.feature_of(features, key)
+    variable = decoding.is_variable(shape)
     if feature is None:
         if variable:
             return decoding.empty(dtype, [0] + dims[1:])
         if default.size == 0:
-            raise decoding._error("Feature: %s (data type: %s) is required but could not be "
-                                  "found." % (key, _TYPE_NAME[dtype]))
+            raise decoding.error("Feature: %s (data type: %s) is required but could not be "
+                                  "found." % (key, decoding.TYPE_NAME[dtype]))
         return default.reshape(dims)
     found = decoding.kind_dtype(feature)
     if found != dtype:
-        raise decoding._error("Key: %s.  Data types don't match. Data type: %s but expected "
-                              "type: %s" % (key, _TYPE_NAME[found], _TYPE_NAME[dtype]))
+        raise decoding.error("Key: %s.  Data types don't match. Data type: %s but expected "
+                              "type: %s" % (key, decoding.TYPE_NAME[found], decoding.TYPE_NAME[dtype]))
     values = decoding.values_of(feature, dtype)
-    stride = _stride(shape)
+    stride = decoding.stride_of(shape)
     if variable:
         if stride == 0 or len(values) % stride:
-            raise decoding._error("Error while parsing feature with key %s: number of "
+            raise decoding.error("Error while parsing feature with key %s: number of "
                                   "elements should be divisible by %d, found %d instead"
                                   % (key, stride, len(values)))
         return values.reshape([len(values) // stride] + dims[1:])
     if len(values) != stride:
-        raise decoding._error("Key: %s.  Can't parse serialized Example: Some %s_list slice "
-                              "was not parsed." % (key, _LIST_NAME[dtype]))
+        raise decoding.error("Key: %s.  Can't parse serialized Example: Some %s_list slice "
+                              "was not parsed." % (key, decoding.LIST_NAME[dtype]))
     return values.reshape(dims)
 
 
 def _parse_single_example_kernel(ctx, serialized, *defaults):
     a = ctx.attrs
     example = decoding.parse_serialized(np.asarray(serialized, dtype=object).item())
-    sparse = [_single_sparse(example.features, k, t, "Key: %s" % k)
+    sparse = [single_sparse(example.features, k, t, "Key: %s" % k)
               for k, t in zip(a["sparse_keys"], a["sparse_types"])]
     dense = [_single_dense(example.features, k, t, s, np.asarray(d))
              for k, t, s, d in zip(a["dense_keys"], a["Tdense"], a["dense_shapes"], defaults)]
@@ -263,7 +224,7 @@ def dense_defaults_vector(params):
     vector = []
     for key, dtype, shape in zip(params.dense_keys, params.dense_types, params.dense_shapes):
         default = params.dense_defaults.get(key)
-        if _is_variable(shape):
+        if decoding.is_variable(shape):
             if default is None:
                 default = convert_to_tensor("" if dtype == dtypes.string else 0, dtype=dtype)
             else:
@@ -274,23 +235,23 @@ def dense_defaults_vector(params):
             default = constant([], dtype=dtype)
         elif not hasattr(default, "op"):
             default = convert_to_tensor(default, dtype=dtype, name=_key_name(key))
-            default = reshape(default, _dims(shape))
+            default = reshape(default, decoding.dims_of(shape))
         vector.append(default)
     return vector
 
 
-def _sparse_and_dense(params, outputs):
+def sparse_and_dense(params, outputs):
     n = len(params.sparse_keys)
     sparse = [SparseTensor(ix, v, sh) for ix, v, sh in
               zip(outputs[:n], outputs[n:2 * n], outputs[2 * n:3 * n])]
     return dict(zip(params.sparse_keys + params.dense_keys, sparse + list(outputs[3 * n:])))
 
 
-def _outputs(result):
+def outputs_list(result):
     return result if isinstance(result, list) else [result]
 
 
-def _attr_shapes(shapes):
+def attr_shapes(shapes):
     return [tensor_shape.as_shape(s) for s in shapes]
 
 
@@ -316,9 +277,9 @@ def parse_example(serialized, features, name=None, example_names=None):
                            {"Nsparse": len(sparse_keys), "Ndense": len(dense_keys),
                             "sparse_types": list(params.sparse_types),
                             "Tdense": list(params.dense_types),
-                            "dense_shapes": _attr_shapes(params.dense_shapes)},
+                            "dense_shapes": attr_shapes(params.dense_shapes)},
                            name or "ParseExample")
-    return _sparse_and_dense(params, _outputs(outputs))
+    return sparse_and_dense(params, outputs_list(outputs))
 
 
 def parse_single_example(serialized, features, name=None, example_names=None):
@@ -341,9 +302,9 @@ def parse_single_example(serialized, features, name=None, example_names=None):
                             "dense_keys": list(params.dense_keys),
                             "sparse_types": list(params.sparse_types),
                             "Tdense": list(params.dense_types),
-                            "dense_shapes": _attr_shapes(params.dense_shapes)},
+                            "dense_shapes": attr_shapes(params.dense_shapes)},
                            name or "ParseSingleExample")
-    return _sparse_and_dense(params, _outputs(outputs))
+    return sparse_and_dense(params, outputs_list(outputs))
 
 
 from tfteach.ops.sequence_parsing import parse_single_sequence_example  # noqa: E402,F401

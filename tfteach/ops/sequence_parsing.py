@@ -33,7 +33,7 @@ _COUNTS = ("Ncontext_sparse", "Ncontext_dense", "Nfeature_list_sparse", "Nfeatur
 
 def _shape(op):
     a = op._attrs
-    single._check_rank(op, 0, 0)
+    decoding.check_rank(op, 0, 0)
     outs = []
     cs, fs = a["Ncontext_sparse"], a["Nfeature_list_sparse"]
     outs += [(dtypes.int64, tensor_shape.TensorShape([None, 1]))] * cs
@@ -49,19 +49,19 @@ def _shape(op):
 
 
 def _context_dense(features, key, dtype, shape, default, name):
-    dims = single._dims(shape)
-    feature = single._feature(features, key)
+    dims = decoding.dims_of(shape)
+    feature = decoding.feature_of(features, key)
     if feature is None:
         if default.size == 0:
-            raise decoding._error("Name: %s, Context feature '%s' is required but could not "
+            raise decoding.error("Name: %s, Context feature '%s' is required but could not "
                                   "be found." % (name, key))
         return default.reshape(dims)
     if decoding.kind_dtype(feature) != dtype:
-        raise decoding._error("Name: %s, Context feature: %s.  Data types don't match. "
-                              "Expected type: %s" % (name, key, single._TYPE_NAME[dtype]))
+        raise decoding.error("Name: %s, Context feature: %s.  Data types don't match. "
+                              "Expected type: %s" % (name, key, decoding.TYPE_NAME[dtype]))
     values = decoding.values_of(feature, dtype)
-    if len(values) != single._stride(shape):
-        raise decoding._error("Name: %s, Key: %s, Index: 0.  Number of values != expected.  "
+    if len(values) != decoding.stride_of(shape):
+        raise decoding.error("Name: %s, Key: %s, Index: 0.  Number of values != expected.  "
                               "values size: %d but output shape: %s"
                               % (name, key, len(values), decoding.shape_debug_string(dims)))
     return values.reshape(dims)
@@ -72,12 +72,12 @@ def _steps(lists, key):
 
 
 def _list_dense(lists, key, dtype, shape, assumed_empty, name):
-    dims = single._dims(shape)
-    stride = single._stride(shape)
+    dims = decoding.dims_of(shape)
+    stride = decoding.stride_of(shape)
     steps = _steps(lists, key)
     if steps is None:
         if key not in assumed_empty:
-            raise decoding._error(
+            raise decoding.error(
                 "Name: %s, Feature list '%s' is required but could not be found.  Did you "
                 "mean to include it in feature_list_dense_missing_assumed_empty or "
                 "feature_list_dense_defaults?" % (name, key))
@@ -86,19 +86,19 @@ def _list_dense(lists, key, dtype, shape, assumed_empty, name):
     for t, feature in enumerate(steps):
         found = decoding.kind_dtype(feature)
         if found is not None and found != dtype:
-            raise decoding._error("Name: %s, Feature list: %s, Index: %d.  Data types don't "
+            raise decoding.error("Name: %s, Feature list: %s, Index: %d.  Data types don't "
                                   "match. Expected type: %s"
-                                  % (name, key, t, single._TYPE_NAME[dtype]))
+                                  % (name, key, t, decoding.TYPE_NAME[dtype]))
         rows.append(decoding.values_of(feature, dtype) if found else
                     decoding.empty(dtype, (0,)))
     total = sum(len(r) for r in rows)
     if stride and total % stride:
-        raise decoding._error("Feature list '%s' has an unexpected number of values.  Total "
+        raise decoding.error("Feature list '%s' has an unexpected number of values.  Total "
                               "values size: %d is not consistent with output shape: %s"
                               % (key, total, decoding.shape_debug_string([-1] + dims)))
     for t, r in enumerate(rows):
         if len(r) != stride:
-            raise decoding._error("Name: %s, Key: %s, Index: %d.  Number of values != "
+            raise decoding.error("Name: %s, Key: %s, Index: %d.  Number of values != "
                                   "expected.  values size: %d but output shape: %s"
                                   % (name, key, t, len(r), decoding.shape_debug_string(dims)))
     out = decoding.empty(dtype, [len(rows)] + dims)
@@ -116,9 +116,9 @@ def _list_sparse(lists, key, dtype, name):
             rows.append(0)
             continue
         if found != dtype:
-            raise decoding._error("Name: %s, Feature list: %s, Index: %d.  Data types don't "
+            raise decoding.error("Name: %s, Feature list: %s, Index: %d.  Data types don't "
                                   "match. Expected type: %s"
-                                  % (name, key, t, single._TYPE_NAME[dtype]))
+                                  % (name, key, t, decoding.TYPE_NAME[dtype]))
         v = decoding.values_of(feature, dtype)
         rows.append(len(v))
         values.append(v)
@@ -131,15 +131,15 @@ def _list_sparse(lists, key, dtype, name):
 def _kernel(ctx, serialized, assumed_empty, *rest):
     a = ctx.attrs
     cs, cd, fs, fd = (a[k] for k in _COUNTS)
-    keys = [single._text(k) for k in rest[:cs + cd + fs + fd]]
+    keys = [decoding.text_of(k) for k in rest[:cs + cd + fs + fd]]
     c_sparse, c_dense = keys[:cs], keys[cs:cs + cd]
     f_sparse, f_dense = keys[cs + cd:cs + cd + fs], keys[cs + cd + fs:]
     defaults = [np.asarray(d) for d in rest[cs + cd + fs + fd:-1]]
-    name = single._text(rest[-1]) or "<unknown>"
-    assumed_empty = {single._text(k) for k in np.asarray(assumed_empty, object).reshape(-1)}
+    name = decoding.text_of(rest[-1]) or "<unknown>"
+    assumed_empty = {decoding.text_of(k) for k in np.asarray(assumed_empty, object).reshape(-1)}
     message = decoding.parse_serialized(np.asarray(serialized, object).item(), sequence=True,
                                         example_name=name)
-    context = [single._single_sparse(message.context, k, t, "Name: %s, Context feature: %s"
+    context = [single.single_sparse(message.context, k, t, "Name: %s, Context feature: %s"
                                      % (name, k))
                for k, t in zip(c_sparse, a["context_sparse_types"])]
     dense = [_context_dense(message.context, k, t, s, d, name) for k, t, s, d in
@@ -195,11 +195,11 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
                  "context_sparse_types": list(context.sparse_types),
                  "Tcontext_dense": list(context.dense_types),
                  "feature_list_dense_types": list(lists.dense_types),
-                 "context_dense_shapes": single._attr_shapes(context.dense_shapes),
+                 "context_dense_shapes": single.attr_shapes(context.dense_shapes),
                  "feature_list_sparse_types": list(lists.sparse_types),
-                 "feature_list_dense_shapes": single._attr_shapes(lists.dense_shapes)}
-        outputs = single._outputs(apply_op("ParseSingleSequenceExample", inputs, attrs,
+                 "feature_list_dense_shapes": single.attr_shapes(lists.dense_shapes)}
+        outputs = single.outputs_list(apply_op("ParseSingleSequenceExample", inputs, attrs,
                                            name or "ParseSingleSequenceExample"))
     n_context = 3 * len(context.sparse_keys) + len(context.dense_keys)
-    return (single._sparse_and_dense(context, outputs[:n_context]),
-            single._sparse_and_dense(lists, outputs[n_context:]))
+    return (single.sparse_and_dense(context, outputs[:n_context]),
+            single.sparse_and_dense(lists, outputs[n_context:]))

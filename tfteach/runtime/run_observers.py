@@ -23,6 +23,8 @@ An observer is any object with
 """
 import contextlib
 
+import threading
+
 import numpy as np
 
 from tfteach.framework.dead import DEAD
@@ -123,8 +125,22 @@ def snapshot(value):
     return value
 
 
+def _unobserved_options(options):
+    """`options` as a run that observers do not see (Session.run skips observing runs
+    whose options are ObservedRunOptions)."""
+    plain = ObservedRunOptions()
+    if options is not None:
+        for field in config_lib.RunOptions._fields:
+            setattr(plain, field, getattr(options, field))
+    return plain
+
+
 def observed_run(session, fetches, feed_dict, options, run_metadata):
     """Session.run with every registered observer notified (called by Session.run)."""
+    if threading.current_thread().name.startswith("QueueRunnerThread-"):
+        # A queue runner's thread (train/queue_runner.py) enqueues again and again in
+        # the background: %%tfgraph records the cell's own runs, not those.
+        return session.run(fetches, feed_dict, _unobserved_options(options), run_metadata)
     observers = list(_observers)
     dry = any(getattr(o, "dry_run", False) for o in observers)
     capture = any(getattr(o, "capture_values", True) for o in observers)
@@ -147,6 +163,7 @@ def observed_run(session, fetches, feed_dict, options, run_metadata):
     if options is not None:
         traced.output_partition_graphs = options.output_partition_graphs
         traced.report_tensor_allocations_upon_oom = options.report_tensor_allocations_upon_oom
+        traced.timeout_in_ms = options.timeout_in_ms      # queue waits keep their bound
     metadata = run_metadata if run_metadata is not None else RunMetadata()
     outputs = {} if capture else None
     metadata.step_stats.node_outputs = outputs

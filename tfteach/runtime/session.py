@@ -22,11 +22,12 @@ import numpy as np
 from tfteach.framework import graph as graph_lib
 from tfteach.framework.operation import Operation
 from tfteach.framework.tensor import Tensor
+from tfteach.kernels.cpu import blocking
 from tfteach.kernels.cpu.run_state import RunStatePool
 from tfteach.runtime import config as config_lib
 from tfteach.runtime import devices as devices_lib
 from tfteach.runtime import executor, fetches as fetches_lib, placement, session_memory
-from tfteach.runtime import run_observers
+from tfteach.runtime import run_observers, session_resources
 from tfteach.runtime import placement_log
 from tfteach.runtime.run_observers import _observers as _run_observers
 
@@ -103,6 +104,8 @@ class BaseSession:
         self._run_states = RunStatePool()
         self._building = threading.RLock()
         self._context_stack = []
+        # Queues, readers and the runner threads feeding them (session_resources.py).
+        self.resources = session_resources.SessionResources()
         self._devices = devices_lib.session_devices(self._config)
         self._placer = placement.Placer(graph, self._devices, self._config)
         if self._devices.has_gpu:
@@ -143,6 +146,7 @@ class BaseSession:
         """Frees this session's state; later runs raise RuntimeError."""
         self._closed = True
         _live.discard(self)
+        self.resources.close()          # wakes ops waiting in queues; joins runner threads
         self._plans.clear()
         self._contexts.clear()
         self._run_states.clear()
@@ -216,7 +220,12 @@ class BaseSession:
         trace = options is not None and getattr(options, "trace_level", 0) >= 1
         step_stats = run_metadata.step_stats if (trace and run_metadata is not None) else None
         report_oom = options is not None and options.report_tensor_allocations_upon_oom
-        values = plan.run(feed_values, step_stats, report_oom)
+        if options is not None and options.timeout_in_ms:
+            # Bounds the waits of queue ops in this run (kernels/cpu/blocking.py).
+            with blocking.run_deadline(options.timeout_in_ms):
+                values = plan.run(feed_values, step_stats, report_oom)
+        else:
+            values = plan.run(feed_values, step_stats, report_oom)
         if options is not None and options.output_partition_graphs and run_metadata is not None:
             run_metadata.partition_graphs = list(plan.partition_graphs())
         results = iter([_to_result(v, t) for v, t in zip(values, tensors)])

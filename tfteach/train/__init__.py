@@ -71,3 +71,19 @@ __all__ += ["SessionRunArgs", "SessionRunContext", "SessionRunHook", "SessionRun
             "SummarySaverHook", "MonitoredSession", "MonitoredTrainingSession", "Scaffold",
             "SingularMonitoredSession", "FtrlOptimizer"]
 # -- end est ----------------------------------------------------------------------------------
+# -- queues (issue 18, helper q): queue runners, Coordinator, input producers, batching --
+from tfteach.train.coordinator import Coordinator, LooperThread  # noqa: E402
+from tfteach.train.input import (batch, batch_join, input_producer,  # noqa: E402
+                                 limit_epochs, match_filenames_once, maybe_batch,
+                                 maybe_shuffle_batch, range_input_producer, shuffle_batch,
+                                 shuffle_batch_join, slice_input_producer,
+                                 string_input_producer)
+from tfteach.train.queue_runner import (QueueRunner, add_queue_runner,  # noqa: E402
+                                        start_queue_runners)
+from tfteach.train import queue_runner  # noqa: E402 (tf.train.queue_runner.QueueRunner)
+__all__ += ["Coordinator", "LooperThread", "QueueRunner", "add_queue_runner",
+            "start_queue_runners", "batch", "batch_join", "shuffle_batch",
+            "shuffle_batch_join", "maybe_batch", "maybe_shuffle_batch", "input_producer",
+            "string_input_producer", "range_input_producer", "slice_input_producer",
+            "limit_epochs", "match_filenames_once"]
+# -- end queues --------------------------------------------------------------------------
