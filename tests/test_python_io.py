@@ -100,5 +100,7 @@ def test_tf_io_holds_tf_1_15s_names():
     assert tf.io.serialize_tensor is tf.serialize_tensor
     assert tf.io.RandomShuffleQueue is tf.RandomShuffleQueue
     assert tf.io.match_filenames_once is tf.train.match_filenames_once
+    assert tf.io.decode_jpeg is tf.image.decode_jpeg and tf.io.encode_png is tf.image.encode_png
+    assert tf.io.is_jpeg is tf.image.is_jpeg
     with pytest.raises(AttributeError, match="module 'tensorflow.io' has no attribute 'nope'"):
         tf.io.nope

@@ -28,3 +28,9 @@ from tfteach.ops.reader_ops import matching_files  # noqa: F401,E402
 from tfteach.train.input import match_filenames_once  # noqa: F401,E402
 __all__ += ["PaddingFIFOQueue", "PriorityQueue", "QueueBase", "RandomShuffleQueue",
             "matching_files", "match_filenames_once"]
+# -- image codecs (tfteach/image; TF 1.15's tf.io has them too) ------------------------------
+from tfteach.image import (decode_and_crop_jpeg, decode_bmp, decode_gif,  # noqa: F401,E402
+                           decode_image, decode_jpeg, decode_png, encode_jpeg, encode_png,
+                           extract_jpeg_shape, is_jpeg)
+__all__ += ["decode_and_crop_jpeg", "decode_bmp", "decode_gif", "decode_image", "decode_jpeg",
+            "decode_png", "encode_jpeg", "encode_png", "extract_jpeg_shape", "is_jpeg"]
