@@ -210,3 +210,46 @@ def test_graph_def_with_queues_crosses_to_tensorflow_and_back():
     for a, b in zip(their_values, our_values):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(our_values[0], [[1.0, 2.0], [3.0, 4.0]])
+
+
+def _pipeline_meta_graph(tf):
+    """A range producer batched by a runner thread, exported as a meta graph."""
+    value = tf.train.range_input_producer(6, shuffle=False).dequeue()
+    tf.train.batch([value * 10], 3, name="tens")
+    return tf.train.export_meta_graph()
+
+
+def _take_batches(tf, meta_graph_def):
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.train.import_meta_graph(meta_graph_def)
+        runners = tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)
+        with tf.Session() as sess:
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess=sess, coord=coord)
+            out = [sess.run("tens:0").tolist() for _ in range(2)]
+            coord.request_stop()
+            coord.join(threads)
+    return len(runners), out
+
+
+def test_meta_graph_queue_runners_cross_both_ways():
+    tf1 = tensorflow_v1()
+    ours = tfteach.Graph()
+    with ours.as_default():
+        our_meta = _pipeline_meta_graph(tfteach)
+    theirs = tf1.Graph()
+    with theirs.as_default():
+        their_meta = _pipeline_meta_graph(tf1)
+    # the QueueRunnerDef bytes are TensorFlow's
+    from tensorflow.core.protobuf import queue_runner_pb2
+    ours_defs = [queue_runner_pb2.QueueRunnerDef.FromString(raw) for raw in
+                 our_meta.collection_def["queue_runners"].bytes_list.value]
+    theirs_defs = [queue_runner_pb2.QueueRunnerDef.FromString(raw) for raw in
+                   their_meta.collection_def["queue_runners"].bytes_list.value]
+    assert ours_defs == theirs_defs and len(ours_defs) == 2
+    expected = (2, [[0, 10, 20], [30, 40, 50]])
+    their_meta_for_us = tfteach.MetaGraphDef.FromString(their_meta.SerializeToString())
+    assert _take_batches(tfteach, their_meta_for_us) == expected
+    our_meta_for_them = tf1.MetaGraphDef.FromString(our_meta.SerializeToString())
+    assert _take_batches(tf1, our_meta_for_them) == expected
