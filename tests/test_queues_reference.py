@@ -253,3 +253,27 @@ def test_meta_graph_queue_runners_cross_both_ways():
     assert _take_batches(tfteach, their_meta_for_us) == expected
     our_meta_for_them = tf1.MetaGraphDef.FromString(our_meta.SerializeToString())
     assert _take_batches(tf1, our_meta_for_them) == expected
+
+
+def test_read_up_to_across_files_matches_tensorflow(tmp_path):
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_bytes(b"1\n2\n3\n")
+    b.write_bytes(b"4\n5\n6\n7\n")
+    results = []
+    for tf in (tensorflow_v1(), tfteach):
+        graph = tf.Graph()
+        with graph.as_default():
+            q = tf.FIFOQueue(3, tf.string, shapes=[[]])
+            keys, values = tf.TextLineReader().read_up_to(q, 2)
+            out = []
+            with tf.Session() as sess:
+                sess.run(q.enqueue_many([[str(a), str(b)]]))
+                sess.run(q.close())
+                while True:
+                    try:
+                        k, v = sess.run([keys, values])
+                        out.append((k.tolist(), v.tolist()))
+                    except tf.errors.OutOfRangeError:
+                        break
+            results.append(out)
+    assert results[1] == results[0]
