@@ -277,3 +277,30 @@ def test_read_up_to_across_files_matches_tensorflow(tmp_path):
                         break
             results.append(out)
     assert results[1] == results[0]
+
+
+def test_a_tensorflow_reader_graph_runs_in_tfteach(tmp_path):
+    text = tmp_path / "lines.txt"
+    text.write_bytes(b"head\nfirst\nsecond\n")
+    tf1 = tensorflow_v1()
+    theirs = tf1.Graph()
+    with theirs.as_default():
+        q = tf1.FIFOQueue(2, tf1.string, shapes=[[]], name="names")
+        q.enqueue(str(text), name="add_name")
+        q.close(name="no_more")
+        reader = tf1.TextLineReader(skip_header_lines=1, name="lines")
+        reader.read(q, name="read")
+        reader.num_records_produced(name="count")
+    ours = tfteach.Graph()
+    with ours.as_default():
+        tfteach.import_graph_def(tfteach.GraphDef.FromString(
+            theirs.as_graph_def().SerializeToString()), name="")
+        assert ours.get_operation_by_name("lines").type == "TextLineReaderV2"
+        with tfteach.Session() as sess:
+            sess.run(ours.get_operation_by_name("add_name"))
+            sess.run(ours.get_operation_by_name("no_more"))
+            got = [sess.run("read:1") for _ in range(2)]
+            with pytest.raises(tfteach.errors.OutOfRangeError):
+                sess.run("read:1")
+            assert sess.run("count:0") == 2
+    assert got == [b"first", b"second"]
