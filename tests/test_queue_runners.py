@@ -101,7 +101,9 @@ def test_wait_for_stop_and_looper_thread():
     assert coord.wait_for_stop(0.01) is False
     calls = []
     looper = tf.train.LooperThread.loop(coord, 0.01, calls.append, args=(1,))
-    time.sleep(0.1)
+    deadline = time.monotonic() + 10
+    while len(calls) < 2 and time.monotonic() < deadline:     # a busy host may be slow
+        time.sleep(0.01)
     coord.request_stop()
     call_bounded(lambda: coord.join([looper]))
     assert len(calls) >= 2 and set(calls) == {1}
