@@ -465,3 +465,11 @@ def test_queue_runner_def_round_trip_through_a_meta_graph():
             coord.request_stop()
             call_bounded(lambda: coord.join(threads))
     assert got == [[0, 1], [2, 3], [0, 1]]
+
+
+def test_batching_a_sparse_tensor_says_it_is_not_supported():
+    sparse = tf.SparseTensor(indices=[[0, 0]], values=[1.0], dense_shape=[1, 2])
+    with pytest.raises(NotImplementedError, match="do not batch SparseTensors"):
+        tf.train.batch([sparse], 2)
+    with pytest.raises(NotImplementedError, match="do not batch SparseTensors"):
+        tf.train.shuffle_batch_join([[sparse]], 2, capacity=10, min_after_dequeue=1)
