@@ -327,8 +327,8 @@ def test_shuffle_seed_reproduces_and_reshuffles_each_epoch():
     assert orders[0] == orders[1] != list(range(50))
 
 
-def test_shuffle_restarts_differently_on_reinitialisation():
-    ds = tf.data.Dataset.range(30).shuffle(30, seed=5)
+def test_shuffle_starts_its_orders_again_at_each_initialisation():
+    ds = tf.data.Dataset.range(30).shuffle(30, seed=5).repeat(2)
     it = ds.make_initializable_iterator()
     nxt = it.get_next()
     with tf.Session() as sess:
@@ -336,7 +336,8 @@ def test_shuffle_restarts_differently_on_reinitialisation():
         one = _all(sess, nxt)
         sess.run(it.initializer)
         two = _all(sess, nxt)
-    assert sorted(one) == sorted(two) == list(range(30)) and one != two
+    assert one == two                             # TF: the seeds start again
+    assert one[:30] != one[30:] and sorted(one[30:]) == list(range(30))
 
 
 # -- from_generator ------------------------------------------------------------------------------
@@ -720,3 +721,110 @@ def test_from_generator_args_are_evaluated_when_the_iterator_starts():
         assert _all(sess, nxt) == [0, 1, 2]
         sess.run(it.initializer, {n: 1})
         assert _all(sess, nxt) == [0]
+
+
+def test_a_captured_variable_is_read_when_the_iterator_is_initialised():
+    v = tf.Variable(10, dtype=tf.int64)
+    ds = tf.data.Dataset.range(3).map(lambda x: x + v)
+    it = ds.make_initializable_iterator()
+    nxt = it.get_next()
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        sess.run(it.initializer)
+        assert sess.run(nxt) == 10
+        sess.run(tf.assign(v, 100))
+        sess.run(it.initializer)
+        assert _all(sess, nxt) == [100, 101, 102]
+
+
+def test_a_function_cannot_use_a_tensor_of_an_unrelated_graph():
+    with tf.Graph().as_default():
+        stranger = tf.constant(1, tf.int64)
+    with pytest.raises(ValueError, match="must be from the same graph"):
+        tf.data.Dataset.range(3).map(lambda x: x + stranger)
+
+
+def test_two_iterators_of_one_random_map_do_not_disturb_each_other():
+    ds = tf.data.Dataset.range(4).map(lambda x: tf.random_uniform([], seed=7))
+    first, second = ds.make_initializable_iterator(), ds.make_initializable_iterator()
+    a, b = first.get_next(), second.get_next()
+    with tf.Session() as sess:
+        sess.run(first.initializer)
+        alone = _all(sess, a)
+        sess.run(first.initializer)
+        head = [sess.run(a), sess.run(a)]
+        sess.run(second.initializer)               # starts its own sequence
+        assert head + [sess.run(a), sess.run(a)] == alone
+        assert _all(sess, b) == alone
+
+
+def test_shuffle_and_repeat_is_shuffle_then_repeat():
+    fused = tf.data.Dataset.range(8).apply(
+        tf.data.experimental.shuffle_and_repeat(8, count=2, seed=4))
+    plain = tf.data.Dataset.range(8).shuffle(8, seed=4).repeat(2)
+    got = _elements(fused)
+    assert got == _elements(plain)
+    assert sorted(got[:8]) == sorted(got[8:]) == list(range(8)) and got[:8] != got[8:]
+
+
+# -- SparseTensor components ----------------------------------------------------------------------
+def _sparse_value(st):
+    return (np.asarray(st.indices).tolist(), np.asarray(st.values).tolist(),
+            np.asarray(st.dense_shape).tolist())
+
+
+def test_sparse_components_through_map_batch_and_get_next():
+    st = tf.SparseTensor(indices=[[0, 1], [2, 0]], values=[5.0, 6.0], dense_shape=[3, 2])
+    ds = tf.data.Dataset.from_tensors((st, 7))
+    assert ds.output_classes == (tf.SparseTensor, tf.Tensor)
+    assert ds.output_shapes[0].as_list() == [3, 2]
+    doubled = ds.map(lambda s, n: (tf.SparseTensor(s.indices, s.values * 2.0, s.dense_shape),
+                                   n + 1)).repeat(2).batch(2)
+    assert doubled.output_shapes[0].as_list() == [None, 3, 2]
+    sparse_out, dense_out = doubled.make_one_shot_iterator().get_next()
+    assert isinstance(sparse_out, tf.SparseTensor) and sparse_out.dtype == tf.float32
+    assert sparse_out.get_shape().as_list() == [None, 3, 2]          # as TF restores it
+    with tf.Session() as sess:
+        got, n = sess.run([sparse_out, dense_out])
+    assert isinstance(got, tf.SparseTensorValue) and n.tolist() == [8, 8]
+    # TF's batching of sparse tensors: the batch index first, the largest shape after it.
+    assert _sparse_value(got) == ([[0, 0, 1], [0, 2, 0], [1, 0, 1], [1, 2, 0]],
+                                  [10.0, 12.0, 10.0, 12.0], [2, 3, 2])
+
+
+def test_batching_sparse_rows_of_different_lengths(tmp_path):
+    path = str(tmp_path / "examples.tfrecord")
+    with tf.python_io.TFRecordWriter(path) as writer:
+        for values in ([1, 2, 3], [4], []):
+            example = tf.train.Example(features=tf.train.Features(feature={
+                "v": tf.train.Feature(int64_list=tf.train.Int64List(value=values))}))
+            writer.write(example.SerializeToString())
+    ds = tf.data.TFRecordDataset(path).map(
+        lambda record: tf.parse_single_example(record, {"v": tf.VarLenFeature(tf.int64)}))
+    (batch,) = _elements(ds.batch(3))
+    assert _sparse_value(batch["v"]) == ([[0, 0], [0, 1], [0, 2], [1, 0]], [1, 2, 3, 4],
+                                         [3, 3])
+
+
+def test_sparse_components_refused_where_tf_refuses_or_tfteach_lacks_them():
+    st = tf.SparseTensor(indices=[[0]], values=[1], dense_shape=[4])
+    ds = tf.data.Dataset.from_tensors(st)
+    with pytest.raises(TypeError, match="padded sparse tensors is not currently supported"):
+        ds.padded_batch(2, [4])
+    with pytest.raises(TypeError, match="SparseTensor"):
+        tf.data.Dataset.from_tensor_slices(st)
+    with pytest.raises(TypeError, match="Expected output classes"):
+        it = tf.data.Iterator.from_structure(tf.int32, [4])
+        it.make_initializer(ds)
+
+
+def test_variant_and_resource_dtypes_are_tfs():
+    assert (tf.variant.name, tf.variant.as_datatype_enum) == ("variant", 21)
+    assert (tf.resource.name, tf.resource.as_datatype_enum) == ("resource", 20)
+    assert tf.as_dtype(21) is tf.variant and tf.as_dtype("resource") is tf.resource
+    assert not tf.variant.is_numpy_compatible and tf.float32.is_numpy_compatible
+    assert tf.as_dtype(np.dtype(object)) is tf.string       # objects are still strings
+    ds = tf.data.Dataset.range(3)
+    assert ds._variant_tensor.dtype == tf.variant and ds._variant_tensor.shape.ndims == 0
+    it = ds.make_initializable_iterator()
+    assert it._iterator_resource.dtype == tf.resource

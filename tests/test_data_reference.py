@@ -90,6 +90,10 @@ PIPELINES = {
         tf.data.experimental.map_and_batch(lambda x: (x, x * x), 3)),
     "map_and_batch_drop": lambda tf: tf.data.Dataset.range(7).apply(
         tf.data.experimental.map_and_batch(lambda x: x * 2, 3, drop_remainder=True)),
+    "parallel_interleave": lambda tf: tf.data.Dataset.range(1, 5).apply(
+        tf.data.experimental.parallel_interleave(
+            lambda x: tf.data.Dataset.from_tensors(x).repeat(x), cycle_length=2,
+            block_length=2)),
     "generator": lambda tf: tf.data.Dataset.from_generator(
         lambda: ((i, [float(i)] * i) for i in range(4)), (tf.int64, tf.float32),
         (tf.TensorShape([]), tf.TensorShape([None]))),
@@ -112,6 +116,26 @@ def test_shuffle_is_a_permutation_like_tensorflows():
         values = [int(e[0]) for e in elements]
         assert sorted(values[:40]) == sorted(values[40:]) == list(range(40))
         assert all(pos >= v - 9 for pos, v in enumerate(values[:40]))
+
+
+def test_seeded_shuffle_orders_across_epochs_and_initialisations_like_tensorflow():
+    def program(tf):
+        with tf.Graph().as_default():
+            ds = tf.data.Dataset.range(12).shuffle(12, seed=5).repeat(2)
+            it = tf.data.make_initializable_iterator(ds)
+            nxt = it.get_next()
+            runs = []
+            with tf.Session() as sess:
+                for _ in range(2):
+                    sess.run(it.initializer)
+                    runs.append([int(sess.run(nxt)) for _ in range(24)])
+            with tf.Session() as sess:
+                sess.run(it.initializer)
+                runs.append([int(sess.run(nxt)) for _ in range(24)])
+            return (runs[0] == runs[1] == runs[2], runs[0][:12] != runs[0][12:],
+                    sorted(runs[0][12:]) == list(range(12)))
+
+    assert program(tfteach) == program(tensorflow_v1()) == (True, True, True)
 
 
 def _error(tf, build):
@@ -235,6 +259,42 @@ def test_tfrecord_files_cross_between_tensorflow_and_tfteach(tmp_path):
                 assert [bytes(e[0].item()) for e in got] == records
 
 
+def _records_until_error(tf, path):
+    """(records read, the error class that ended the reading or None)."""
+    with tf.Graph().as_default():
+        nxt = tf.data.make_one_shot_iterator(tf.data.TFRecordDataset(path)).get_next()
+        got = []
+        with tf.Session() as sess:
+            while True:
+                try:
+                    got.append(bytes(sess.run(nxt)))
+                except tf.errors.OutOfRangeError:
+                    return got, None
+                except tf.errors.OpError as e:
+                    return got, type(e).__name__
+
+
+def test_damaged_and_truncated_tfrecord_files_like_tensorflow(tmp_path):
+    from tfteach.io.tfrecord import RecordFileWriter
+    whole = str(tmp_path / "whole")
+    writer = RecordFileWriter(whole)
+    for r in (b"first", b"", b"x" * 300):
+        writer.write(r)
+    writer.close()
+    raw = open(whole, "rb").read()
+    damaged = {"data_bit": bytearray(raw), "length_bit": bytearray(raw)}
+    damaged["data_bit"][12 + 2] ^= 4                # in the first record's data
+    damaged["length_bit"][21 + 16 + 3] ^= 1         # in the third record's length
+    for keep in (1, 11, 12, 40, 311):               # the last record cut short
+        damaged["keep_%d" % keep] = raw[:37 + keep]
+    for name, data in damaged.items():
+        path = str(tmp_path / name)
+        with open(path, "wb") as f:
+            f.write(bytes(data))
+        assert _records_until_error(tfteach, path) == \
+            _records_until_error(tensorflow_v1(), path), name
+
+
 def test_text_and_fixed_length_files_like_tensorflow(tmp_path):
     text = tmp_path / "lines.txt"
     text.write_bytes(b"alpha\nbeta\r\n\ngamma")
@@ -298,3 +358,74 @@ def test_seeded_random_map_restarts_like_tensorflow():
             return runs[0] == runs[1], len(set(runs[0]))
 
     assert program(tfteach) == program(tensorflow_v1()) == (True, 3)
+
+
+def test_list_files_and_reading_files_of_a_dataset_like_tensorflow(tmp_path):
+    for name, text in [("b.txt", b"b1\nb2\n"), ("a.txt", b"a1\n"), ("c.csv", b"c\n")]:
+        (tmp_path / name).write_bytes(text)
+    pattern = str(tmp_path / "*.txt")
+    ordered = _same(lambda tf: tf.data.Dataset.list_files(pattern, shuffle=False))
+    assert [bytes(e[0].item()) for e in ordered[1]] == [str(tmp_path / n).encode()
+                                                       for n in ("a.txt", "b.txt")]
+    _same(lambda tf: tf.data.TextLineDataset(tf.data.Dataset.list_files(pattern,
+                                                                         shuffle=False)))
+    for tf in (tensorflow_v1(), tfteach):
+        _, shuffled = _drain(tf, lambda tf: tf.data.Dataset.list_files(pattern, seed=3))
+        assert sorted(bytes(e[0].item()) for e in shuffled) == \
+            [bytes(e[0].item()) for e in ordered[1]]
+    none = str(tmp_path / "*.none")
+
+    def no_match(tf):
+        # An initializable iterator: the assertion fails in its initializer (TF 2's
+        # one-shot iterator ends the sequence instead of reporting it).
+        with tf.Graph().as_default():
+            it = tf.data.make_initializable_iterator(tf.data.Dataset.list_files(none))
+            with tf.Session() as sess:
+                try:
+                    sess.run(it.initializer)
+                except tf.errors.OpError as e:
+                    return type(e).__name__, str(e)
+        return None, ""
+
+    theirs, ours = no_match(tensorflow_v1()), no_match(tfteach)
+    assert ours[0] == theirs[0] == "InvalidArgumentError"
+    assert "No files matched pattern: " + none in theirs[1]
+    assert "No files matched pattern: " + none in ours[1]
+
+
+def test_note_004_tfrecord_example_program_like_tensorflow(tmp_path):
+    """Note 004's TFRecordDataset program: VarLenFeatures parsed in a map, batched,
+    fetched as SparseTensorValues."""
+    tf1 = tensorflow_v1()
+    path = str(tmp_path / "foo.tfrecords")
+    with tf1.python_io.TFRecordWriter(path) as writer:
+        for vals, labels, name in [([0.25, -0.5, 1.25, 0.75], [1], b"aa"),
+                                   ([2.0], [3, 4], b"bb"), ([], [], b"")]:
+            example = tf1.train.Example(features=tf1.train.Features(feature={
+                "val": tf1.train.Feature(float_list=tf1.train.FloatList(value=vals)),
+                "labels": tf1.train.Feature(int64_list=tf1.train.Int64List(value=labels)),
+                "name": tf1.train.Feature(bytes_list=tf1.train.BytesList(value=[name]))}))
+            writer.write(example.SerializeToString())
+
+    def program(tf):
+        with tf.Graph().as_default():
+            def parse_example_record(example):
+                features = {"val": tf.VarLenFeature(tf.float32),
+                            "labels": tf.VarLenFeature(tf.int64),
+                            "name": tf.VarLenFeature(tf.string)}
+                return tf.parse_single_example(example, features)
+
+            dataset = tf.data.TFRecordDataset([path]).map(parse_example_record).batch(2)
+            feature_dict = tf.data.make_one_shot_iterator(dataset).get_next()
+            static = {k: (type(v).__name__, v.dtype.name) for k, v in feature_dict.items()}
+            out = []
+            with tf.Session() as sess:
+                for _ in range(2):
+                    got = sess.run(feature_dict)
+                    out.append({k: (np.asarray(v.indices).tolist(),
+                                    np.asarray(v.values).tolist(),
+                                    np.asarray(v.dense_shape).tolist())
+                                for k, v in got.items()})
+            return static, out
+
+    assert program(tfteach) == program(tf1)

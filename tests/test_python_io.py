@@ -90,3 +90,15 @@ def test_a_format_module_asked_for_by_name_comes_as_itself():
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "TFRecordWriter" in done.stdout
+
+
+def test_tf_io_holds_tf_1_15s_names():
+    # TF 1.15's tf.io names that tfteach has, each the same object as its other name.
+    assert tf.io.TFRecordWriter is tf.python_io.TFRecordWriter
+    assert tf.io.parse_example is tf.parse_example and tf.io.decode_raw is tf.decode_raw
+    assert tf.io.FixedLenFeature is tf.FixedLenFeature and tf.io.gfile is tf.gfile
+    assert tf.io.serialize_tensor is tf.serialize_tensor
+    assert tf.io.RandomShuffleQueue is tf.RandomShuffleQueue
+    assert tf.io.match_filenames_once is tf.train.match_filenames_once
+    with pytest.raises(AttributeError, match="module 'tensorflow.io' has no attribute 'nope'"):
+        tf.io.nope

@@ -119,3 +119,35 @@ def test_corrupt_and_truncated_files_fail_as_tensorflows(tmp_path):
         if t_msg is not None:
             # TF 2.x appends "' failed with <why>" or a hint to TF 1.15's words.
             assert t_msg.startswith(o_msg), (path, t_msg, o_msg)
+
+
+def _read_through_queue(tf, path, compression):
+    """Every record of `path` through TF1's queue reader (one epoch), in either library."""
+    with tf.Graph().as_default():
+        queue = tf.train.string_input_producer([path], num_epochs=1, shuffle=False)
+        reader = tf.TFRecordReader(options=tf.python_io.TFRecordOptions(compression))
+        key, record = reader.read(queue)
+        got = []
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess=sess, coord=coord)
+            try:
+                while True:
+                    got.append(sess.run(record))
+            except tf.errors.OutOfRangeError:
+                pass
+            coord.request_stop()
+            coord.join(threads)
+    return got
+
+
+@pytest.mark.parametrize("compression", COMPRESSIONS)
+def test_queue_readers_read_the_others_files(tmp_path, compression):
+    import tfteach
+    tf = tensorflow_v1()
+    theirs, ours = str(tmp_path / "tf"), str(tmp_path / "ours")
+    _tf_write(tf, theirs, RECORDS[:20], compression)
+    _ours_write(ours, RECORDS[:20], compression)
+    assert _read_through_queue(tfteach, theirs, compression) == RECORDS[:20]
+    assert _read_through_queue(tf, ours, compression) == RECORDS[:20]

@@ -20,3 +20,11 @@ __all__ = ["gfile", "TFRecordCompressionType", "TFRecordOptions", "TFRecordWrite
            "VarLenFeature", "parse_example", "parse_single_example",
            "parse_single_sequence_example", "decode_csv", "decode_raw", "parse_tensor",
            "serialize_tensor"]
+
+# -- queues and file names (helper q's modules; TF 1.15's tf.io has them too) ------------------
+from tfteach.ops.data_flow_ops import (PaddingFIFOQueue, PriorityQueue,  # noqa: F401,E402
+                                       QueueBase, RandomShuffleQueue)
+from tfteach.ops.reader_ops import matching_files  # noqa: F401,E402
+from tfteach.train.input import match_filenames_once  # noqa: F401,E402
+__all__ += ["PaddingFIFOQueue", "PriorityQueue", "QueueBase", "RandomShuffleQueue",
+            "matching_files", "match_filenames_once"]

@@ -14,3 +14,18 @@ for number, record in enumerate(tf.python_io.tf_record_iterator("Records/output.
 every_record = list(tf.python_io.tf_record_iterator("Records/output.tfrecords"))
 all_labels = tf.parse_example(every_record, {'label': tf.FixedLenFeature([], tf.int64)})
 answer = int(sess.run(tf.reduce_sum(tf.cast(tf.equal(all_labels['label'], 7), tf.int32))))
+
+# %% ex29_4
+tf.reset_default_graph()
+files = tf.train.match_filenames_once("Records/data.tfrecords-*")
+queue = tf.train.string_input_producer(files, shuffle=False)
+_, record = tf.TFRecordReader().read(queue)
+pair = tf.parse_single_example(record, {'i': tf.FixedLenFeature([], tf.int64),
+                                        'j': tf.FixedLenFeature([], tf.int64)})
+with tf.Session() as sess:
+    tf.local_variables_initializer().run()
+    coord = tf.train.Coordinator()
+    threads = tf.train.start_queue_runners(sess=sess, coord=coord)
+    answer = [[int(v) for v in sess.run([pair['i'], pair['j']])] for _ in range(5)]
+    coord.request_stop()
+    coord.join(threads)

@@ -6,6 +6,7 @@ docs/tf_data.md tells the whole story; the modules:
 - shuffling.py, padding.py, generator.py, readers.py: the larger transformations and
   sources; experimental.py: `tf.data.experimental`;
 - function_graph.py: dataset functions traced into graphs, and run per element;
+- sparse.py: SparseTensor components of elements;
 - streams.py: what the dataset kernels return (the elements, in Python);
 - iterator_ops.py: iterators (one-shot, initializable, reinitializable, feedable).
 """

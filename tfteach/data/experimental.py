@@ -1,15 +1,20 @@
 """`tf.data.experimental`: the transformations TF 1.15 keeps there.
 
 `map_and_batch(map_func, batch_size, ...)` is `map` followed by `batch` in one
-`MapAndBatchDataset` op (as TF fuses them); `unbatch()` is `Dataset.unbatch`. Both are
-used through `dataset.apply(...)`.
+`MapAndBatchDataset` op (as TF fuses them); `unbatch()` is `Dataset.unbatch`;
+`shuffle_and_repeat(buffer_size, count, seed)` is `shuffle(...).repeat(count)`, as TF
+1.15 documents it; `parallel_interleave(map_func, cycle_length, block_length=1, ...)`
+is `interleave` in its deterministic order (tfteach reads on the calling thread, so
+`sloppy` and the buffering arguments change nothing). All are used through
+`dataset.apply(...)`.
 """
 from tfteach.data import streams, structure
 from tfteach.data.dataset_ops import (_bool_scalar, _static_int, _unknown_batch, dataset_op,
                                       function_runner, int64_scalar)
 from tfteach.ops.op_builder import constant_value
 
-__all__ = ["map_and_batch", "unbatch", "AUTOTUNE"]
+__all__ = ["map_and_batch", "unbatch", "shuffle_and_repeat", "parallel_interleave",
+           "AUTOTUNE"]
 
 AUTOTUNE = -1
 
@@ -55,3 +60,17 @@ def unbatch():
     """A transformation (for `Dataset.apply`): each element split along its first
     dimension."""
     return lambda dataset: dataset.unbatch()
+
+
+def shuffle_and_repeat(buffer_size, count=None, seed=None):
+    """A transformation: `shuffle(buffer_size, seed)` then `repeat(count)`, a new order
+    each epoch."""
+    return lambda dataset: dataset.shuffle(buffer_size, seed=seed).repeat(count)
+
+
+def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False,
+                        buffer_output_elements=None, prefetch_input_elements=None):
+    """A transformation: `interleave(map_func, cycle_length, block_length)` (the order
+    TF gives with `sloppy=False`)."""
+    return lambda dataset: dataset.interleave(map_func, cycle_length=cycle_length,
+                                              block_length=block_length)

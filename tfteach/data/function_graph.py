@@ -8,17 +8,18 @@ placeholder, a variable) is *captured*: the function graph gets a placeholder fo
 and the outer tensor becomes an input of the dataset op, so its value is read when the
 iterator is initialised, as in TensorFlow.
 
-At run time a `FunctionRunner` (one per Session, kept in the dataset op's kernel state)
-runs the function graph with tfteach's executor, element by element: a private Session
-on the function graph and one cached Plan. A random op in `fn` has its own seeded
-generator, restarted at each initialisation of an iterator, as TF instantiates a
-function's kernels per iterator (checked against TF: re-initialising gives the same
-numbers again; the epochs of a `repeat` continue the sequence).
+At run time a `FunctionRunner` (one per initialisation of an iterator, made by the
+dataset op's kernel) runs the function graph with tfteach's executor, element by
+element: a private Session on the function graph and one Plan. A random op in `fn` has
+its own seeded generator in that Session, so its sequence starts again with each
+iterator, as TF instantiates a function's kernels per iterator (checked against TF:
+re-initialising gives the same numbers again; the epochs of a `repeat` after the `map`
+continue the sequence).
 """
 from tfteach.framework import graph as graph_lib
 from tfteach.framework import convert
 from tfteach.framework.tensor import Tensor
-from tfteach.data import structure
+from tfteach.data import sparse, structure
 
 __all__ = ["FunctionGraph", "TracedFunction", "trace", "FunctionRunner"]
 
@@ -61,6 +62,10 @@ class FunctionGraph(graph_lib.Graph):
         return placeholder
 
     def _create_op(self, op_type, inputs, attrs=None, name=None, control_inputs=()):
+        for t in inputs:
+            if t.graph is not self and not self.captures_from(t.graph):
+                raise ValueError("Tensor %s must be from the same graph as the function %s "
+                                 "(or a graph around it)." % (t, self.name))
         inputs = [self.capture(t) if t.graph is not self else t for t in inputs]
         control_inputs = [c for c in control_inputs if c.graph is self]
         return super()._create_op(op_type, inputs, attrs, name, control_inputs)
@@ -73,10 +78,12 @@ class TracedFunction:
     """A traced dataset function: its graph, argument placeholders, outputs and the
     structure of what it returned (`output_structure` of Specs, or a Dataset)."""
 
-    def __init__(self, graph, arguments, outputs, output_structure, returned_dataset):
+    def __init__(self, graph, arguments, outputs, argument_specs, output_structure,
+                 returned_dataset):
         self.graph = graph
-        self.arguments = arguments              # placeholders, flat
-        self.outputs = outputs                  # tensors of the graph, flat
+        self.arguments = arguments              # placeholders, flat (3 per sparse arg)
+        self.outputs = outputs                  # tensors of the graph, flat (idem)
+        self.argument_specs = argument_specs    # the element's flat Specs
         self.output_structure = output_structure
         self.returned_dataset = returned_dataset  # flat_map/interleave: the Dataset
 
@@ -107,27 +114,30 @@ def trace(fn, name, element_structure, outer_graph, returns_dataset=False):
     graph = FunctionGraph(name, outer_graph)
     with graph.as_default(), graph.device("/cpu:0"):
         specs = structure.flatten(element_structure)
-        arguments = [placeholder(s.dtype, s.shape, name="arg%d" % i)
-                     for i, s in enumerate(specs)]
-        result = _call(fn, structure.pack(element_structure, arguments), element_structure)
+        arguments = [placeholder(dtype, shape, name="arg%d" % i) for i, (dtype, shape)
+                     in enumerate(sparse.graph_signature(specs))]
+        components = sparse.from_tensors(specs, arguments, known_shapes_as_constants=True)
+        result = _call(fn, structure.pack(element_structure, components), element_structure)
         if returns_dataset:
             from tfteach.data.dataset_ops import Dataset
             if not isinstance(result, Dataset):
                 raise TypeError("`map_func` must return a `Dataset` object. Got %s"
                                 % type(result))
-            return TracedFunction(graph, arguments, [result._variant], None, result)
+            return TracedFunction(graph, arguments, [result._variant], specs, None, result)
         if isinstance(result, list):
             # TF 1.15: a returned list is a tuple of components, not one stacked tensor.
             result = tuple(result)
         outputs_structure = structure.map_structure(
-            lambda v: v if isinstance(v, Tensor) else convert.convert_to_tensor(v), result)
-    outputs = structure.flatten(outputs_structure)
-    return TracedFunction(graph, arguments, outputs, structure.specs_of(outputs_structure),
-                          None)
+            lambda v: v if isinstance(v, (Tensor, sparse.SparseTensor))
+            else convert.convert_to_tensor(v), result)
+    outputs = [t for v in structure.flatten(outputs_structure) for t in sparse.to_tensors(v)]
+    return TracedFunction(graph, arguments, outputs, specs,
+                          structure.specs_of(outputs_structure), None)
 
 
 class FunctionRunner:
-    """Runs a TracedFunction in one outer Session: `runner(flat_args, captured_values)`."""
+    """Runs a TracedFunction for one iterator of an outer Session:
+    `runner(flat_args, captured_values)` -> the flat outputs."""
 
     def __init__(self, traced, outer_session):
         from tfteach.runtime import executor
@@ -141,11 +151,11 @@ class FunctionRunner:
         feeds = tuple(traced.arguments) + tuple(traced.graph.captures.values())
         self._plan = executor.Plan(inner, tuple(traced.outputs), feeds, ())
 
-    def restart(self):
-        """A new iterator over the dataset: the function's random ops start their
-        sequences again, as TF instantiates the function's kernels per iterator."""
-        for ctx in list(self._session._contexts.values()):
-            ctx.state.pop("generator", None)
-
     def __call__(self, args, captured_values):
-        return self._plan.run(list(args) + list(captured_values))
+        """The function's results for one element (component values in, out)."""
+        traced = self.traced
+        feeds = sparse.unpack_values(traced.argument_specs, args) + list(captured_values)
+        results = self._plan.run(feeds)
+        if traced.output_structure is None:         # flat_map / interleave: a dataset
+            return results
+        return sparse.pack_values(structure.flatten(traced.output_structure), results)

@@ -22,7 +22,7 @@ import weakref
 
 import numpy as np
 
-from tfteach.data import structure
+from tfteach.data import sparse, structure
 from tfteach.data.dataset_ops import DatasetV1
 from tfteach.data.structure import Spec
 from tfteach.framework import convert, dtypes, tensor_shape
@@ -118,7 +118,7 @@ def _one_shot_kernel(ctx):
 
 
 def _get_next_kernel(ctx, resource):
-    element = resource.get_next()
+    element = sparse.unpack_values(ctx.attrs["_specs"], resource.get_next())
     types = ctx.attrs["output_types"]
     if len(element) != len(types):
         raise InvalidArgumentError(None, None, "Expected %d components but the iterator "
@@ -167,8 +167,12 @@ for _type in ("IteratorV2", "MakeIterator", "OneShotIterator", "IteratorGetNext"
 
 
 def _type_attrs(element):
+    """The iterator ops' attrs: the graph tensors' types and shapes (three per sparse
+    component, sparse.py), and the element's flat Specs."""
     flat = structure.flatten(element)
-    return {"output_types": [s.dtype for s in flat], "output_shapes": [s.shape for s in flat]}
+    signature = sparse.graph_signature(flat)
+    return {"output_types": [d for d, _ in signature],
+            "output_shapes": [s for _, s in signature], "_specs": flat}
 
 
 # -- the Python object -------------------------------------------------------------------------
@@ -217,13 +221,17 @@ class Iterator:
 
     @property
     def output_classes(self):
-        return structure.describe(self._structure, lambda s: Tensor)
+        return structure.describe(self._structure, lambda s: sparse.SparseTensor
+                                  if s.sparse else Tensor)
 
     def make_initializer(self, dataset, name=None):
         """The op that starts this iterator on `dataset` (types and shapes must fit)."""
         if not structure.same_structure(self._structure, dataset._structure):
             raise TypeError("Expected output types %r but got dataset with output types %r."
                             % (self.output_types, dataset.output_types))
+        if dataset.output_classes != self.output_classes:
+            raise TypeError("Expected output classes %r but got dataset with output classes "
+                            "%r." % (self.output_classes, dataset.output_classes))
         if dataset.output_types != self.output_types:
             raise TypeError("Expected output types %r but got dataset with output types %r."
                             % (self.output_types, dataset.output_types))
@@ -246,7 +254,8 @@ class Iterator:
             outputs = [outputs]
         elif not isinstance(outputs, list):          # no components: the op itself
             outputs = []
-        return structure.pack(self._structure, outputs)
+        components = sparse.from_tensors(structure.flatten(self._structure), outputs)
+        return structure.pack(self._structure, components)
 
     def string_handle(self, name=None):
         return apply_op("IteratorToStringHandle", [self._iterator_resource], {},

@@ -45,6 +45,8 @@ def _default_padding(spec):
 
 def padded_batch(dataset, batch_size, padded_shapes, padding_values, drop_remainder):
     specs = structure.flatten(dataset._structure)
+    if any(s.sparse for s in specs):
+        raise TypeError("Batching of padded sparse tensors is not currently supported")
     # Flattened up to the element's structure: for one component, the whole value (a
     # tuple such as (None,) included) is its shape.
     single = not structure.is_structure(dataset._structure)

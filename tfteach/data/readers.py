@@ -213,7 +213,9 @@ def list_files(file_pattern, shuffle=None, seed=None):
         if len(names) == 0:
             raise InvalidArgumentError(None, None, "No files matched pattern: %s"
                                        % ",".join(_file_names(pattern_value)))
-        return streams.Slices([names])
+        # Sorted here too: the MatchingFiles kernel may be another module's.
+        return streams.Slices([np.array(sorted(np.asarray(names, dtype=object).tolist()),
+                                        dtype=object)])
 
     files = dataset_op("TensorSliceDataset", [matching, patterns_text], _STRING, make)
     if shuffle is None or shuffle:

@@ -3,9 +3,10 @@
 The two seeds come from `tf.set_random_seed` and the `seed` argument as for every random
 op (`random_ops.get_seed`); both unset means fresh entropy. The order of a pass is drawn
 from a generator seeded per pass: with `reshuffle_each_iteration` (the default) every
-pass (each epoch of a `repeat`, each re-initialisation) takes the next seed of a
-sequence kept per Session — so a seeded program gives the same orders in every new
-Session, as TF's does; without it, every pass takes the same order. The numbers are
+pass (each epoch of a later `repeat`) takes the next seed of a sequence that starts
+again at each initialisation of an iterator — so a seeded program gives the same orders
+after every re-initialisation and in every new Session, as TF's does (checked against
+TensorFlow); without it, every pass takes the same order. The numbers are
 NumPy's, not TF's Philox: the same seed gives a different (equally random) order than
 TensorFlow's.
 """
@@ -45,11 +46,9 @@ def shuffle(dataset, buffer_size, seed=None, reshuffle_each_iteration=None):
               int64_scalar(seed or 0, "seed"), int64_scalar(seed2 or 0, "seed2")]
 
     def make(ctx, stream, size, first, second):
-        seeds = ctx.state.get("seeds")
-        if seeds is None or seeds[0] != (int(first), int(second)):
-            seeds = ctx.state["seeds"] = ((int(first), int(second)),
-                                          _Seeds(first, second, reshuffle))
-        return streams.Shuffle(stream, size, seeds[1].next_seed)
+        # A new sequence of seeds at each initialisation (TF keeps its seed generator in
+        # the iterator's state, made anew by MakeIterator).
+        return streams.Shuffle(stream, size, _Seeds(first, second, reshuffle).next_seed)
 
     return dataset_op("ShuffleDataset", inputs, dataset._structure, make,
                       {"reshuffle_each_iteration": reshuffle})

@@ -171,6 +171,9 @@ class Shuffle(Stream):
 
 
 def _stack(rows, component):
+    from tfteach.data.sparse import SparseTensorValue, batch_sparse
+    if isinstance(rows[0], SparseTensorValue):
+        return batch_sparse(rows)
     first = np.shape(rows[0])
     for i, row in enumerate(rows):
         if np.shape(row) != first:

@@ -14,16 +14,23 @@ __all__ = ["Spec", "is_structure", "flatten", "pack", "map_structure", "specs_of
 
 
 class Spec:
-    """One component of an element: its dtype and static shape (TF's TensorSpec)."""
+    """One component of an element: its dtype and static shape (TF's TensorSpec), and
+    whether it is a SparseTensor (then `shape` is its dense shape; sparse.py)."""
 
-    __slots__ = ("dtype", "shape")
+    __slots__ = ("dtype", "shape", "sparse")
 
-    def __init__(self, dtype, shape):
+    def __init__(self, dtype, shape, sparse=False):
         self.dtype = dtypes.as_dtype(dtype).base_dtype
         self.shape = tensor_shape.as_shape(shape)
+        self.sparse = sparse
+
+    def with_shape(self, shape):
+        """The same kind of component (dense or sparse) with another static shape."""
+        return Spec(self.dtype, shape, self.sparse)
 
     def __repr__(self):
-        return "TensorSpec(shape=%s, dtype=%r)" % (self.shape, self.dtype)
+        return "%s(shape=%s, dtype=%r)" % ("SparseTensorSpec" if self.sparse else
+                                           "TensorSpec", self.shape, self.dtype)
 
 
 def is_structure(value):
@@ -77,8 +84,11 @@ def map_structure(fn, structure):
 
 
 def specs_of(tensors_structure):
-    """The Spec structure of a structure of tensors."""
-    return map_structure(lambda t: Spec(t.dtype, t.shape), tensors_structure)
+    """The Spec structure of a structure of tensors (and SparseTensors)."""
+    from tfteach.framework.sparse_tensor import SparseTensor
+    return map_structure(lambda t: Spec(t.dtype, t.get_shape(), True)
+                         if isinstance(t, SparseTensor) else Spec(t.dtype, t.shape),
+                         tensors_structure)
 
 
 def same_structure(a, b):

@@ -99,7 +99,7 @@ class DType:
 
     @property
     def is_numpy_compatible(self):
-        return True
+        return self._name not in ("resource", "variant")   # handles, as in TF
 
     @property
     def min(self):
