@@ -53,6 +53,8 @@ def test_svg_source_and_outline_show_who_feeds_which_queue():
                'label="3 threads"' in line for line in runner_edges)
     assert 'label="QueueRunner\\n3 threads"' in dot
     assert "%s [shape=cylinder" % ids["extra"] in dot
+    assert "purple box: a QueueRunner" in dot                     # the legend says so
+    assert "QueueRunner" not in graph_dot.to_dot(graph_export.export_graph(tf.Graph()))
     text = graph_outline.outline(export)
     assert "queue batch/fifo_queue (FIFOQueueV2):" in text
     assert "filled by a QueueRunner: 3 threads running batch/fifo_queue_enqueue" in text

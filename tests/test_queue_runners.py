@@ -101,7 +101,9 @@ def test_wait_for_stop_and_looper_thread():
     assert coord.wait_for_stop(0.01) is False
     calls = []
     looper = tf.train.LooperThread.loop(coord, 0.01, calls.append, args=(1,))
-    time.sleep(0.1)
+    deadline = time.monotonic() + 10
+    while len(calls) < 2 and time.monotonic() < deadline:     # a busy host may be slow
+        time.sleep(0.01)
     coord.request_stop()
     call_bounded(lambda: coord.join([looper]))
     assert len(calls) >= 2 and set(calls) == {1}
@@ -436,3 +438,38 @@ def test_a_blocked_main_thread_is_freed_by_closing_from_a_timer():
     waiter = start_thread(lambda: sess.run(q.dequeue()))
     waiter.join(10)
     assert isinstance(waiter.box.get("error"), tf.errors.CancelledError)
+
+
+def test_queue_runner_def_round_trip_through_a_meta_graph():
+    value = tf.train.range_input_producer(4, shuffle=False).dequeue()
+    batch = tf.train.batch([value], 2, name="pairs")
+    qr = tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)[1]
+    proto = qr.to_proto()
+    assert proto.queue_name == "pairs/fifo_queue"
+    assert list(proto.enqueue_op_name) == ["pairs/fifo_queue_enqueue"]
+    assert (proto.close_op_name, proto.cancel_op_name) == ("pairs/fifo_queue_Close",
+                                                           "pairs/fifo_queue_Close_1")
+    assert list(proto.queue_closed_exception_types) == [tf.errors.OUT_OF_RANGE]
+    meta = tf.train.export_meta_graph()
+    assert batch.name == "pairs:0"
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.train.import_meta_graph(meta, import_scope="copy")
+        runners = tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)
+        assert [r.name for r in runners] == ["copy/input_producer", "copy/pairs/fifo_queue"]
+        assert runners[1].enqueue_ops[0].name == "copy/pairs/fifo_queue_enqueue"
+        with tf.Session() as sess:
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess=sess, coord=coord)
+            got = [call_bounded(lambda: sess.run("copy/pairs:0")).tolist() for _ in range(3)]
+            coord.request_stop()
+            call_bounded(lambda: coord.join(threads))
+    assert got == [[0, 1], [2, 3], [0, 1]]
+
+
+def test_batching_a_sparse_tensor_says_it_is_not_supported():
+    sparse = tf.SparseTensor(indices=[[0, 0]], values=[1.0], dense_shape=[1, 2])
+    with pytest.raises(NotImplementedError, match="do not batch SparseTensors"):
+        tf.train.batch([sparse], 2)
+    with pytest.raises(NotImplementedError, match="do not batch SparseTensors"):
+        tf.train.shuffle_batch_join([[sparse]], 2, capacity=10, min_after_dequeue=1)

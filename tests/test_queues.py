@@ -327,3 +327,18 @@ def test_many_producers_and_consumers_lose_nothing():
         for k in range(4):
             mine = [v for v in t.box["value"] if v // 100 == k]
             assert mine == sorted(mine)
+
+
+def test_a_waiting_run_does_not_count_as_computing():
+    # a runner blocked on a full queue must not keep other runs' BLAS one-threaded
+    from tfteach.kernels.cpu import run_state
+    q = tf.FIFOQueue(1, tf.int32, shapes=[[]])
+    deq, enq = q.dequeue(), q.enqueue(5)
+    with tf.Session() as sess:
+        before = len(run_state.IN_PROGRESS)
+        waiter = start_thread(lambda: sess.run(deq))
+        time.sleep(0.2)
+        assert waiter.is_alive() and len(run_state.IN_PROGRESS) == before
+        sess.run(enq)
+        waiter.join(10)
+        assert waiter.box["value"] == 5 and len(run_state.IN_PROGRESS) == before

@@ -210,3 +210,97 @@ def test_graph_def_with_queues_crosses_to_tensorflow_and_back():
     for a, b in zip(their_values, our_values):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(our_values[0], [[1.0, 2.0], [3.0, 4.0]])
+
+
+def _pipeline_meta_graph(tf):
+    """A range producer batched by a runner thread, exported as a meta graph."""
+    value = tf.train.range_input_producer(6, shuffle=False).dequeue()
+    tf.train.batch([value * 10], 3, name="tens")
+    return tf.train.export_meta_graph()
+
+
+def _take_batches(tf, meta_graph_def):
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.train.import_meta_graph(meta_graph_def)
+        runners = tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)
+        with tf.Session() as sess:
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess=sess, coord=coord)
+            out = [sess.run("tens:0").tolist() for _ in range(2)]
+            coord.request_stop()
+            coord.join(threads)
+    return len(runners), out
+
+
+def test_meta_graph_queue_runners_cross_both_ways():
+    tf1 = tensorflow_v1()
+    ours = tfteach.Graph()
+    with ours.as_default():
+        our_meta = _pipeline_meta_graph(tfteach)
+    theirs = tf1.Graph()
+    with theirs.as_default():
+        their_meta = _pipeline_meta_graph(tf1)
+    # the QueueRunnerDef bytes are TensorFlow's
+    from tensorflow.core.protobuf import queue_runner_pb2
+    ours_defs = [queue_runner_pb2.QueueRunnerDef.FromString(raw) for raw in
+                 our_meta.collection_def["queue_runners"].bytes_list.value]
+    theirs_defs = [queue_runner_pb2.QueueRunnerDef.FromString(raw) for raw in
+                   their_meta.collection_def["queue_runners"].bytes_list.value]
+    assert ours_defs == theirs_defs and len(ours_defs) == 2
+    expected = (2, [[0, 10, 20], [30, 40, 50]])
+    their_meta_for_us = tfteach.MetaGraphDef.FromString(their_meta.SerializeToString())
+    assert _take_batches(tfteach, their_meta_for_us) == expected
+    our_meta_for_them = tf1.MetaGraphDef.FromString(our_meta.SerializeToString())
+    assert _take_batches(tf1, our_meta_for_them) == expected
+
+
+def test_read_up_to_across_files_matches_tensorflow(tmp_path):
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_bytes(b"1\n2\n3\n")
+    b.write_bytes(b"4\n5\n6\n7\n")
+    results = []
+    for tf in (tensorflow_v1(), tfteach):
+        graph = tf.Graph()
+        with graph.as_default():
+            q = tf.FIFOQueue(3, tf.string, shapes=[[]])
+            keys, values = tf.TextLineReader().read_up_to(q, 2)
+            out = []
+            with tf.Session() as sess:
+                sess.run(q.enqueue_many([[str(a), str(b)]]))
+                sess.run(q.close())
+                while True:
+                    try:
+                        k, v = sess.run([keys, values])
+                        out.append((k.tolist(), v.tolist()))
+                    except tf.errors.OutOfRangeError:
+                        break
+            results.append(out)
+    assert results[1] == results[0]
+
+
+def test_a_tensorflow_reader_graph_runs_in_tfteach(tmp_path):
+    text = tmp_path / "lines.txt"
+    text.write_bytes(b"head\nfirst\nsecond\n")
+    tf1 = tensorflow_v1()
+    theirs = tf1.Graph()
+    with theirs.as_default():
+        q = tf1.FIFOQueue(2, tf1.string, shapes=[[]], name="names")
+        q.enqueue(str(text), name="add_name")
+        q.close(name="no_more")
+        reader = tf1.TextLineReader(skip_header_lines=1, name="lines")
+        reader.read(q, name="read")
+        reader.num_records_produced(name="count")
+    ours = tfteach.Graph()
+    with ours.as_default():
+        tfteach.import_graph_def(tfteach.GraphDef.FromString(
+            theirs.as_graph_def().SerializeToString()), name="")
+        assert ours.get_operation_by_name("lines").type == "TextLineReaderV2"
+        with tfteach.Session() as sess:
+            sess.run(ours.get_operation_by_name("add_name"))
+            sess.run(ours.get_operation_by_name("no_more"))
+            got = [sess.run("read:1") for _ in range(2)]
+            with pytest.raises(tfteach.errors.OutOfRangeError):
+                sess.run("read:1")
+            assert sess.run("count:0") == 2
+    assert got == [b"first", b"second"]

@@ -114,12 +114,12 @@ def test_tfrecord_reader_corrupt_record_is_data_loss(tmp_path):
             sess.run(value)
 
 
-def test_read_up_to_crosses_files(tmp_path):
+def test_read_up_to_stops_at_the_end_of_each_file(tmp_path):
     a, b = tmp_path / "a.txt", tmp_path / "b.txt"
     a.write_bytes(b"1\n2\n3\n")
     b.write_bytes(b"4\n5\n")
     out, _ = _read_all(tf.TextLineReader(), [a, b], up_to=2)
-    assert [v.tolist() for _, v in out] == [[b"1", b"2"], [b"3", b"4"]]   # 5 is dropped
+    assert [v.tolist() for _, v in out] == [[b"1", b"2"], [b"3"], [b"4", b"5"]]
 
 
 def test_missing_file_is_not_found(tmp_path):

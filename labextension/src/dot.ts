@@ -262,8 +262,44 @@ export function toDot(
   if (run) {
     lines.push(...copyNodes(exp, run, fold.box.bind(fold), idOf, nodeIds, now));
   }
+  lines.push(...queueRunners(exp, fold.box.bind(fold), idOf));
   lines.push('}');
   return { dot: lines.join('\n') + '\n', nodeIds, clusterIds, boxes: idOf.size };
+}
+
+/** Queues as cylinders, and each QueueRunner as a box with a bold dashed arrow, "N
+ * threads", to every enqueue op its threads run (graph_dot._queue_runners): which
+ * thread feeds which queue. Runner ids are our own (`r<i>_<j>`), never the user's text. */
+function queueRunners(
+  exp: GraphExport,
+  box: (name: string) => string,
+  idOf: Map<string, string>
+): string[] {
+  const out: string[] = [];
+  const plural = (n: number) => `${n} thread${n === 1 ? '' : 's'}`;
+  (exp.queues ?? []).forEach((q, i) => {
+    const queueId = idOf.get(q.name);
+    if (queueId && box(q.name) === q.name) {
+      out.push(`  ${queueId} [shape=cylinder, fillcolor="#fff3b0"];`);
+    }
+    q.runners.forEach((runner, j) => {
+      const id = `r${i}_${j}`;
+      const count = Object.values(runner.threads).reduce((a, b) => a + b, 0);
+      out.push(
+        `  ${id} [shape=component, style=filled, fillcolor="#f5eef8", color="#8e44ad", ` +
+          `fontcolor="#8e44ad", label=${quote('QueueRunner\n' + plural(count))}, tooltip=${quote(' ')}, class="tft-runner"];`
+      );
+      for (const [op, threads] of Object.entries(runner.threads)) {
+        const target = idOf.get(box(op));
+        if (target) {
+          out.push(
+            `  ${id} -> ${target} [style="dashed,bold", color="#8e44ad", fontcolor="#8e44ad", label=${quote(plural(threads))}];`
+          );
+        }
+      }
+    });
+  });
+  return out;
 }
 
 /** A small node per copy between devices (graph_dot._copies), between the producer

@@ -106,6 +106,18 @@ export interface GraphExport {
     step?: number | null;
   };
   note?: string;
+  queues?: QueueEntry[]; // issue 18: queues and the runner threads that fill them
+}
+
+/** One queue of the graph (notebook/graph_queues.py; docs/graph_export.md "Queue"). */
+export interface QueueEntry {
+  name: string;
+  op: string;
+  enqueue_ops: string[];
+  dequeue_ops: string[];
+  readers: string[];
+  other_ops: string[];
+  runners: { threads: { [enqueueOp: string]: number }; close_op: string | null; cancel_op: string | null }[];
 }
 
 /** "/job:localhost/replica:0/task:0/device:GPU:1" -> "GPU:1"; "" stays ""

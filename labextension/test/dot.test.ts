@@ -108,6 +108,32 @@ describe('toDot', () => {
   });
 });
 
+describe('queues', () => {
+  it('draws the queue as a cylinder and its runner threads feeding the enqueue op', async () => {
+    const exp = small();
+    exp.nodes.push(node('q', '', { op: 'FIFOQueueV2' }), node('q_enqueue', '', { op: 'QueueEnqueueV2' }));
+    exp.queues = [{
+      name: 'q', op: 'FIFOQueueV2', enqueue_ops: ['q_enqueue'], dequeue_ops: [], readers: [], other_ops: [],
+      runners: [{ threads: { q_enqueue: 3 }, close_op: null, cancel_op: null }]
+    }];
+    const { dot, nodeIds } = toDot(exp, null, []);
+    const ids = new Map([...nodeIds].map(([id, name]) => [name, id] as [string, string]));
+    expect(dot).toContain(`${ids.get('q')} [shape=cylinder`);
+    expect(labelOf(dot, 'r0_0')).toBe('QueueRunner\\n3 threads');
+    expect(dot).toContain(`r0_0 -> ${ids.get('q_enqueue')} [style="dashed,bold"`);
+    const svg = await svgOf(dot);
+    expect(svg.querySelectorAll('g.tft-runner').length).toBe(1);
+  });
+
+  it('an export without queues (older bundles) draws as before', () => {
+    const exp = small();
+    const before = toDot(exp, 0, []).dot;
+    exp.queues = [];
+    expect(toDot(exp, 0, []).dot).toBe(before);
+    expect(before).not.toContain('QueueRunner');
+  });
+});
+
 describe('long names', () => {
   it('reach the DOT cut, with their full size stated, and Graphviz draws them', async () => {
     const long = 'n'.repeat(20000);

@@ -46,7 +46,12 @@ def collection_to_proto(collection_def, items, export_scope=None):
     from tfteach.framework.tensor import Tensor
     if not items:
         return False
-    if all(_is_variable(v) for v in items):
+    if all(type(v).__name__ == "QueueRunner" for v in items):
+        # QueueRunnerDefs (train/queue_runner_def.py), as TF writes QUEUE_RUNNERS
+        protos = [v.to_proto(export_scope) for v in items]
+        collection_def.bytes_list.value.extend(p.SerializeToString() for p in protos
+                                               if p is not None)
+    elif all(_is_variable(v) for v in items):
         protos = [v.to_proto(export_scope) for v in items]
         collection_def.bytes_list.value.extend(p.SerializeToString() for p in protos
                                                if p is not None)
@@ -173,6 +178,12 @@ def _restore_collections(graph, meta, scope):
                 graph.add_to_collection(key, graph.as_graph_element(scope + name))
         elif kind == "bytes_list":
             for raw in col.bytes_list.value:
+                if key == "queue_runners":              # QueueRunnerDefs
+                    from tfteach.train.queue_runner import QueueRunner
+                    with graph.as_default():
+                        graph.add_to_collection(key, QueueRunner.from_proto(
+                            raw, import_scope=scope.rstrip("/") or None))
+                    continue
                 if key not in _VARIABLE_COLLECTIONS:
                     graph.add_to_collection(key, raw)
                     continue

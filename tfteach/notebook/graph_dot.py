@@ -368,6 +368,10 @@ def _legend(export, run):
     if run:
         keys = ("red border, #k: ran k-th in %s\nfaded, dashed: pruned (did not run)\n"
                 "dashed blue: fed tensor (cut)" % run["label"])
+    if any(q["runners"] for q in export.get("queues", [])):
+        keys = (keys + "\n" if keys else "") + (
+            "yellow cylinder: a queue\npurple box: a QueueRunner, its threads\n"
+            "running the enqueue op its dashed arrow points to")
     if keys:
         out.append("    legend_k [shape=note, style=filled, fillcolor=\"#ffffff\", "
                    "fontsize=8, label=%s];" % quote(keys))

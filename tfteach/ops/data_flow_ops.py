@@ -8,175 +8,16 @@ handle as their first input: `QueueEnqueueV2`, `QueueEnqueueManyV2`, `QueueDeque
 `QueueDequeueManyV2`, `QueueDequeueUpToV2`, `QueueCloseV2`, `QueueSizeV2`,
 `QueueIsClosedV2` — TF's op types, attrs and node names (`fifo_queue_enqueue`,
 `fifo_queue_Dequeue`, ...), so `%%tfgraph` shows the graph TensorBoard shows and a
-GraphDef crosses to TensorFlow. docs/queues.md tells the whole story.
+GraphDef crosses to TensorFlow. The ops and kernels are registered in queue_ops.py;
+docs/queues.md tells the whole story.
 """
-import numpy as np
-
 from tfteach.framework import convert, dtypes as dtypes_lib, tensor_shape
-from tfteach.framework.errors import InvalidArgumentError
 from tfteach.framework.graph_functions import name_scope
-from tfteach.framework.registry import not_differentiable, register_op
-from tfteach.kernels.cpu import queues
+from tfteach.ops import queue_ops  # noqa: F401 - registers the queue ops
 from tfteach.ops.op_builder import apply_op, constant_value
-from tfteach.runtime.placement import register_cpu_only
 
 __all__ = ["QueueBase", "FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue",
            "PriorityQueue"]
-
-_SCALAR = tensor_shape.TensorShape([])
-
-
-# -- the queue ops: creation ---------------------------------------------------------------
-def _attr_shapes(op):
-    """The `shapes` attr as tuples (-1 for an unknown dim), or None when empty."""
-    shapes = op._attrs.get("shapes") or []
-    if not shapes:
-        return None
-    return [tuple(-1 if d is None else d for d in s.as_list()) for s in shapes]
-
-
-def _creating_kernel(make):
-    def kernel(ctx):
-        queue = ctx.state.get("queue")
-        if queue is None:
-            op = ctx.op
-            queue = ctx.session.resources.lookup_or_create(
-                op, op._attrs.get("shared_name", ""), lambda name: make(name, op))
-            ctx.state["queue"] = queue
-        return queue
-    return kernel
-
-
-def _handle_shape(op):
-    return [(dtypes_lib.resource, _SCALAR)]
-
-
-def _make_fifo(name, op):
-    return queues.FIFOQueue(name, op._attrs["capacity"], op._attrs["component_types"],
-                            _attr_shapes(op))
-
-
-def _make_padding(name, op):
-    return queues.PaddingFIFOQueue(name, op._attrs["capacity"],
-                                   op._attrs["component_types"], _attr_shapes(op))
-
-
-def _make_shuffle(name, op):
-    a = op._attrs
-    return queues.RandomShuffleQueue(name, a["capacity"], a["min_after_dequeue"],
-                                     a["component_types"], _attr_shapes(op), a["seed"],
-                                     a["seed2"])
-
-
-def _make_priority(name, op):
-    shapes = [()] + (_attr_shapes(op) or [])
-    return queues.PriorityQueue(name, op._attrs["capacity"],
-                                [dtypes_lib.int64] + list(op._attrs["component_types"]),
-                                shapes)
-
-
-for _type, _make in (("FIFOQueueV2", _make_fifo), ("PaddingFIFOQueueV2", _make_padding),
-                     ("RandomShuffleQueueV2", _make_shuffle),
-                     ("PriorityQueueV2", _make_priority)):
-    register_op(_type, _handle_shape, cpu=_creating_kernel(_make), stateful=True)
-    not_differentiable(_type)
-
-
-# -- the queue ops: using a queue ----------------------------------------------------------
-def _as_array(value, dtype):
-    return np.asarray(value, dtype=dtype.np)
-
-
-def _enqueue_kernel(ctx, queue, *components):
-    element = tuple(_as_array(v, d) for v, d in zip(components, queue.dtypes))
-    queue.check_element(element)
-    queue.enqueue_many([element])
-
-
-def _enqueue_many_kernel(ctx, queue, *components):
-    values = [_as_array(v, d) for v, d in zip(components, queue.dtypes)]
-    if any(v.ndim == 0 for v in values):
-        raise InvalidArgumentError(None, None, "Input tensor must have rank at least 1 "
-                                   "(enqueue_many slices it along dimension 0)")
-    batch = values[0].shape[0]
-    for i, v in enumerate(values):
-        if v.shape[0] != batch:
-            raise InvalidArgumentError(
-                None, None, "All input tensors must have the same size in the 0th "
-                "dimension. Component %d has %d, and should have %d" % (i, v.shape[0], batch))
-    if queue.shapes is not None:
-        for i, (v, shape) in enumerate(zip(values, queue.shapes)):
-            expected = (batch,) + shape
-            if v.shape != expected and (len(v.shape) != len(expected) or any(
-                    e >= 0 and e != g for e, g in zip(expected, v.shape))):
-                raise InvalidArgumentError(
-                    None, None, "Shape mismatch in tuple component %d. Expected %s, got %s"
-                    % (i, queues._shape_text(expected), queues._shape_text(v.shape)))
-    queue.enqueue_many([tuple(v[j] for v in values) for j in range(batch)])
-
-
-def _dequeue_kernel(ctx, queue):
-    element = queue.dequeue_many(1)[0]
-    return element if len(element) > 1 else element[0]
-
-
-def _dequeue_many_kernel(up_to):
-    def kernel(ctx, queue, n):
-        n = int(n)
-        if n < 0:
-            raise InvalidArgumentError(None, None, "Request to dequeue %d elements; "
-                                       "it must be at least 0" % n)
-        if queue.shapes is None or (queue.kind != "PaddingFIFOQueue" and any(
-                d < 0 for s in queue.shapes for d in s)):
-            raise InvalidArgumentError(None, None, "%s's DequeueMany and DequeueUpTo require "
-                                       "the components to have specified shapes."
-                                       % queue.kind)
-        batch = queue.stack(queue.dequeue_many(n, up_to=up_to), n)
-        return tuple(batch) if len(batch) > 1 else batch[0]
-    return kernel
-
-
-def _close_kernel(ctx, queue):
-    queue.close(ctx.attrs["cancel_pending_enqueues"])
-
-
-def _size_kernel(ctx, queue):
-    return np.int32(queue.size())
-
-
-def _is_closed_kernel(ctx, queue):
-    return np.bool_(queue.is_closed())
-
-
-def _no_outputs(op):
-    return []
-
-
-def _component_outputs(op):
-    return [(d, tensor_shape.unknown_shape()) for d in op._attrs["component_types"]]
-
-
-register_op("QueueEnqueueV2", _no_outputs, cpu=_enqueue_kernel, stateful=True)
-register_op("QueueEnqueueManyV2", _no_outputs, cpu=_enqueue_many_kernel, stateful=True)
-register_op("QueueDequeueV2", _component_outputs, cpu=_dequeue_kernel, stateful=True)
-register_op("QueueDequeueManyV2", _component_outputs, cpu=_dequeue_many_kernel(False),
-            stateful=True)
-register_op("QueueDequeueUpToV2", _component_outputs, cpu=_dequeue_many_kernel(True),
-            stateful=True)
-register_op("QueueCloseV2", _no_outputs, cpu=_close_kernel, stateful=True)
-register_op("QueueSizeV2", lambda op: [(dtypes_lib.int32, _SCALAR)], cpu=_size_kernel,
-            stateful=True)
-register_op("QueueIsClosedV2", lambda op: [(dtypes_lib.bool, _SCALAR)],
-            cpu=_is_closed_kernel, stateful=True)
-for _type in ("QueueEnqueueV2", "QueueEnqueueManyV2", "QueueDequeueV2",
-              "QueueDequeueManyV2", "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2",
-              "QueueIsClosedV2"):
-    not_differentiable(_type)
-for _type in ("FIFOQueueV2", "PaddingFIFOQueueV2", "RandomShuffleQueueV2", "PriorityQueueV2",
-              "QueueEnqueueV2", "QueueEnqueueManyV2", "QueueDequeueV2", "QueueDequeueManyV2",
-              "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2", "QueueIsClosedV2"):
-    register_cpu_only(_type)         # queues live in host memory, as in TF
-
 
 # -- arguments, as TF's Python checks them -------------------------------------------------
 def _as_type_list(dtypes):
@@ -213,7 +54,7 @@ def _as_name_list(names, dtypes):
     return list(names)
 
 
-def _queue_attrs(dtypes, shapes, capacity, shared_name, name):
+def _queue_attrs(dtypes, shapes, capacity, shared_name):
     return {"component_types": dtypes, "shapes": shapes or [], "capacity": int(capacity),
             "container": "", "shared_name": shared_name or ""}
 
@@ -278,10 +119,7 @@ class QueueBase:
             if not isinstance(vals, (list, tuple)):
                 vals = [vals]
         return [convert.convert_to_tensor(v, dtype=d, name="component_%d" % i)
-                for i, (v, d) in enumerate(zip(vals, self._component_dtypes()))]
-
-    def _component_dtypes(self):
-        return self._dtypes
+                for i, (v, d) in enumerate(zip(vals, self._dtypes))]
 
     @staticmethod
     def _scope_vals(vals):
@@ -291,14 +129,11 @@ class QueueBase:
             return list(vals.values())
         return [vals]
 
-    def _component_shapes(self):
-        return self._shapes
-
     def enqueue(self, vals, name=None):
         """The op that adds one element (blocks while the queue is full)."""
         with name_scope(name, "%s_enqueue" % self._name, self._scope_vals(vals)) as scope:
             vals = self._check_enqueue_dtypes(vals)
-            for val, shape in zip(vals, self._component_shapes()):
+            for val, shape in zip(vals, self._shapes):
                 val.shape.assert_is_compatible_with(shape)
             return apply_op("QueueEnqueueV2", [self._queue_ref] + vals,
                             {"Tcomponents": [v.dtype.base_dtype for v in vals],
@@ -310,7 +145,7 @@ class QueueBase:
                         self._scope_vals(vals)) as scope:
             vals = self._check_enqueue_dtypes(vals)
             batch_dim = vals[0].shape.with_rank_at_least(1)[0]
-            for val, shape in zip(vals, self._component_shapes()):
+            for val, shape in zip(vals, self._shapes):
                 batch_dim = batch_dim.merge_with(val.shape.with_rank_at_least(1)[0])
                 val.shape[1:].assert_is_compatible_with(shape)
             return apply_op("QueueEnqueueManyV2", [self._queue_ref] + vals,
@@ -326,14 +161,14 @@ class QueueBase:
 
     def _outputs(self, op_type, inputs, name):
         out = apply_op(op_type, [self._queue_ref] + inputs,
-                       {"component_types": list(self._component_dtypes()), "timeout_ms": -1},
+                       {"component_types": list(self._dtypes), "timeout_ms": -1},
                        name)
         return out if isinstance(out, list) else [out]
 
     def dequeue(self, name=None):
         """The op that takes one element (blocks while the queue is empty)."""
         ret = self._outputs("QueueDequeueV2", [], name or "%s_Dequeue" % self._name)
-        for t, shape in zip(ret, self._component_shapes()):
+        for t, shape in zip(ret, self._shapes):
             t.set_shape(shape)
         return self._dequeue_return_value(ret)
 
@@ -345,7 +180,7 @@ class QueueBase:
         ret = self._outputs("QueueDequeueManyV2", [n], name)
         value = constant_value(n)
         batch = tensor_shape.TensorShape([None if value is None else int(value)])
-        for t, shape in zip(ret, self._component_shapes()):
+        for t, shape in zip(ret, self._shapes):
             t.set_shape(batch.concatenate(shape))
         return self._dequeue_return_value(ret)
 
@@ -355,7 +190,7 @@ class QueueBase:
         n = convert.convert_to_tensor(n, dtype=dtypes_lib.int32, name="n") \
             if not hasattr(n, "op") else n
         ret = self._outputs("QueueDequeueUpToV2", [n], name)
-        for t, shape in zip(ret, self._component_shapes()):
+        for t, shape in zip(ret, self._shapes):
             t.set_shape(tensor_shape.TensorShape([None]).concatenate(shape))
         return self._dequeue_return_value(ret)
 
@@ -386,8 +221,8 @@ class FIFOQueue(QueueBase):
         dtypes = _as_type_list(dtypes)
         shapes = _as_shape_list(shapes)
         names = _as_name_list(names, dtypes)
-        ref = _queue_op("FIFOQueueV2", _queue_attrs(dtypes, shapes, capacity, shared_name,
-                                                    name), name, "fifo_queue")
+        ref = _queue_op("FIFOQueueV2", _queue_attrs(dtypes, shapes, capacity, shared_name),
+                        name, "fifo_queue")
         super().__init__(dtypes, shapes, names, ref)
 
 
@@ -402,8 +237,8 @@ class PaddingFIFOQueue(QueueBase):
         if len(dtypes) != len(shapes):
             raise ValueError("Shapes must be provided for all components, but received "
                              "%d dtypes and %d shapes." % (len(dtypes), len(shapes)))
-        ref = _queue_op("PaddingFIFOQueueV2", _queue_attrs(dtypes, shapes, capacity,
-                                                           shared_name, name),
+        ref = _queue_op("PaddingFIFOQueueV2",
+                        _queue_attrs(dtypes, shapes, capacity, shared_name),
                         name, "padding_fifo_queue")
         super().__init__(dtypes, shapes, names, ref)
 
@@ -418,7 +253,7 @@ class RandomShuffleQueue(QueueBase):
         shapes = _as_shape_list(shapes)
         names = _as_name_list(names, dtypes)
         seed1, seed2 = random_ops.get_seed(seed)
-        attrs = _queue_attrs(dtypes, shapes, capacity, shared_name, name)
+        attrs = _queue_attrs(dtypes, shapes, capacity, shared_name)
         attrs.update({"min_after_dequeue": int(min_after_dequeue), "seed": seed1 or 0,
                       "seed2": seed2 or 0})
         ref = _queue_op("RandomShuffleQueueV2", attrs, name, "random_shuffle_queue")
@@ -433,14 +268,8 @@ class PriorityQueue(QueueBase):
                  name="priority_queue"):
         types = _as_type_list(types)
         shapes = _as_shape_list(shapes)
-        ref = _queue_op("PriorityQueueV2", _queue_attrs(types, shapes, capacity,
-                                                        shared_name, name),
+        ref = _queue_op("PriorityQueueV2", _queue_attrs(types, shapes, capacity, shared_name),
                         name, "priority_queue")
         priority_dtypes = [dtypes_lib.int64] + types
         priority_shapes = [()] + shapes if shapes else shapes
         super().__init__(priority_dtypes, priority_shapes, names, ref)
-
-    def _outputs(self, op_type, inputs, name):
-        out = apply_op(op_type, [self._queue_ref] + inputs,
-                       {"component_types": list(self._dtypes), "timeout_ms": -1}, name)
-        return out if isinstance(out, list) else [out]

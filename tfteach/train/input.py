@@ -159,7 +159,17 @@ def _as_original_type(original_tensors, tensor_list):
     return tensor_list
 
 
+def _refuse_sparse(tensors):
+    for t in tensors:
+        if type(t).__name__ in ("SparseTensor", "SparseTensorValue"):
+            raise NotImplementedError(
+                "tfteach's batching functions do not batch SparseTensors (TF 1.15 does, "
+                "through a side map of the sparse values); convert it with "
+                "tf.sparse.to_dense first, or use tf.data (lesson 28)")
+
+
 def _validate(tensor_list):
+    _refuse_sparse(tensor_list)
     tensor_list = [convert.convert_to_tensor(t) for t in tensor_list]
     if not tensor_list:
         raise ValueError("Expected at least one tensor in batch().")
@@ -167,6 +177,8 @@ def _validate(tensor_list):
 
 
 def _validate_join(tensor_list_list):
+    for tl in tensor_list_list:
+        _refuse_sparse(tl)
     tensor_list_list = [[convert.convert_to_tensor(t) for t in tl] for tl in tensor_list_list]
     if not tensor_list_list:
         raise ValueError("Expected at least one input in batch_join().")

@@ -6,12 +6,17 @@ waits on a `threading.Condition`. `RunOptions(timeout_in_ms=...)` bounds the who
 (`run_deadline`), and `wait` turns waiting past it into TF's DeadlineExceededError
 "Timed out waiting for notification". Without a timeout a wait lasts until another
 thread notifies (or the Session closes and cancels the queue).
+
+A run that waits computes nothing, so while it waits it does not count among the runs
+in progress (run_state.IN_PROGRESS): a runner thread blocked on a full queue does not
+keep the training loop's BLAS products one-threaded (docs/engine.md, "Threads").
 """
 import contextlib
 import threading
 import time
 
 from tfteach.framework.errors import DeadlineExceededError
+from tfteach.kernels.cpu.run_state import IN_PROGRESS
 
 __all__ = ["deadline", "run_deadline", "wait"]
 
@@ -37,10 +42,16 @@ def run_deadline(timeout_in_ms):
 
 def wait(condition, until):
     """One wait on `condition` (held by the caller), bounded by `until` if not None."""
-    if until is None:
-        condition.wait()
-        return
-    left = until - time.monotonic()
-    if left <= 0:
-        raise DeadlineExceededError(None, None, "Timed out waiting for notification")
-    condition.wait(left)
+    left = None
+    if until is not None:
+        left = until - time.monotonic()
+        if left <= 0:
+            raise DeadlineExceededError(None, None, "Timed out waiting for notification")
+    counted = bool(IN_PROGRESS)
+    if counted:
+        IN_PROGRESS.pop()            # (list append/pop: atomic under the GIL)
+    try:
+        condition.wait(left)
+    finally:
+        if counted:
+            IN_PROGRESS.append(None)

@@ -155,7 +155,7 @@ class FIFOQueue:
         return CancelledError(None, None, "%s '%s' is closed." % (self.kind, self.name))
 
     # -- batching dequeued elements ------------------------------------------------------
-    def stack(self, elements, count):
+    def stack(self, elements):
         """The components of `elements` stacked along a new first dimension."""
         out = []
         for i, dtype in enumerate(self.dtypes):
@@ -199,7 +199,7 @@ class PaddingFIFOQueue(FIFOQueue):
 
     kind = "PaddingFIFOQueue"
 
-    def stack(self, elements, count):
+    def stack(self, elements):
         out = []
         for i, dtype in enumerate(self.dtypes):
             values = [np.asarray(e[i], dtype=dtype.np) for e in elements]

@@ -46,9 +46,9 @@ class _Reader:
         """The Session closed (a reader itself never waits: its queue does)."""
 
     def read_up_to(self, queue, num_records):
-        """`num_records` (key, value) pairs, taking files from `queue` as needed. When
-        the filename queue runs dry the queue's error is raised and the records read so
-        far are dropped, as TF's ReaderReadUpTo drops them."""
+        """Up to `num_records` (key, value) pairs: fewer when the current file ends
+        first (the next call starts the next file), as TF's ReaderReadUpTo. A new file
+        is taken from `queue` when needed; its errors (a closed, empty queue) are raised."""
         out = []
         with self._lock:
             while len(out) < num_records:
@@ -57,7 +57,9 @@ class _Reader:
                     self._state = self._start(_text(self._work))
                 record = self._next(_text(self._work))
                 if record is None:
-                    self._finish()       # and on to the next file, as TF's ReadUpTo
+                    self._finish()
+                    if out:
+                        return out       # TF's ReadUpTo stops at the end of a file
                     continue
                 self.records_produced += 1
                 out.append(record)
