@@ -672,11 +672,12 @@ def test_a_saver_and_a_summary_writer_work_beside_a_pipeline(tmp_path):
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         assert sess.run(out) == 0.0
-        # The .meta file cannot hold the dataset ops (a warning); the checkpoint is whole.
+        # The .meta holds the pipeline too (its map function in the graph's library).
         prefix = saver.save(sess, str(tmp_path / "model"))
         writer = tf.summary.FileWriter(str(tmp_path / "logs"), sess.graph)
         writer.close()
     assert tf.train.load_variable(prefix, w.op.name) == 1.0
+    assert os.path.exists(prefix + ".meta")
     assert any(name.startswith("events.") for name in os.listdir(tmp_path / "logs"))
 
 
