@@ -224,3 +224,27 @@ def test_tensorflows_tfrecord_parsing_pipeline_runs_in_tfteach(tmp_path):
     _write_examples(path)
     data, init, names, theirs = _build_and_write(tensorflow_v1(), _parsed(path))
     _same(_import_and_run(tfteach, data, init, names), theirs)
+
+
+def test_tensorflow_2s_parse_example_v2_of_a_batch_runs_in_tfteach(tmp_path):
+    path = str(tmp_path / "examples.tfrecord")
+    _write_examples(path)
+    records = list(tfteach.python_io.tf_record_iterator(path))
+
+    def build(tf):
+        parsed = tf.parse_example(tf.constant(records[:3]), {
+            "x": tf.FixedLenFeature([2], tf.float32), "label": tf.VarLenFeature(tf.int64)})
+        return [parsed["x"], parsed["label"].indices, parsed["label"].values]
+
+    tf = tensorflow_v1()
+    with tf.Graph().as_default() as graph:
+        fetches = build(tf)
+        assert "ParseExampleV2" in [op.type for op in graph.get_operations()]
+        with tf.Session() as sess:
+            theirs = sess.run(fetches)
+        data, names = graph.as_graph_def().SerializeToString(), [t.name for t in fetches]
+    with tfteach.Graph().as_default():
+        tfteach.import_graph_def(tfteach.GraphDef.FromString(data), name="")
+        with tfteach.Session() as sess:
+            ours = sess.run(names)
+    _same([[np.asarray(v) for v in ours]], [[np.asarray(v) for v in theirs]])
