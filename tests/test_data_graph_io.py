@@ -176,3 +176,34 @@ def test_saver_writes_the_meta_beside_a_pipeline_and_the_savers_collection(tmp_p
         from_collection.restore(sess, prefix)
         sess.run("MakeIterator")
         assert [sess.run("train:0") for _ in range(4)] == [2.0, 4.0, 7.0, 8.0]
+
+
+def test_an_estimator_fed_by_a_dataset_writes_meta_graphs(tmp_path):
+    xs = np.float32([[1, 2], [3, 1], [0, 1], [2, 2]])
+    ys = xs @ np.float32([[0.5], [-1.0]])
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices(({"x": xs}, ys)).batch(2).repeat()
+
+    def model_fn(features, labels, mode):
+        w = tf.get_variable("w", [2, 1], initializer=tf.zeros_initializer())
+        loss = tf.reduce_mean(tf.square(tf.matmul(features["x"], w) - labels))
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(
+            loss, global_step=tf.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train)
+
+    est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path / "model"))
+    est.train(input_fn, steps=3)
+    files = set(os.listdir(est.model_dir))
+    assert {"model.ckpt-0.meta", "model.ckpt-3.meta"} <= files
+    graph_def = tf.GraphDef()
+    from google.protobuf import text_format
+    with open(os.path.join(est.model_dir, "graph.pbtxt")) as f:
+        text_format.Parse(f.read(), graph_def)
+    assert "TensorSliceDataset" in [n.op for n in graph_def.node]   # TF's GraphDef
+    with tf.Graph().as_default():
+        saver = tf.train.import_meta_graph(os.path.join(est.model_dir, "model.ckpt-3.meta"))
+        with tf.Session() as sess:
+            saver.restore(sess, os.path.join(est.model_dir, "model.ckpt-3"))
+            np.testing.assert_array_equal(sess.run("w:0"),
+                                          est.get_variable_value("w"))
