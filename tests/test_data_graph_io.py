@@ -136,6 +136,10 @@ def test_what_a_graph_def_cannot_hold_is_refused_by_name():
     tf.data.Dataset.from_tensors(sparse).map(lambda s: s)
     with pytest.raises(NotExportableError, match="SparseTensor components"):
         tf.get_default_graph().as_graph_def()
+    tf.reset_default_graph()
+    tf.data.Dataset.from_tensors(tf.SparseTensor([[0]], [1.0], [3])).repeat(2)
+    with pytest.raises(NotExportableError, match="'TensorDataset'.*SparseTensor"):
+        tf.get_default_graph().as_graph_def()
 
 
 def test_a_function_missing_from_the_library_is_named():

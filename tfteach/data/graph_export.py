@@ -32,10 +32,10 @@ _RENAMED = {"FixedLengthRecordDataset": "FixedLengthRecordDatasetV2"}
 
 
 def _refuse_sparse(op):
-    specs = op._attrs.get("_specs")
+    specs = list(op._attrs.get("_specs") or ())
     traced = op._attrs.get("f")
     if traced is not None:
-        specs = list(traced.argument_specs) + list(_flat_specs(traced.output_structure))
+        specs += list(traced.argument_specs) + list(_flat_specs(traced.output_structure))
     if any(getattr(s, "sparse", False) for s in specs or ()):
         raise NotExportableError(
             "Cannot write op '%s' (type %s) as a TensorFlow NodeDef: tfteach does not write "
@@ -102,9 +102,15 @@ def _dataset_writer(op, context):
     return [node]
 
 
+def _iterator_writer(op, context):
+    _refuse_sparse(op)
+    return [context.node_def(op)]
+
+
 def _one_shot_writer(op, context):
     """TF 1.15's OneShotIterator: the pipeline in a `dataset_factory` function. (The
     pipeline's ops stay in the graph as well: tfteach built them there.)"""
+    _refuse_sparse(op)
     dataset = op._attrs["_dataset"]
     name = "_make_dataset_%s" % op.name.replace("/", "_")
     if not context.has_function(name):
@@ -135,3 +141,5 @@ def register():
     for op_type in DATASET_OP_TYPES:
         graph_def_lib.register_node_writer(op_type, _dataset_writer)
     graph_def_lib.register_node_writer("OneShotIterator", _one_shot_writer)
+    for op_type in ("IteratorV2", "IteratorGetNext", "IteratorFromStringHandleV2"):
+        graph_def_lib.register_node_writer(op_type, _iterator_writer)

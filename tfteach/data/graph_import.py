@@ -81,7 +81,7 @@ def _simple(make):
 
 def _attrs(specs, make, original, **extra):
     attrs = {"output_types": [s.dtype for s in specs],
-             "output_shapes": [s.shape for s in specs], "_make": make}
+             "output_shapes": [s.shape for s in specs], "_make": make, "_specs": specs}
     if "_class" in original:
         attrs["_class"] = original["_class"]
     attrs.update(extra)
