@@ -248,3 +248,23 @@ def test_tensorflow_2s_parse_example_v2_of_a_batch_runs_in_tfteach(tmp_path):
         with tfteach.Session() as sess:
             ours = sess.run(names)
     _same([[np.asarray(v) for v in ours]], [[np.asarray(v) for v in theirs]])
+
+
+def test_tfteachs_feedable_iterator_runs_in_tensorflow():
+    with tfteach.Graph().as_default() as graph:
+        train = tfteach.data.Dataset.range(3).make_initializable_iterator()
+        valid = tfteach.data.Dataset.range(10, 12).make_initializable_iterator()
+        handle = tfteach.placeholder(tfteach.string, [], name="handle")
+        nxt = tfteach.data.Iterator.from_string_handle(handle, tfteach.int64, []).get_next()
+        names = [train.initializer.name, valid.initializer.name, train.string_handle().name,
+                 valid.string_handle().name, nxt.name]
+        data = graph.as_graph_def().SerializeToString()
+    tf = tensorflow_v1()
+    with tf.Graph().as_default():
+        tf.import_graph_def(tf.GraphDef.FromString(data), name="")
+        with tf.Session() as sess:
+            sess.run(names[:2])
+            train_handle, valid_handle = sess.run(names[2:4])
+            got = [sess.run(names[4], {"handle:0": h})
+                   for h in (train_handle, valid_handle, train_handle)]
+    assert got == [0, 10, 1]
