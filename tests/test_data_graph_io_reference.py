@@ -84,15 +84,28 @@ PIPELINES = {
 }
 
 
+TF_ONLY_PIPELINES = {
+    # TF 2 writes ParallelMapDatasetV2 / ParallelInterleaveDatasetV4 for these, and reads
+    # text and fixed-length files inside a FlatMapDataset's function.
+    "parallel_map_and_interleave": lambda tf: (
+        tf.data.Dataset.range(6).map(lambda x: x * 2, num_parallel_calls=2)
+        .interleave(lambda x: tf.data.Dataset.range(x, x + 2), cycle_length=2,
+                    block_length=1, num_parallel_calls=2)),
+}
+
+
 @pytest.mark.parametrize("name", sorted(PIPELINES))
 def test_tfteachs_pipeline_runs_in_tensorflow(name):
     data, init, names, ours = _build_and_write(tfteach, PIPELINES[name])
     _same(_import_and_run(tensorflow_v1(), data, init, names), ours)
 
 
-@pytest.mark.parametrize("name", sorted(PIPELINES))
+@pytest.mark.parametrize("name", sorted(PIPELINES) + sorted(TF_ONLY_PIPELINES))
 def test_tensorflows_pipeline_runs_in_tfteach(name):
-    data, init, names, theirs = _build_and_write(tensorflow_v1(), PIPELINES[name])
+    build = PIPELINES.get(name) or TF_ONLY_PIPELINES[name]
+    data, init, names, theirs = _build_and_write(tensorflow_v1(), build)
+    if name in TF_ONLY_PIPELINES:
+        assert b"ParallelMapDatasetV2" in data and b"ParallelInterleaveDatasetV4" in data
     _same(_import_and_run(tfteach, data, init, names), theirs)
 
 
@@ -134,6 +147,22 @@ def _parsed(path):
             return features["x"], features["label"]
         return tf.data.TFRecordDataset(path).map(parse).batch(2)
     return build
+
+
+def test_tensorflows_text_and_fixed_length_file_pipelines_run_in_tfteach(tmp_path):
+    text, fixed = str(tmp_path / "lines.txt"), str(tmp_path / "records.bin")
+    with open(text, "w") as f:
+        f.write("one\ntwo\r\nthree")
+    with open(fixed, "wb") as f:
+        f.write(b"HDabcdefghiFT")
+    build = (lambda tf: tf.data.TextLineDataset([text, text]).concatenate(
+        tf.data.FixedLengthRecordDataset(fixed, 3, header_bytes=2, footer_bytes=2)))
+    data, init, names, theirs = _build_and_write(tensorflow_v1(), build)
+    assert [e[0].item() for e in theirs] == [b"one", b"two", b"three"] * 2 + [
+        b"abc", b"def", b"ghi"]
+    _same(_import_and_run(tfteach, data, init, names), theirs)
+    data, init, names, ours = _build_and_write(tfteach, build)
+    _same(_import_and_run(tensorflow_v1(), data, init, names), ours)
 
 
 def test_a_tfrecord_parsing_pipeline_of_tfteach_runs_in_tensorflow(tmp_path):

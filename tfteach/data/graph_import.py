@@ -15,7 +15,8 @@ which makes what the Python method would have made:
   runs its pipeline from there;
 - the iterator ops' `_specs` (their components' Specs).
 Versions TF 2.x writes besides TF 1.15's are read too where they mean the same
-(FixedLengthRecordDatasetV2; TF 2's extra attrs such as `metadata` are dropped).
+(FixedLengthRecordDatasetV2, ParallelMapDatasetV2, ParallelInterleaveDatasetV4; TF 2's
+extra attrs such as `metadata` are dropped).
 """
 from tfteach.data import readers, shuffling, streams
 from tfteach.data.dataset_ops import function_runner
@@ -88,13 +89,14 @@ def _attrs(specs, make, original, **extra):
     return attrs
 
 
-def _with_function(make_for, attr, kind="map", trailing=0):
+def _with_function(make_for, attr, kind="map", trailing=0, kept=None, as_type=None):
     """A rebuild for an op with a function: TF's inputs are (dataset, *captured,
-    *trailing scalars); tfteach's (dataset, *trailing scalars, *captured)."""
+    *trailing scalars); tfteach's (dataset, *the first `kept` scalars, *captured), its
+    op type `as_type` (TF 2's parallel versions read as the plain ones)."""
     def rebuild(importer, node, inputs, attrs, functions):
         specs = _element_specs(node.name, attrs)
         captured = inputs[1:len(inputs) - trailing]
-        scalars = inputs[len(inputs) - trailing:]
+        scalars = inputs[len(inputs) - trailing:][:kept]
         in_specs = _input_specs(inputs[0])
         if kind == "filter":
             out_specs = [Spec(dtypes.bool, [])]
@@ -105,8 +107,8 @@ def _with_function(make_for, attr, kind="map", trailing=0):
         traced = _imported_function(importer, node, functions[attr], in_specs, captured,
                                     out_specs, kind == "dataset")
         make = make_for(traced)
-        return node.op, [inputs[0]] + scalars + captured, _attrs(specs, make, attrs,
-                                                                   f=traced)
+        return as_type or node.op, [inputs[0]] + scalars + captured, _attrs(
+            specs, make, attrs, f=traced)
     return rebuild
 
 
@@ -195,6 +197,13 @@ _REBUILDS = {
     "FlatMapDataset": _with_function(_map_like(streams.FlatMap), "f", "dataset"),
     "InterleaveDataset": _with_function(_interleave, "f", "dataset", trailing=2),
     "MapAndBatchDataset": _with_function(_map_and_batch, "f", "map_and_batch", trailing=3),
+    # TF 2's `map(num_parallel_calls=...)` and `interleave(..., num_parallel_calls=...)`
+    # (TF 1.15 wrote ParallelMapDataset / ParallelInterleaveDatasetV2): the same
+    # elements in the same order (deterministic), made one after the other in tfteach.
+    "ParallelMapDatasetV2": _with_function(_map_like(streams.Map), "f", trailing=1, kept=0,
+                                           as_type="MapDataset"),
+    "ParallelInterleaveDatasetV4": _with_function(_interleave, "f", "dataset", trailing=5,
+                                                  kept=2, as_type="InterleaveDataset"),
     "BatchDatasetV2": _simple(lambda ctx, stream, n, d: streams.Batch(stream, n, bool(d))),
     "PaddedBatchDatasetV2": _padded_batch,
     "ShuffleDataset": _shuffle,
