@@ -15,11 +15,12 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 # Op types tfteach writes besides its registered ones: while-loop frames and their
-# gradients (framework/loop_frames.py), TF's reference-typed twins, the lowered fused ops.
+# gradients (framework/loop_frames.py), TF's reference-typed twins, the lowered fused ops,
+# the V2 ops of tf.data and parsing that tfteach writes or reads (data/graph_export.py).
 EXTRA = ["Enter", "RefEnter", "Exit", "RefExit", "Merge", "RefMerge", "Switch", "RefSwitch",
          "NextIteration", "RefNextIteration", "LoopCond", "StackV2", "StackPushV2",
          "StackPopV2", "AddV2", "Sub", "Mul", "GreaterEqual", "ZerosLike", "Const",
-         "RefIdentity"]
+         "RefIdentity", "FixedLengthRecordDatasetV2", "ParseExampleV2"]
 OUT = os.path.join(os.path.dirname(__file__), "..", "tfteach", "framework", "op_defs.pbtxt")
 
 

@@ -16,7 +16,8 @@ from tfteach.data.iterator_ops import (Iterator, make_initializable_iterator,  #
                                        make_one_shot_iterator)
 from tfteach.data.readers import (FixedLengthRecordDataset, TextLineDataset,  # noqa: F401
                                   TFRecordDataset)
-from tfteach.framework import graph_def as _graph_def
+from tfteach.data import graph_export as _graph_export
+from tfteach.data import graph_import as _graph_import
 
 __all__ = ["Dataset", "DatasetV1", "Iterator", "TFRecordDataset", "TextLineDataset",
            "FixedLengthRecordDataset", "experimental", "make_one_shot_iterator",
@@ -39,17 +40,10 @@ def get_output_classes(dataset_or_iterator):
     return dataset_or_iterator.output_classes
 
 
-# The dataset ops hold Python objects (the traced functions, the stream builders): a
-# GraphDef cannot carry them. TensorBoard's view (for_display) still draws them.
-def _register_not_exportable():
-    from tfteach.data.dataset_ops import DATASET_OP_TYPES
-    reason = ("tfteach's tf.data ops hold Python objects (their functions and element "
-              "builders); GraphDef export of an input pipeline is not supported")
-    for op_type in DATASET_OP_TYPES + ("OneShotIterator",):
-        _graph_def._NOT_EXPRESSIBLE.setdefault(op_type, reason)
-
-
-_register_not_exportable()
+# The dataset ops are written into GraphDefs as TF 1.15's (their functions as
+# FunctionDefs) and read back from TensorFlow's: graph_export.py, graph_import.py.
+_graph_export.register()
+_graph_import.register()
 
 
 def _register_cpu_only():

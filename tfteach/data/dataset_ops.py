@@ -59,7 +59,8 @@ def dataset_op(op_type, inputs, element_structure, make, attrs=None, name=None):
     `make(ctx, *input_values)` is its kernel's body: it returns the op's Stream."""
     flat = structure.flatten(element_structure)
     attrs = dict(attrs or {}, output_types=[s.dtype for s in flat],
-                 output_shapes=[s.shape for s in flat], _make=make)
+                 output_shapes=[s.shape for s in flat], _make=make,
+                 _specs=flat)             # (GraphDef export refuses sparse components)
     variant = apply_op(op_type, list(inputs), attrs, name or op_type)
     return DatasetV1(variant, element_structure)
 

@@ -70,7 +70,12 @@ def _file_dataset(op_type, filenames, extra_inputs, read, name=None):
     """A dataset of strings read from each of `filenames` in turn by
     `read(name, *extra_values)` (an iterable of bytes)."""
     names = _flat_filenames(filenames)
+    return dataset_op(op_type, [names] + extra_inputs, _STRING, file_stream_maker(read),
+                      name=name)
 
+
+def file_stream_maker(read):
+    """The kernel body of a file dataset: `read(name, *extra_values)` file after file."""
     def make(ctx, names_value, *extra):
         files = _file_names(names_value)
 
@@ -79,8 +84,7 @@ def _file_dataset(op_type, filenames, extra_inputs, read, name=None):
                 for record in read(name, *extra):
                     yield [record]
         return streams.FromIterable(elements)
-
-    return dataset_op(op_type, [names] + extra_inputs, _STRING, make, name=name)
+    return make
 
 
 def _records(name, compression, buffer_size):

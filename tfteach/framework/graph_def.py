@@ -19,7 +19,8 @@ from tfteach.framework.attr_values import EXPORTED_PRIVATE_ATTRS, to_attr_value
 from tfteach.framework.tensor_proto import shape_proto
 from tfteach.io.tf_protos import GraphDef
 
-__all__ = ["graph_to_graph_def", "GRAPH_DEF_PRODUCER", "NotExportableError"]
+__all__ = ["graph_to_graph_def", "GRAPH_DEF_PRODUCER", "NotExportableError",
+           "register_node_writer", "ExportContext"]
 
 # The `versions.producer` written into every GraphDef: TF 1.15's TF_GRAPH_DEF_VERSION
 # (the value runtime/run_metadata.py prints in partition graphs).
@@ -39,6 +40,42 @@ class NotExportableError(ValueError):
     """An op that TensorFlow's GraphDef cannot express."""
 
 
+# Op types whose NodeDefs another layer writes (tf.data: tfteach/data/graph_export.py):
+# `writer(op, context)` returns the NodeDefs; the context gives the plain NodeDef of an
+# op and collects the FunctionDefs their `func` attrs name into `GraphDef.library`.
+_NODE_WRITERS = {}
+
+
+def register_node_writer(op_type, writer):
+    _NODE_WRITERS[op_type] = writer
+
+
+class ExportContext:
+    """What a node writer may use: `node_def(op)` (the NodeDef as written by default),
+    `node_defs(op)` (all nodes of an op, lowerings included), `add_function(fdef)`."""
+
+    def __init__(self, names, add_shapes, library):
+        self.names = names
+        self.add_shapes = add_shapes
+        self.library = library
+        self._functions = {f.signature.name for f in library.function}
+
+    def node_def(self, op, skip=()):
+        """The op's NodeDef as written by default, without the attrs named in `skip`."""
+        return _node_def(op, self.add_shapes, skip=skip)
+
+    def node_defs(self, op):
+        return _node_defs(op, self.names, self.add_shapes, context=self)
+
+    def has_function(self, name):
+        return name in self._functions
+
+    def add_function(self, function_def):
+        if function_def.signature.name not in self._functions:
+            self._functions.add(function_def.signature.name)
+            self.library.function.add().CopyFrom(function_def)
+
+
 def graph_to_graph_def(graph, from_version=None, add_shapes=False, for_display=False):
     """The GraphDef of `graph`'s ops (those with id > from_version when given).
 
@@ -47,6 +84,7 @@ def graph_to_graph_def(graph, from_version=None, add_shapes=False, for_display=F
     graph_def = GraphDef()
     graph_def.versions.producer = GRAPH_DEF_PRODUCER
     names = {op.name for op in graph.get_operations()}
+    context = ExportContext(names, add_shapes, graph_def.library)
     frames = None
     if not for_display and loop_frames.needs_frames(graph):
         frames = loop_frames.FrameWriter(graph, names, NotExportableError)
@@ -56,7 +94,7 @@ def graph_to_graph_def(graph, from_version=None, add_shapes=False, for_display=F
         if frames is not None and frames.handles(op):
             nodes = frames.nodes_for(op, lambda op: _node_def(op, add_shapes))
         else:
-            nodes = _node_defs(op, names, add_shapes, for_display)
+            nodes = _node_defs(op, names, add_shapes, for_display, context)
         if frames is not None:
             frames.place(nodes, op)
         for node in nodes:
@@ -69,13 +107,19 @@ def graph_to_graph_def(graph, from_version=None, add_shapes=False, for_display=F
 _DISPLAY_ONLY = ("While", "WhileGrad", "LoopVar", "LoopHistory")
 
 
-def _node_defs(op, names, add_shapes, for_display=False):
-    if for_display and (op.type in _NOT_EXPRESSIBLE or op.type in _DISPLAY_ONLY):
+def _node_defs(op, names, add_shapes, for_display=False, context=None):
+    if for_display and (op.type in _NOT_EXPRESSIBLE or op.type in _DISPLAY_ONLY or
+                        op.type in _NODE_WRITERS):
         return [_node_def(op, add_shapes, display=True)]
     if op.type in _NOT_EXPRESSIBLE:
         raise NotExportableError(
             "Cannot write op '%s' (type %s) as a TensorFlow NodeDef: %s."
             % (op.name, op.type, _NOT_EXPRESSIBLE[op.type]))
+    writer = _NODE_WRITERS.get(op.type)
+    if writer is not None:
+        if context is None:
+            context = ExportContext(names, add_shapes, GraphDef().library)
+        return writer(op, context)
     lowering = _LOWERINGS.get(op.type)
     if lowering is not None:
         return lowering(op, names)
@@ -87,12 +131,12 @@ def _input_names(op):
                                                            for c in op.control_inputs]
 
 
-def _node_def(op, add_shapes=False, display=False):
+def _node_def(op, add_shapes=False, display=False, skip=()):
     from tfteach.io.tf_protos import NodeDef
     node = NodeDef(name=op.name, op=op.type, device=op.device)
     node.input.extend(_input_names(op))
     for key, value in sorted(op._attrs.items()):
-        if key.startswith("_") and key not in EXPORTED_PRIVATE_ATTRS:
+        if (key.startswith("_") and key not in EXPORTED_PRIVATE_ATTRS) or key in skip:
             continue
         try:
             node.attr[key].CopyFrom(to_attr_value(value, op.name, key))

@@ -13,7 +13,18 @@ from tfteach.framework import registry
 from tfteach.framework.attr_values import EXPORTED_PRIVATE_ATTRS, from_attr_value
 from tfteach.io.tf_protos import GraphDef
 
-__all__ = ["import_graph_def", "as_graph_def_proto"]
+__all__ = ["import_graph_def", "as_graph_def_proto", "register_node_importer",
+           "import_function_body"]
+
+# Op types whose nodes another layer rebuilds (tf.data: tfteach/data/graph_import.py):
+# `rebuild(importer, node, inputs, attrs, functions)` returns (inputs, attrs) for the op
+# to create; `functions` are the node's `func` attrs ({attr: function name}), which
+# `importer.library` (the GraphDef's FunctionDefs by name) defines.
+_NODE_IMPORTERS = {}
+
+
+def register_node_importer(op_type, rebuild):
+    _NODE_IMPORTERS[op_type] = rebuild
 
 # TensorFlow's reference-typed twins of ops tfteach has once: tfteach's ops pass a
 # variable's reference through unchanged, so `cond` on a variable (TF writes RefSwitch
@@ -68,21 +79,38 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     scope_name = "import" if name is None else name
     with graph.name_scope(scope_name) as scope:
         prefix = scope                    # "import/" or "" for name=""
-        ops = _import_nodes(graph, graph_def, input_map, prefix)
+        library = {f.signature.name: f for f in graph_def.library.function}
+        ops = _import_nodes(graph, list(graph_def.node), input_map, prefix, library)
     if return_elements is None:
         return None
     return [_return_element(graph, ops, prefix, e) for e in return_elements]
 
 
-def _import_nodes(graph, graph_def, input_map, prefix):
+def _import_nodes(graph, nodes, input_map, prefix, library):
     from tfteach.framework import frame_import
-    nodes = list(graph_def.node)
     _check_registered(nodes)
     frame_of, frames = frame_import.find_frames(nodes)
-    importer = _Importer(graph, nodes, frame_of, input_map, prefix)
+    importer = _Importer(graph, nodes, frame_of, input_map, prefix, library)
     importer.import_level(None, [n for n in nodes if frame_of.get(n.name) is None],
                           [f for f in frames if f.parent is None])
     return importer.ops
+
+
+def import_function_body(graph, fdef, arguments, prefix, library):
+    """Adds the nodes of FunctionDef `fdef` to `graph` (names prefixed by `prefix`),
+    its arguments standing for the tensors `arguments` ({arg name: Tensor}); returns the
+    tensors it returns, in its signature's output order."""
+    from tfteach.framework import function_def
+    nodes, ret = function_def.graph_nodes(fdef)
+    input_map = {"%s:0" % name: tensor for name, tensor in arguments.items()}
+    with graph.as_default():
+        ops = _import_nodes(graph, nodes, input_map, prefix, library)
+    results = []
+    for out in fdef.signature.output_arg:
+        op_name, index, _ = _split_input(ret[out.name])
+        results.append(arguments[op_name] if op_name in arguments
+                       else ops[op_name].outputs[index])
+    return results
 
 
 def _check_registered(nodes):
@@ -91,7 +119,7 @@ def _check_registered(nodes):
     missing = {}
     for node in nodes:
         op_type = _REF_TWINS.get(node.op, node.op)
-        if op_type in ENTERS:
+        if op_type in ENTERS or op_type in _NODE_IMPORTERS:
             continue
         try:
             registry.get_op_def(op_type)
@@ -109,8 +137,9 @@ class _Importer:
     """Creates a GraphDef's ops level by level: the root's nodes, and each frame (a
     while loop) as one unit, rebuilt by frame_import.build_loop."""
 
-    def __init__(self, graph, nodes, frame_of, input_map, prefix):
+    def __init__(self, graph, nodes, frame_of, input_map, prefix, library=None):
         self.graph = graph
+        self.library = library or {}
         self.by_name = {n.name: n for n in nodes}
         self.frame_of = frame_of
         self.input_map = input_map
@@ -205,11 +234,25 @@ class _Importer:
                 controls.append(getattr(element, "op", element))
             else:
                 inputs.append(element)
-        attrs = {}
+        attrs, functions = {}, {}
         for key, value in _with_default_attrs(node).items():
             if key.startswith("_") and key not in EXPORTED_PRIVATE_ATTRS:
                 continue
+            if value.WhichOneof("value") == "func":
+                functions[key] = value.func.name
+                continue
             attrs[key] = from_attr_value(_resource_as_string(value), node.name, key)
+        rebuild = _NODE_IMPORTERS.get(op_type)
+        if rebuild is not None:
+            try:
+                op_type, inputs, attrs = rebuild(self, node, inputs, attrs, functions)
+            except (TypeError, KeyError, IndexError) as e:
+                raise ValueError("Cannot import node '%s' (op %s) into tfteach: %s"
+                                 % (node.name, node.op, e)) from None
+        elif functions:
+            raise ValueError("Cannot import node '%s' (op %s) into tfteach: its attr '%s' "
+                             "is a function, which tfteach reads only for tf.data ops."
+                             % (node.name, node.op, next(iter(functions))))
         if "_class" in attrs:             # colocation groups name nodes of this import
             attrs["_class"] = [c.replace("loc:@", "loc:@" + prefix, 1)
                                if c.startswith("loc:@") else c for c in attrs["_class"]]

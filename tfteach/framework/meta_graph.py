@@ -5,7 +5,8 @@ program (collections, the Saver's SaverDef), as `tf.train.export_meta_graph` and
 Collections are written the way TF 1.15 writes them: Variables as `bytes_list` of
 serialized `VariableDef`s (the names of the variable's ops), Tensors and Operations as
 `node_list` names, strings as `bytes_list`, ints as `int64_list`, floats as
-`float_list`. A collection holding anything else (a QueueRunner, a cond context, a mix
+`float_list`, Savers (the SAVERS collection) as `bytes_list` of `SaverDef`s. A collection
+holding anything else (a QueueRunner, a cond context, a mix
 of kinds) is skipped with a warning, as TF skips what it cannot serialize.
 """
 import os
@@ -35,6 +36,15 @@ _VARIABLE_COLLECTIONS = frozenset({
     "trainable_resource_variables"})
 
 
+# TF's proto functions for GraphKeys.SAVERS: each Saver as its SaverDef's bytes.
+_SAVERS = "savers"
+
+
+def _is_saver(value):
+    from tfteach.io.tf_protos import SaverDef
+    return isinstance(getattr(value, "saver_def", None), SaverDef)
+
+
 def _is_variable(value):
     from tfteach.ops.variables import Variable
     return isinstance(value, Variable)
@@ -55,6 +65,9 @@ def collection_to_proto(collection_def, items, export_scope=None):
         protos = [v.to_proto(export_scope) for v in items]
         collection_def.bytes_list.value.extend(p.SerializeToString() for p in protos
                                                if p is not None)
+    elif all(_is_saver(v) for v in items):
+        collection_def.bytes_list.value.extend(v.to_proto(export_scope).SerializeToString()
+                                               for v in items)
     elif all(isinstance(v, (Tensor, Operation)) for v in items):
         collection_def.node_list.value.extend(v.name for v in items)
     elif all(isinstance(v, (str, bytes)) for v in items):
@@ -184,6 +197,9 @@ def _restore_collections(graph, meta, scope):
                         graph.add_to_collection(key, QueueRunner.from_proto(
                             raw, import_scope=scope.rstrip("/") or None))
                     continue
+                if key == _SAVERS:
+                    graph.add_to_collection(key, _saver_from_proto(raw, scope))
+                    continue
                 if key not in _VARIABLE_COLLECTIONS:
                     graph.add_to_collection(key, raw)
                     continue
@@ -200,6 +216,13 @@ def _restore_collections(graph, meta, scope):
                 graph.add_to_collection(key, float(v))
         elif kind == "any_list":
             warnings.warn("Collection %s holds Any protos, which tfteach skips." % key)
+
+
+def _saver_from_proto(raw, scope):
+    """TF's `Saver.from_proto`: a Saver over the imported graph's save/restore ops."""
+    from tfteach import train
+    from tfteach.io.tf_protos import SaverDef
+    return train.Saver(saver_def=SaverDef.FromString(raw), name=scope.rstrip("/") or None)
 
 
 def _saver_for(meta, import_scope):

@@ -9,6 +9,7 @@ from tensorboard.compat.proto.attr_value_pb2 import AttrValue, NameAttrList  # n
 from tensorboard.compat.proto.config_pb2 import RunMetadata as RunMetadataProto  # noqa: F401
 from tensorboard.compat.proto.event_pb2 import Event, LogMessage, SessionLog, TaggedRunMetadata  # noqa: F401,E501
 from tensorboard.compat.proto.graph_pb2 import GraphDef  # noqa: F401
+from tensorboard.compat.proto.function_pb2 import FunctionDef  # noqa: F401
 from tensorboard.compat.proto.meta_graph_pb2 import (CollectionDef, MetaGraphDef,  # noqa: F401
                                                      TensorInfo)
 from tensorboard.compat.proto.node_def_pb2 import NodeDef  # noqa: F401

@@ -308,3 +308,6 @@ def parse_single_example(serialized, features, name=None, example_names=None):
 
 
 from tfteach.ops.sequence_parsing import parse_single_sequence_example  # noqa: E402,F401
+from tfteach.ops import parsing_v2_import as _parsing_v2_import  # noqa: E402
+
+_parsing_v2_import.register()        # TF 2's ParseExampleV2 in GraphDefs it writes

@@ -179,19 +179,18 @@ class CheckpointSaverHook(SessionRunHook):
         from tfteach.train.graph_io import write_graph
         global_step = int(session.run(self._global_step_tensor))
         graph = graph_lib.get_default_graph()
-        # graph.pbtxt is for TensorBoard: its display form also draws tfteach's tf.data
-        # ops, which TensorFlow's GraphDef cannot express.
-        write_graph(graph_to_graph_def(graph, add_shapes=True, for_display=True),
-                    self._checkpoint_dir, "graph.pbtxt")
-        self._summary_writer.add_graph(graph)
         try:
-            graph.as_graph_def()
+            graph_def = graph_to_graph_def(graph, add_shapes=True)
             self._write_meta_graph = True
         except NotExportableError as e:
-            # An input pipeline (tf.data, numpy_input_fn) is in the graph: the checkpoints
-            # are complete, but TF could not read a .meta of this graph. Say it once.
+            # An op TensorFlow's GraphDef cannot express (numpy_input_fn's generator
+            # dataset): the checkpoints are complete, but TF could not read a .meta of
+            # this graph. Say it once; graph.pbtxt (for TensorBoard) still draws it.
+            graph_def = graph_to_graph_def(graph, add_shapes=True, for_display=True)
             self._write_meta_graph = False
             logging.info("Checkpoints are written without .meta files: %s", e)
+        write_graph(graph_def, self._checkpoint_dir, "graph.pbtxt")
+        self._summary_writer.add_graph(graph)
         self._save(session, global_step)
         self._timer.update_last_triggered_step(global_step)
 
