@@ -50,19 +50,22 @@ def crop_and_resize(image, boxes, box_index, crop_h, crop_w, bilinear, extrapola
     for n in range(boxes.shape[0]):
         y1, x1, y2, x2 = boxes[n, 0], boxes[n, 1], boxes[n, 2], boxes[n, 3]
         b = box_index[n]
-        scale_h = (y2 - y1) * (height - 1) / (crop_h - 1) if crop_h > 1 else np.float32(0)
-        scale_w = (x2 - x1) * (width - 1) / (crop_w - 1) if crop_w > 1 else np.float32(0)
+        # every step in float32, as TF's kernel computes it (an int64 factor would
+        # carry the sums in float64 and round once: 1-2 ulps off TF's numbers)
+        hm1, wm1 = np.float32(height - 1), np.float32(width - 1)
+        scale_h = (y2 - y1) * hm1 / np.float32(crop_h - 1) if crop_h > 1 else np.float32(0)
+        scale_w = (x2 - x1) * wm1 / np.float32(crop_w - 1) if crop_w > 1 else np.float32(0)
         for y in range(crop_h):
-            in_y = (y1 * (height - 1) + y * scale_h if crop_h > 1
-                    else np.float32(0.5) * (y1 + y2) * (height - 1))
+            in_y = (y1 * hm1 + np.float32(y) * scale_h if crop_h > 1
+                    else np.float32(0.5) * (y1 + y2) * hm1)
             if in_y < 0 or in_y > height - 1:
                 out[n, y, :, :] = extrapolation
                 continue
             top, bottom = int(np.floor(in_y)), int(np.ceil(in_y))
             y_lerp = np.float32(in_y - top)
             for x in range(crop_w):
-                in_x = (x1 * (width - 1) + x * scale_w if crop_w > 1
-                        else np.float32(0.5) * (x1 + x2) * (width - 1))
+                in_x = (x1 * wm1 + np.float32(x) * scale_w if crop_w > 1
+                        else np.float32(0.5) * (x1 + x2) * wm1)
                 if in_x < 0 or in_x > width - 1:
                     out[n, y, x, :] = extrapolation
                     continue
@@ -164,10 +167,11 @@ def sample_crop(rng, height, width, boxes, min_covered, aspect_range, area_range
 def _sample_position(k, size, low, high, image_size):
     """Where crop row (or column) k of `size` samples the image, for a box edge pair
     (low, high) in [0, 1] coordinates (TF's CropAndResize grid)."""
+    last = np.float32(image_size - 1)       # float32 throughout, as crop_and_resize
     if size > 1:
-        scale = (high - low) * (image_size - 1) / (size - 1)
-        return low * (image_size - 1) + k * scale
-    return np.float32(0.5) * (low + high) * (image_size - 1)
+        scale = (high - low) * last / np.float32(size - 1)
+        return low * last + np.float32(k) * scale
+    return np.float32(0.5) * (low + high) * last
 
 
 @njit(cache=True, nogil=True)
@@ -219,8 +223,9 @@ def crop_and_resize_grad_boxes(grads, image, boxes, box_index):
     for n in range(boxes.shape[0]):
         y1, x1, y2, x2 = boxes[n, 0], boxes[n, 1], boxes[n, 2], boxes[n, 3]
         b = box_index[n]
-        height_ratio = np.float32(height - 1) / (crop_h - 1) if crop_h > 1 else np.float32(0)
-        width_ratio = np.float32(width - 1) / (crop_w - 1) if crop_w > 1 else np.float32(0)
+        hm1, wm1 = np.float32(height - 1), np.float32(width - 1)
+        height_ratio = hm1 / np.float32(crop_h - 1) if crop_h > 1 else np.float32(0)
+        width_ratio = wm1 / np.float32(crop_w - 1) if crop_w > 1 else np.float32(0)
         for y in range(crop_h):
             in_y = _sample_position(y, crop_h, y1, y2, height)
             if in_y < 0 or in_y > height - 1:
@@ -238,20 +243,28 @@ def crop_and_resize_grad_boxes(grads, image, boxes, box_index):
                     top_right = np.float32(image[b, top, right, d])
                     bottom_left = np.float32(image[b, bottom, left, d])
                     bottom_right = np.float32(image[b, bottom, right, d])
-                    slope_y = ((1 - x_lerp) * (bottom_left - top_left)
-                               + x_lerp * (bottom_right - top_right)) * grads[n, y, x, d]
-                    slope_x = ((1 - y_lerp) * (top_right - top_left)
-                               + y_lerp * (bottom_right - bottom_left)) * grads[n, y, x, d]
+                    # float32 throughout, as TF's kernel (a Python 1 or an int64 row
+                    # index would carry the sums in float64); TF's 0.5 is a double, so
+                    # the crop_h == 1 terms are added in double and stored as float
+                    one, g = np.float32(1), np.float32(grads[n, y, x, d])
+                    slope_y = ((one - x_lerp) * (bottom_left - top_left)
+                               + x_lerp * (bottom_right - top_right)) * g
+                    slope_x = ((one - y_lerp) * (top_right - top_left)
+                               + y_lerp * (bottom_right - bottom_left)) * g
                     if crop_h > 1:
-                        out[n, 0] += slope_y * (height - 1 - y * height_ratio)
-                        out[n, 2] += slope_y * (y * height_ratio)
+                        yf = np.float32(y)
+                        out[n, 0] += slope_y * (hm1 - yf * height_ratio)
+                        out[n, 2] += slope_y * (yf * height_ratio)
                     else:
-                        out[n, 0] += slope_y * np.float32(0.5) * (height - 1)
-                        out[n, 2] += slope_y * np.float32(0.5) * (height - 1)
+                        half_h = np.float64(slope_y) * 0.5 * (height - 1)
+                        out[n, 0] = np.float32(np.float64(out[n, 0]) + half_h)
+                        out[n, 2] = np.float32(np.float64(out[n, 2]) + half_h)
                     if crop_w > 1:
-                        out[n, 1] += slope_x * (width - 1 - x * width_ratio)
-                        out[n, 3] += slope_x * (x * width_ratio)
+                        xf = np.float32(x)
+                        out[n, 1] += slope_x * (wm1 - xf * width_ratio)
+                        out[n, 3] += slope_x * (xf * width_ratio)
                     else:
-                        out[n, 1] += slope_x * np.float32(0.5) * (width - 1)
-                        out[n, 3] += slope_x * np.float32(0.5) * (width - 1)
+                        half_w = np.float64(slope_x) * 0.5 * (width - 1)
+                        out[n, 1] = np.float32(np.float64(out[n, 1]) + half_w)
+                        out[n, 3] = np.float32(np.float64(out[n, 3]) + half_w)
     return out
