@@ -55,6 +55,14 @@ from tfteach.io.tf_protos import (AttrValue, Event, GraphDef, HistogramProto,  #
                                   SummaryMetadata, TensorInfo)
 from tfteach import summary  # noqa: F401,E402 (tf.summary: summary ops, FileWriter)
 
+# -- eager execution (issue 19, helper eager: tfteach/eager/, docs/eager.md) ---------------
+from tfteach.eager.context import (enable_eager_execution, executing_eagerly,  # noqa: F401,E402
+                                   enable_v2_behavior, disable_eager_execution)
+from tfteach.eager.tape import GradientTape  # noqa: F401,E402
+from tfteach.eager.function import function  # noqa: F401,E402
+from tfteach.eager.module import Module  # noqa: F401,E402
+# -- end eager --------------------------------------------------------------------------------
+
 newaxis = None
 # The TensorFlow API level tfteach reproduces (the notes print `tf.__version__`);
 # the package's own version is `tfteach.PACKAGE_VERSION`.
