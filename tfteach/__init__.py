@@ -61,6 +61,11 @@ from tfteach.eager.context import (enable_eager_execution, executing_eagerly,  #
 from tfteach.eager.tape import GradientTape  # noqa: F401,E402
 from tfteach.eager.function import function  # noqa: F401,E402
 from tfteach.eager.module import Module  # noqa: F401,E402
+from tfteach.eager.tensor_spec import TensorSpec  # noqa: F401,E402
+from tfteach.eager import namespaces as _eager_namespaces  # noqa: E402
+random = _eager_namespaces.random_module()      # tf.random, tf.math, tf.compat (TF 1.15 has them)
+math = _eager_namespaces.math_module()
+compat = _eager_namespaces.compat_module()
 # -- end eager --------------------------------------------------------------------------------
 
 newaxis = None

@@ -89,6 +89,13 @@ def enable_eager_execution(config=None, device_policy=None, execution_mode=None)
     eager_mode.STATE.enabled = True
 
 
+def eager_mode_on():
+    """Eager execution on, whatever was built before (`import tfteach.v2`: TF 2 has no
+    other mode)."""
+    _install()
+    eager_mode.STATE.enabled = True
+
+
 def enable_v2_behavior():
     enable_eager_execution()
 

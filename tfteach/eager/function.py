@@ -50,6 +50,7 @@ class FuncGraph(graph_lib.Graph):
         self.outputs = []
         self.structured_outputs = None
         self.variable_captures = {}      # id(eager variable) -> (variable, ref, read)
+        self.last_writes = {}            # id(eager variable) -> its last update op
 
     @property
     def building_function(self):
@@ -72,6 +73,24 @@ class FuncGraph(graph_lib.Graph):
                 self._control_flow_context = saved
             entry = self.variable_captures[id(variable)] = (variable, ref, read)
         return entry[1], entry[2]
+
+    def read_variable(self, variable):
+        """A read of `variable` in program order: after the function's last update of
+        it (TF's automatic control dependencies), else the capture's `read`."""
+        ref, read = self.capture_variable(variable)
+        last = self.last_writes.get(id(variable))
+        if last is None:
+            return read
+        from tfteach.ops.constant_op import identity
+        with self.control_dependencies([last]):
+            return identity(ref, name="read")
+
+    def wrote_variable(self, variable, op):
+        """`op` updated `variable`: later reads and updates come after it."""
+        self.last_writes[id(variable)] = op
+
+    def last_write(self, variable):
+        return self.last_writes.get(id(variable))
 
     @property
     def variables(self):

@@ -70,22 +70,11 @@ class Module:
         return tuple(self._flatten(lambda x: isinstance(x, Module)))
 
     def _flatten(self, predicate, recursive=True):
+        """TF's `_flatten_module`: this module's attributes in name order (each leaf of
+        a nested list/tuple/dict), then each submodule found, depth first; each object
+        once."""
         found, seen = [], set()
-        queue = [self]
-        visited_modules = {id(self)}
-        while queue:
-            module = queue.pop(0)
-            for key in sorted(vars(module)):
-                if key in module._TF_MODULE_IGNORED_PROPERTIES:
-                    continue
-                for leaf in _leaves(vars(module)[key]):
-                    if id(leaf) not in seen and predicate(leaf):
-                        seen.add(id(leaf))
-                        found.append(leaf)
-                    if recursive and isinstance(leaf, Module) and \
-                            id(leaf) not in visited_modules:
-                        visited_modules.add(id(leaf))
-                        queue.append(leaf)
+        _walk(self, predicate, recursive, found, seen, {id(self)})
         return found
 
     @classmethod
@@ -114,3 +103,22 @@ def _leaves(value, depth=0):
             yield from _leaves(value[k], depth + 1)
     else:
         yield value
+
+
+def _walk(module, predicate, recursive, found, seen, visiting):
+    submodules = []
+    attributes = vars(module)
+    for key in sorted(attributes):
+        if key in module._TF_MODULE_IGNORED_PROPERTIES:
+            continue
+        for leaf in _leaves(attributes[key]):
+            if predicate(leaf) and id(leaf) not in seen:
+                seen.add(id(leaf))
+                found.append(leaf)
+            if recursive and isinstance(leaf, Module) and id(leaf) not in visiting:
+                submodules.append(leaf)
+    for sub in submodules:
+        if id(sub) in visiting:
+            continue
+        visiting.add(id(sub))
+        _walk(sub, predicate, recursive, found, seen, visiting)

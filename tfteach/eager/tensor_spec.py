@@ -43,5 +43,10 @@ class TensorSpec:
         return hash((self._dtype, self._shape.ndims))
 
     def __repr__(self):
-        return "TensorSpec(shape=%s, dtype=%s, name=%r)" % (self._shape, repr(self._dtype),
-                                                           self._name)
+        if self._shape.ndims is None:
+            shape = "<unknown>"
+        else:
+            dims = self._shape.as_list()
+            shape = "(%s,)" % dims[0] if len(dims) == 1 else "(%s)" % ", ".join(
+                str(d) for d in dims)
+        return "TensorSpec(shape=%s, dtype=%r, name=%r)" % (shape, self._dtype, self._name)

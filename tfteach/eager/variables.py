@@ -122,7 +122,10 @@ class EagerVariable(Variable):
 
     @property
     def graph(self):
-        return EAGER_GRAPH
+        if executing_eagerly():
+            return EAGER_GRAPH
+        from tfteach.framework import graph as graph_lib
+        return graph_lib.get_default_graph()      # the tf.function being traced
 
     @property
     def op(self):
@@ -159,8 +162,9 @@ class EagerVariable(Variable):
         if capture is None:
             raise ValueError("An eager tf.Variable (%s) cannot be used in a graph built "
                              "outside tf.function." % self._name)
-        ref, read = capture(self)
-        return ref if as_ref else read
+        if as_ref:
+            return capture(self)[0]
+        return graph.read_variable(self)
 
     def _ref(self):
         return self._eager_tensor(as_ref=True) if executing_eagerly() else \
@@ -194,8 +198,15 @@ class EagerVariable(Variable):
     def _update(self, method, value, name, read_value):
         from tfteach.ops import state_ops
         if not executing_eagerly():
-            op = getattr(state_ops, method)(self._graph_tensor(as_ref=True), value, name=name)
-            return op if read_value else op.op
+            from tfteach.framework import graph as graph_lib
+            from tfteach.framework.graph_functions import control_dependencies
+            graph = graph_lib.get_default_graph()
+            ref = self._graph_tensor(as_ref=True)
+            last = graph.last_write(self)
+            with control_dependencies([last] if last is not None else []):
+                op = getattr(state_ops, method)(ref, value, name=name)
+            graph.wrote_variable(self, op.op)
+            return self if read_value else op.op
         getattr(state_ops, method)(self._ref_tensor, value, name=name)
         return self if read_value else None
 
