@@ -106,8 +106,10 @@ def execute(op_type, inputs, attrs=None, name=None, control_inputs=()):
         specs = op_def.shape_fn(op)
     except tensor_shape.ShapeError as e:
         # TF's eager ops run no shape inference: the kernel finds the problem, in its
-        # own words. Ask it; if it has no objection, report the shape function's.
-        _run_kernel(kernel, ctx, values, op, name)
+        # own words. Ask it (unless it changes state); if it has no objection, report
+        # the shape function's.
+        if not op_def.stateful:
+            _run_kernel(kernel, ctx, values, op, name)
         raise errors.InvalidArgumentError(None, None, "%s [Op:%s]" % (e, op_type)) from None
     result = _run_kernel(kernel, ctx, values, op, name)
     if len(specs) == 1:

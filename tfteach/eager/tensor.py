@@ -46,6 +46,8 @@ class EagerTensor(Tensor):
     def _shape(self):
         shape = self._shape_cache
         if shape is None:
+            if self._dtype._is_ref:         # a variable's handle: the value's shape now
+                return tensor_shape.TensorShape(np.shape(self._value.deref()))
             shape = self._shape_cache = tensor_shape.TensorShape(np.shape(self._value))
         return shape
 

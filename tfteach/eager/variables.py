@@ -207,6 +207,11 @@ class EagerVariable(Variable):
                 op = getattr(state_ops, method)(ref, value, name=name)
             graph.wrote_variable(self, op.op)
             return self if read_value else op.op
+        if method == "assign":
+            # TF 1.15's ResourceVariable.assign checks the shape in Python first.
+            from tfteach.framework import convert
+            value = convert.convert_to_tensor(value, dtype=self._dtype)
+            self._shape.assert_is_compatible_with(value.shape)
         getattr(state_ops, method)(self._ref_tensor, value, name=name)
         return self if read_value else None
 
