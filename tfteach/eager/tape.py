@@ -168,9 +168,9 @@ class GradientTape:
         from tfteach.ops import fill_ops
         from tfteach.ops.gradients_impl import _aggregate, _zeros_like_output
         grads = {}
-        paused = self._recording
-        if paused:
-            self._pop()              # the gradient ops are not recorded by this tape
+        # A persistent tape inside its `with` records its own gradient ops, as TF's
+        # does (so it can differentiate them again); a non-persistent one has stopped.
+        paused = False
         try:
             for i, t in enumerate(targets):
                 t = convert.convert_to_tensor(t)
@@ -212,7 +212,9 @@ class GradientTape:
             parts = [g for t in reads for g in grads.get(id(t), ())]
             dtype = source.dtype
         elif isinstance(source, EagerTensor):
-            parts = grads.get(id(source), [])
+            # A tensor the tape does not follow (not watched, not computed from a
+            # watched one) gets None, even where a recorded op read it.
+            parts = grads.get(id(source), []) if id(source) in self._tracked else []
             dtype = source.dtype
         else:
             raise ValueError("Passed in object of type {}, not tf.Tensor".format(
