@@ -306,12 +306,31 @@ class Function:
     def experimental_get_tracing_count(self):
         return len(self._concrete)
 
+    def _leaf_names(self, args, kwargs):
+        """A placeholder name per flattened argument: the parameter's name, as TF names
+        a function's inputs (`a`, `b`; `x_1` for a nest's second tensor)."""
+        import inspect
+        try:
+            params = [p for p in inspect.signature(self._python_function).parameters]
+        except (TypeError, ValueError):
+            params = []
+        names = []
+        for k, arg in enumerate(args):
+            base = params[k] if k < len(params) else "args_%d" % k
+            leaves = nest.flatten(arg)
+            names.extend(base if j == 0 else "%s_%d" % (base, j) for j in range(len(leaves)))
+        for key, value in sorted(kwargs.items()):
+            leaves = nest.flatten(value)
+            names.extend(key if j == 0 else "%s_%d" % (key, j) for j in range(len(leaves)))
+        return names
+
     def _trace(self, args, kwargs):
         graph = FuncGraph(self._name)
         flat = nest.flatten((args, kwargs))
         specs = list(self._input_signature) if self._input_signature is not None else None
         placeholders = []
         from tfteach.ops.constant_op import placeholder
+        arg_names = self._leaf_names(args, kwargs)
         before = _variable_count()
         with graph.as_default():
             graph_flat = []
@@ -323,7 +342,8 @@ class Function:
                     shape = spec.shape if spec else tensor_shape.TensorShape(np.shape(x))
                     if self._relax and not specs and shape.ndims is not None:
                         shape = tensor_shape.TensorShape([None] * shape.ndims)
-                    name = (spec.name if spec and spec.name else None) or "x"
+                    name = (spec.name if spec and spec.name else None) or \
+                        arg_names[len(graph_flat)]
                     p = placeholder(dtype, shape, name=name)
                     placeholders.append(p)
                     graph_flat.append(p)
