@@ -179,3 +179,17 @@ def test_method_and_callable_object(eager):
 
     graphed = tf.function(Model(3))            # note 002: tf.function(ModelShallow())
     assert float(graphed(tf.constant(2.0))) == 6.0
+
+
+def test_captured_eager_tensors_become_constants(eager):
+    tf = eager
+    w = tf.constant([[2.0], [3.0]])
+
+    @tf.function
+    def f(x):
+        return tf.matmul(x, w) + w[0]
+
+    np.testing.assert_array_equal(f(tf.constant([[1.0, 1.0]])).numpy(), [[7.0]])
+    graph = f.get_concrete_function(tf.constant([[1.0, 1.0]])).graph
+    consts = [op for op in graph.get_operations() if op.type == "Const"]
+    assert any(np.array_equal(op.get_attr("value"), [[2.0], [3.0]]) for op in consts)

@@ -41,7 +41,7 @@ def apply_op(op_type, inputs, attrs=None, name=None, graph=None, control_inputs=
     if _EAGER.used:
         if graph is None and _EAGER.enabled and not graph_lib._default_graph_stack:
             return _EAGER.execute(op_type, inputs, attrs, name, control_inputs)
-        inputs = [getattr(t, "_captured_in_graph", None) and t._captured_in_graph() or t
+        inputs = [t._captured_in_graph() if hasattr(t, "_captured_in_graph") else t
                   for t in inputs]
     graph = graph or graph_of(inputs)
     op = graph._create_op(op_type, list(inputs), attrs, name, control_inputs)
