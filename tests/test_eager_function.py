@@ -193,3 +193,30 @@ def test_captured_eager_tensors_become_constants(eager):
     graph = f.get_concrete_function(tf.constant([[1.0, 1.0]])).graph
     consts = [op for op in graph.get_operations() if op.type == "Const"]
     assert any(np.array_equal(op.get_attr("value"), [[2.0], [3.0]]) for op in consts)
+
+
+def test_tfgraph_line_magic_draws_each_concrete_function(eager):
+    from IPython.core import interactiveshell
+    from IPython.core.error import UsageError
+    from tfteach.notebook import graph_magics
+    tf = eager
+    shell = interactiveshell.InteractiveShell.instance()
+    graph_magics.register(shell)
+    try:
+        @tf.function
+        def multiply_fn(a, b):
+            return tf.matmul(a, b)
+
+        shell.user_ns["multiply_fn"] = multiply_fn
+        with pytest.raises(UsageError, match="has not been traced yet"):
+            shell.run_line_magic("tfgraph", "multiply_fn")
+        multiply_fn(tf.constant([[0.5, 0.5]]), tf.constant([[10.0], [1.0]]))
+        multiply_fn(tf.constant([[1.0, 2.0], [3.0, 4.0]]), tf.constant([[10.0], [1.0]]))
+        shell.run_line_magic("tfgraph", "multiply_fn")
+        view = graph_magics.last_view()       # the last of the two drawn: the second trace
+        assert view.graph is multiply_fn.concrete_functions[1].graph
+        names = {n["name"] for n in view.export["nodes"]}
+        assert names == {"a", "b", "MatMul"}
+        assert "concrete function 2 of 2" in view.export["note"]
+    finally:
+        graph_magics.unregister(shell)
