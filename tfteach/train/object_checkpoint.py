@@ -227,8 +227,14 @@ class Checkpoint:
         for node_id, obj in matched_nodes.items():
             for attr in graph.nodes[node_id].attributes:
                 if attr.name == "VARIABLE_VALUE" and _is_variable(obj):
-                    value = reader.get_tensor(attr.checkpoint_key)
-                    obj.assign(np.asarray(value).astype(obj.dtype.np))
+                    value = np.asarray(reader.get_tensor(attr.checkpoint_key))
+                    if not obj.shape.is_compatible_with(value.shape):
+                        raise ValueError(   # TF 2's words
+                            "Received incompatible tensor with shape %s when attempting to "
+                            "restore variable with shape %s and name %s."
+                            % (value.shape, tuple(obj.shape.as_list()),
+                               attr.checkpoint_key))
+                    obj.assign(value.astype(obj.dtype.np))
                     used_keys.add(attr.checkpoint_key)
                     restored.add(id(obj))
         all_keys = {a.checkpoint_key for n in graph.nodes for a in n.attributes}
