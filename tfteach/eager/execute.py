@@ -86,22 +86,27 @@ def _input_values(op_def, inputs):
 
 
 _MISSING = object()
+_SESSION = context.eager_session()
 
 
 def execute(op_type, inputs, attrs=None, name=None, control_inputs=()):
     """Runs op `op_type` now; returns its EagerTensor (list of them, or the op if none)."""
+    if op_type == "Const":
+        # A constant is its value: no kernel to run, nothing for a tape to record.
+        return EagerTensor(attrs["value"], attrs["dtype"])
     op_def = registry.get_op_def(op_type)
     inputs = list(inputs)
     values = _input_values(op_def, inputs)
-    device = context.current_device()
+    device = CPU_DEVICE
     op = EagerOperation(op_def, inputs, dict(attrs) if attrs else {}, name, device)
     kernel = op_def.kernels.get("CPU")
     if kernel is None:
         raise errors.NotFoundError(None, None, "No registered '%s' OpKernel for CPU devices "
                                    "compatible with node {{node %s}} [Op:%s]"
                                    % (op_type, op_type, op_type))
-    ctx = KernelContext(op, context.eager_session(), device, kernel)
-    ctx.state = context.kernel_state(op)
+    ctx = KernelContext(op, _SESSION, device, kernel)
+    if op_def.stateful:
+        ctx.state = context.kernel_state(op)
     try:
         specs = op_def.shape_fn(op)
     except tensor_shape.ShapeError as e:
