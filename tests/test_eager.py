@@ -233,3 +233,31 @@ def test_module_tracking(eager):
     assert [v.name for v in net.trainable_variables] == ["scale:0", "w:0", "w:0"]
     with pytest.raises(ValueError, match="is not a valid module name"):
         tf.Module(name="not valid")
+
+
+@pytest.mark.parametrize("make_optimizer", [
+    lambda tf: tf.train.AdamOptimizer(0.01), lambda tf: tf.train.MomentumOptimizer(0.1, 0.9),
+    lambda tf: tf.train.RMSPropOptimizer(0.01)], ids=["adam", "momentum", "rmsprop"])
+def test_tf1_optimizers_eagerly_equal_their_graph_steps(eager, make_optimizer):
+    """Note 002's MLP/CNN loop: tape gradients, tf.losses, a TF 1 optimizer, eagerly."""
+    tf = eager
+    r = np.random.RandomState(0)
+    w0 = r.randn(4, 3).astype(np.float32)
+    x = r.randn(5, 4).astype(np.float32)
+    y = np.array([0, 1, 2, 1, 0], np.int32)
+    w = tf.Variable(w0)
+    opt = make_optimizer(tf)
+    for _ in range(3):
+        with tf.GradientTape() as tape:
+            loss = tf.losses.sparse_softmax_cross_entropy(labels=y, logits=tf.matmul(x, w))
+        opt.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+    with tfteach.Graph().as_default():
+        gw = tfteach.Variable(w0)
+        gloss = tfteach.losses.sparse_softmax_cross_entropy(labels=y, logits=tfteach.matmul(x, gw))
+        step = make_optimizer(tfteach).minimize(gloss)
+        with tfteach.Session() as sess:
+            sess.run(tfteach.global_variables_initializer())
+            for _ in range(3):
+                sess.run(step)
+            expected = sess.run(gw)
+    np.testing.assert_allclose(w.numpy(), expected, rtol=1e-6, atol=1e-7)
