@@ -220,3 +220,25 @@ def test_tfgraph_line_magic_draws_each_concrete_function(eager):
         assert "concrete function 2 of 2" in view.export["note"]
     finally:
         graph_magics.unregister(shell)
+
+
+def test_tfgraph_cell_magic_shows_the_function_run(eager):
+    from IPython.core import interactiveshell
+    from tfteach.notebook import graph_magics
+    shell = interactiveshell.InteractiveShell.instance()
+    graph_magics.register(shell)
+    try:
+        shell.user_ns["tf"] = eager
+        result = shell.run_cell(
+            "%%tfgraph\n"
+            "@tf.function\n"
+            "def double(x):\n"
+            "    return x * 2.0\n"
+            "y = double(tf.constant([1.0, 2.0]))\n")
+        assert result.error_in_exec is None
+        view = graph_magics.last_view()
+        assert view.graph is shell.user_ns["double"].concrete_functions[0].graph
+        assert len(view.runs) == 1                       # the call, run by a Session
+        np.testing.assert_array_equal(shell.user_ns["y"].numpy(), [2.0, 4.0])
+    finally:
+        graph_magics.unregister(shell)
