@@ -6,6 +6,7 @@
 - variables.py: resource-style eager Variables
 - tape.py: GradientTape, reusing the registered graph gradients
 - function.py: tf.function, tracing Python into graphs run by a Session
+- autograph.py: `if`/`while` on tensors rewritten into tf.cond / tf.while_loop
 - module.py: tf.Module
 See docs/eager.md.
 """

@@ -18,10 +18,11 @@ folding and fusions — without running the Python code again. So Python side ef
 - `tf.Variable(...)` inside the function is allowed on the first trace only (the
   variable is created eagerly, lifted out of the graph); a later trace that creates one
   raises TF's ValueError.
-- Not supported (docs/eager.md): AutoGraph's rewriting of Python `if`/`for`/`while` on
-  tensors (use `tf.cond` / `tf.while_loop`; Python control flow on Python values is
-  unrolled at trace time, as in TF), and recording a call on an outer GradientTape:
-  while a tape records, a call runs the Python function eagerly instead.
+- `if`/`while` statements on tensors are rewritten into `tf.cond`/`tf.while_loop` in
+  their simple forms (autograph.py); Python control flow on Python values runs at
+  trace time, as in TF.
+- Not supported (docs/eager.md): recording a call on an outer GradientTape: while a
+  tape records, a call runs the Python function eagerly instead.
 """
 import functools
 import weakref
@@ -51,6 +52,8 @@ class FuncGraph(graph_lib.Graph):
         self.structured_outputs = None
         self.variable_captures = {}      # id(eager variable) -> (variable, ref, read)
         self.last_writes = {}            # id(eager variable) -> its last update op
+        self.branch_writes = {}          # the same, for updates inside a cond branch
+        self.side_effects = []           # ops every call runs (conds with updates)
 
     @property
     def building_function(self):
@@ -86,8 +89,21 @@ class FuncGraph(graph_lib.Graph):
             return identity(ref, name="read")
 
     def wrote_variable(self, variable, op):
-        """`op` updated `variable`: later reads and updates come after it."""
+        """`op` updated `variable`: later reads and updates come after it. An update
+        inside a tf.cond branch is ordered by the cond's own marker instead (autograph's
+        if_stmt calls `after_branches`): a read outside must not wait for a branch op
+        that may not run."""
+        if op._control_flow_context is not None:
+            self.branch_writes[id(variable)] = op
+            return
         self.last_writes[id(variable)] = op
+
+    def after_branches(self, marker_op):
+        """Updates made in the branches of a cond are done when `marker_op` ran."""
+        for key in self.branch_writes:
+            self.last_writes[key] = marker_op
+        self.branch_writes.clear()
+        self.side_effects.append(marker_op)
 
     def last_write(self, variable):
         return self.last_writes.get(id(variable))
@@ -128,6 +144,7 @@ class ConcreteFunction:
         self._targets = [op for op in graph.get_operations()
                          if (op._op_def.ref_inputs or op.type in ("Print", "Assert"))
                          and op._control_flow_context is None and op not in fetched_ops]
+        self._targets += [op for op in graph.side_effects if op not in fetched_ops]
         self._session = None
 
     @property
@@ -198,6 +215,8 @@ class Function:
                     raise TypeError("input_signature must be a possibly nested sequence of "
                                     "TensorSpec objects, got invalid args %r" % (spec,))
         self._relax = bool(experimental_relax_shapes or reduce_retracing)
+        self._autograph = autograph
+        self._traced_function = None      # python_function, AutoGraph-converted
         self._concrete = {}            # signature key -> ConcreteFunction
         self._instances = {}           # id(object) -> (weak ref, bound Function)
         self._created_variables = False
@@ -218,7 +237,8 @@ class Function:
         bound = self._instances.get(id(instance))
         if bound is None or bound[0]() is not instance:
             fn = Function(functools.partial(self._python_function, instance), self._name,
-                          self._input_signature, experimental_relax_shapes=self._relax)
+                          self._input_signature, autograph=self._autograph,
+                          experimental_relax_shapes=self._relax)
             try:
                 ref = weakref.ref(instance)
             except TypeError:
@@ -350,7 +370,11 @@ class Function:
                 else:
                     graph_flat.append(x)
             g_args, g_kwargs = nest.pack_sequence_as((args, kwargs), graph_flat)
-            outputs = self._python_function(*g_args, **g_kwargs)
+            if self._traced_function is None:
+                from tfteach.eager import autograph
+                self._traced_function = (autograph.convert(self._python_function)
+                                         if self._autograph else self._python_function)
+            outputs = self._traced_function(*g_args, **g_kwargs)
             outputs = nest.map_structure(_graph_output, outputs) if outputs is not None \
                 else None
         created = _variable_count() - before
