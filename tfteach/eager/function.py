@@ -165,7 +165,7 @@ class ConcreteFunction:
             raise TypeError("%s takes %d tensor arguments, got %d"
                             % (self.name, len(self.inputs), len(values)))
         if self._session is None:
-            self._session = Session(graph=self.graph)
+            self._session = Session(graph=self.graph, config=_function_config())
         session = self._session
         store = context.eager_session().variable_values
         captures = list(self.graph.variable_captures.values())
@@ -187,6 +187,17 @@ class ConcreteFunction:
 
     def __repr__(self):
         return "<ConcreteFunction %s at %#x>" % (self.name, id(self))
+
+
+def _function_config():
+    """The ConfigProto of a function's Session: the CPU and virtual GPUs as a graph gets
+    them; with real CUDA cards, the CPU only — the eager variables the graph shares live
+    in host memory, and a real card's kernels keep theirs on the card (docs/eager.md)."""
+    from tfteach.runtime import config as config_lib
+    from tfteach.runtime.devices import local_devices
+    if any(d.kind == "cuda" for d in local_devices()):
+        return config_lib.ConfigProto(device_count={"GPU": 0})
+    return None
 
 
 def _is_graph_tensor(x):
