@@ -109,6 +109,9 @@ def test_errors_are_tf_eager_errors(eager):
         tf.matmul(tf.ones([2, 2]), tf.ones([3, 3]))
     with pytest.raises(TypeError):
         tf.constant(1) + 1.5
+    with pytest.raises(RuntimeError, match=r"^tf.placeholder\(\) is not compatible with "
+                                           "eager execution.$"):
+        tf.placeholder(tf.float32)
 
 
 def test_eager_variable(eager):

@@ -94,6 +94,8 @@ def execute(op_type, inputs, attrs=None, name=None, control_inputs=()):
     if op_type == "Const":
         # A constant is its value: no kernel to run, nothing for a tape to record.
         return EagerTensor(attrs["value"], attrs["dtype"])
+    if op_type == "Placeholder":
+        raise RuntimeError("tf.placeholder() is not compatible with eager execution.")
     op_def = registry.get_op_def(op_type)
     inputs = list(inputs)
     values = _input_values(op_def, inputs)
