@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import tfteach
+from device_helpers import virtual_gpus  # noqa: F401 - fixture
 from eager_helpers import eager, tf2  # noqa: F401 - fixtures
 from tfteach.framework import eager_mode
 
@@ -264,3 +265,28 @@ def test_tf1_optimizers_eagerly_equal_their_graph_steps(eager, make_optimizer):
                 sess.run(step)
             expected = sess.run(gw)
     np.testing.assert_allclose(w.numpy(), expected, rtol=1e-6, atol=1e-7)
+
+
+def test_tf_device_on_a_virtual_gpu_accounts_eager_tensors(eager, virtual_gpus):
+    from tfteach.runtime.devices import local_devices
+    tf = eager
+    virtual_gpus(1, memory_limit=256)
+    allocator = local_devices()[1].allocator
+    with tf.device("/gpu:0"):
+        a = tf.ones([128, 128])                        # 64 KiB
+        b = tf.matmul(a, a)
+    assert a.device == b.device == "/job:localhost/replica:0/task:0/device:GPU:0"
+    # (the int32 shape [128, 128] given to ones was a tensor too, freed when it died)
+    assert allocator.bytes_in_use == 2 * 128 * 128 * 4
+    np.testing.assert_array_equal(b.numpy(), np.full((128, 128), 128.0, np.float32))
+    del a
+    assert allocator.bytes_in_use == 128 * 128 * 4     # freed with the tensor
+    del b
+    assert allocator.bytes_in_use == 0
+    with tf.device("/cpu:0"):
+        assert tf.ones([2]).device.endswith("device:CPU:0")
+    with tf.device("/gpu:7"):                          # no such device: the CPU (soft)
+        assert tf.ones([2]).device.endswith("device:CPU:0")
+    with tf.device("/gpu:0"), pytest.raises(tf.errors.ResourceExhaustedError,
+                                            match="OOM when allocating tensor"):
+        tf.zeros([256, 256, 1024])                     # 256 MiB on a 256 MiB card

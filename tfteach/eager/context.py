@@ -14,7 +14,7 @@ from tfteach.framework import graph as graph_lib
 from tfteach.eager.tensor import CPU_DEVICE
 
 __all__ = ["executing_eagerly", "enable_eager_execution", "eager_session", "kernel_state",
-           "current_device", "scratch_graph", "TAPES", "eager_mode_scope", "graph_mode"]
+           "placement", "scratch_graph", "TAPES", "eager_mode_scope", "graph_mode"]
 
 executing_eagerly = eager_mode.executing_eagerly
 
@@ -63,10 +63,30 @@ def reset_random_states():
         _SESSION.random_states.clear()
 
 
-def current_device():
-    """The device eager ops run on: always the CPU (a `tf.device` scope is recorded on
-    tensors' `.device` only when it names the CPU; docs/eager.md)."""
-    return CPU_DEVICE
+def placement(device_stack):
+    """(device name, allocator or None) for eager ops under the `tf.device` scopes of
+    `device_stack` (the global graph's): a virtual GPU runs the CPU kernels and accounts
+    each output on its allocator while the tensor lives, as a Session does; the CPU, a
+    real CUDA card (eager ops have no CUDA path) or a device that does not exist give the
+    CPU (TF 2's soft placement). Device functions are ignored."""
+    from tfteach.framework import device_spec
+    from tfteach.runtime.config import ConfigProto
+    from tfteach.runtime.devices import local_devices
+    spec = ""
+    for entry in reversed(device_stack):
+        if entry is None:
+            break
+        if isinstance(entry, str):
+            spec = device_spec.merge_device(entry, spec)
+    parsed = device_spec.DeviceSpec.from_string(spec)
+    if parsed.device_type != "GPU":
+        return CPU_DEVICE, None
+    index = parsed.device_index or 0
+    for device in local_devices():
+        if device.device_type == "GPU" and device.index == index and device.is_virtual:
+            device.allocator.configure(ConfigProto().gpu_options)   # first use decides
+            return device.name, device.allocator
+    return CPU_DEVICE, None
 
 
 def _install():
