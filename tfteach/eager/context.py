@@ -14,7 +14,8 @@ from tfteach.framework import graph as graph_lib
 from tfteach.eager.tensor import CPU_DEVICE
 
 __all__ = ["executing_eagerly", "enable_eager_execution", "eager_session", "kernel_state",
-           "placement", "scratch_graph", "TAPES", "eager_mode_scope", "graph_mode"]
+           "placement", "scratch_graph", "TAPES", "eager_mode_scope", "eager_mode_on",
+           "enable_v2_behavior", "disable_eager_execution", "reset_random_states"]
 
 executing_eagerly = eager_mode.executing_eagerly
 
@@ -139,8 +140,3 @@ def eager_mode_scope():
     finally:
         graph_lib._default_graph_stack[:] = saved_stack
         eager_mode.STATE.enabled = saved_enabled
-
-
-def graph_mode():
-    """Graph building inside: a new Graph as the default."""
-    return graph_lib.Graph().as_default()
