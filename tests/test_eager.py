@@ -210,6 +210,14 @@ def test_v2_namespace(tf2):
     assert tf.random.normal([2, 3]).shape == (2, 3)
     with pytest.raises(AttributeError, match="has no attribute 'Session'"):
         tf.Session  # noqa: B018
+    # TF 2's tf.nn signatures: dropout(x, rate), xent(labels, logits) with label gradients
+    kept = tf.nn.dropout(tf.ones([1000]), 0.25, seed=1).numpy()
+    assert 0.6 < np.mean(kept > 0) < 0.9 and set(np.unique(kept)) <= {0.0, np.float32(1 / 0.75)}
+    labels = tf.constant([[0.2, 0.8]])
+    with tf.GradientTape() as tape:
+        tape.watch(labels)
+        loss = tf.nn.softmax_cross_entropy_with_logits(labels, tf.constant([[1.0, 2.0]]))
+    assert tape.gradient(loss, labels) is not None
 
 
 def test_module_tracking(eager):
