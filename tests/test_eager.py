@@ -121,6 +121,15 @@ def test_eager_variable(eager):
     assert repr(v) == ("<tf.Variable 'v:0' shape=(2,) dtype=float32, "
                        "numpy=array([1., 2.], dtype=float32)>")
     assert tf.Variable(1.0).name == tf.Variable(2.0).name == "Variable:0"  # TF 2: not unique
+    with tf.name_scope("a") as a_scope:                 # names as TF 2 gives them
+        with tf.name_scope("b") as b_scope:
+            assert tf.Variable(1.0, name="w").name == "a/b/w:0"
+        with tf.name_scope("c/") as c_scope:
+            assert tf.Variable(1.0).name == "c/Variable:0"
+    assert (a_scope, b_scope, c_scope) == ("a/", "a/b/", "c/")
+    module = tf.Module(name="mod")
+    with module.name_scope:
+        assert tf.Variable(1.0, name="w").name == "mod/w:0"
     v.assign([3.0, 4.0])
     v.assign_add([1.0, 1.0])
     v.assign_sub([0.5, 0.5])
