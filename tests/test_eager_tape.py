@@ -195,3 +195,21 @@ def test_jacobians_against_numpy(eager):
     bj = tape.batch_jacobian(y, x).numpy()
     assert bj.shape == (2, 3, 2)
     assert_close(bj, expected[np.arange(2), :, np.arange(2), :], rtol=1e-6)
+
+
+def test_a_tape_records_its_own_thread_only(eager):
+    import threading
+    tf = eager
+    x = tf.constant(2.0)
+    other = {}
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = x * x
+
+        def elsewhere():
+            other["z"] = x * 10.0          # another thread's op: not on this tape
+        thread = threading.Thread(target=elsewhere)
+        thread.start()
+        thread.join()
+    assert float(tape.gradient(y, x)) == 4.0
+    assert tape.gradient(other["z"], x) is None

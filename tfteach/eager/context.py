@@ -19,8 +19,33 @@ __all__ = ["executing_eagerly", "enable_eager_execution", "eager_session", "kern
 
 executing_eagerly = eager_mode.executing_eagerly
 
-# The GradientTapes recording now, innermost last (tape.py).
-TAPES = []
+class _ThreadTapes(threading.local):
+    """The GradientTapes recording now in this thread, innermost last (tape.py): as in
+    TensorFlow, a tape records the ops of the thread that entered it only."""
+
+    def __init__(self):
+        self.tapes = []
+
+    def __bool__(self):
+        return bool(self.tapes)
+
+    def __iter__(self):
+        return iter(list(self.tapes))
+
+    def __len__(self):
+        return len(self.tapes)
+
+    def append(self, tape):
+        self.tapes.append(tape)
+
+    def remove(self, tape):
+        self.tapes.remove(tape)
+
+    def clear(self):
+        del self.tapes[:]
+
+
+TAPES = _ThreadTapes()
 
 
 class _EagerSession:
