@@ -85,6 +85,19 @@ from tfteach.ops.count_up_to_op import count_up_to  # noqa: F401,E402
 from tfteach import queue  # noqa: F401,E402 (tf.queue: the queue classes)
 # -- end queues --------------------------------------------------------------------------
 
+# -- eager execution (issue 19, helper eager: tfteach/eager/, docs/eager.md) ---------------
+from tfteach.eager.context import (enable_eager_execution, executing_eagerly,  # noqa: F401,E402
+                                   enable_v2_behavior, disable_eager_execution)
+from tfteach.eager.tape import GradientTape  # noqa: F401,E402
+from tfteach.eager.function import function  # noqa: F401,E402
+from tfteach.eager.module import Module  # noqa: F401,E402
+from tfteach.eager.tensor_spec import TensorSpec  # noqa: F401,E402
+from tfteach.eager import namespaces as _eager_namespaces  # noqa: E402
+random = _eager_namespaces.random_module()      # tf.random, tf.math, tf.compat (TF 1.15 has them)
+math = _eager_namespaces.math_module()
+compat = _eager_namespaces.compat_module()
+# -- end eager --------------------------------------------------------------------------------
+
 newaxis = None
 # The TensorFlow API level tfteach reproduces (the notes print `tf.__version__`);
 # the package's own version is `tfteach.PACKAGE_VERSION`.

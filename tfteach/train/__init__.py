@@ -87,3 +87,6 @@ __all__ += ["Coordinator", "LooperThread", "QueueRunner", "add_queue_runner",
             "string_input_producer", "range_input_producer", "slice_input_producer",
             "limit_epochs", "match_filenames_once"]
 # -- end queues --------------------------------------------------------------------------
+# -- object-based checkpoints (issue 19, helper eager: train/object_checkpoint.py) ----------
+from tfteach.train.object_checkpoint import Checkpoint, CheckpointManager  # noqa: E402
+__all__ += ["Checkpoint", "CheckpointManager"]
