@@ -44,8 +44,8 @@ class FunctionGraph(graph_lib.Graph):
         while True:
             if graph is outer:
                 return True
-            if not outer.building_function:
-                return False
+            if not outer.building_function or not hasattr(outer, "outer_graph"):
+                return False        # a plain graph, or a tf.function trace (no captures)
             outer = outer.outer_graph
 
     def capture(self, tensor):

@@ -455,7 +455,10 @@ def building_graph(graph):
     default graph when that is a traced function (a tf.data function, data/
     function_graph.py) that captures tensors of `graph`, as TF's FuncGraph does."""
     default = get_default_graph()
-    if graph is not default and default.building_function and default.captures_from(graph):
+    # only graphs that capture outer tensors have captures_from (a tf.function's trace,
+    # eager/concrete_function.py, turns eager values into constants instead)
+    captures_from = getattr(default, "captures_from", None)
+    if graph is not default and captures_from is not None and captures_from(graph):
         return default
     return graph
 
