@@ -181,6 +181,10 @@ class Layer:
     def build(self, input_shape):
         self.built = True
 
+    def _build_on_call(self, input_shape):
+        self.build(input_shape)
+        self.built = True
+
     def call(self, inputs, **kwargs):
         return inputs
 
@@ -201,8 +205,8 @@ class Layer:
                 if self._dtype is None:
                     self._dtype = flat_inputs[0].dtype.base_dtype.name
                 shapes = [t.get_shape() for t in flat_inputs]
-                self.build(shapes if isinstance(inputs, (list, tuple)) else shapes[0])
-                self.built = True
+                self._build_on_call(shapes if isinstance(inputs, (list, tuple))
+                                    else shapes[0])
                 if self._initial_weights is not None:
                     self.set_weights(self._initial_weights)
                     self._initial_weights = None

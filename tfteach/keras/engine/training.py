@@ -134,6 +134,10 @@ class Model(Layer):
         shape = tf.TensorShape(input_shape).as_list()
         self._set_inputs(tf.placeholder(backend.floatx(), shape=shape, name="input_1"))
 
+    def _build_on_call(self, input_shape):
+        # A model's layers build themselves when `call` first uses them.
+        self.built = True
+
     def _set_inputs(self, inputs):
         outputs = self(inputs)
         self.inputs = [inputs]
