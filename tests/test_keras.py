@@ -315,3 +315,21 @@ def test_image_data_generator_flip_and_shift_move_pixels():
     batch_x, batch_y = next(rotated.flow(np.repeat(image, 4, 0), np.arange(4),
                                          batch_size=3, seed=0))
     assert batch_x.shape == (3, 5, 5, 1) and sorted(batch_y) == sorted(set(batch_y))
+
+
+def test_fit_generator_trains_on_augmented_batches(capsys):
+    images = RNG.rand(40, 6, 6, 1).astype(np.float32)
+    labels = keras.utils.to_categorical((images.mean((1, 2, 3)) > 0.5).astype(int), 2)
+    model = keras.Sequential([keras.layers.Conv2D(2, 3, input_shape=(6, 6, 1)),
+                              keras.layers.Flatten(),
+                              keras.layers.Dense(2, activation="softmax")])
+    model.compile(optimizer="adam", loss="categorical_crossentropy", metrics=["acc"])
+    generator = keras.preprocessing.image.ImageDataGenerator(
+        rotation_range=30, width_shift_range=0.1, height_shift_range=0.1,
+        horizontal_flip=True)
+    history = model.fit_generator(generator.flow(images, labels, batch_size=16, seed=0),
+                                  epochs=2, validation_data=(images, labels), workers=4,
+                                  verbose=1)
+    assert sorted(history.history) == ["acc", "loss", "val_acc", "val_loss"]
+    out = capsys.readouterr().out
+    assert re.search(r"3/3 \[={30}\] - \d+s \d+m?s/step - loss: ", out), out

@@ -88,7 +88,7 @@ class ProgbarLogger(Callback):
             print("Epoch %d/%d" % (epoch + 1, self.epochs))
             self.progbar = Progbar(target=self.params["samples"], verbose=self.verbose,
                                    stateful_metrics=self.stateful_metrics,
-                                   unit_name="sample")
+                                   unit_name=self.params.get("unit", "sample"))
 
     def on_batch_end(self, batch, logs=None):
         logs = logs or {}

@@ -12,9 +12,9 @@ and the optimizer's update ops; `fit` feeds NumPy batches to `sess.run` in the S
 import numpy as np
 
 import tfteach as tf
-from tfteach.keras import backend, callbacks as cbks, losses, metrics as metrics_mod
+from tfteach.keras import backend, losses, metrics as metrics_mod
 from tfteach.keras import optimizers
-from tfteach.keras.engine import arrays, network
+from tfteach.keras.engine import arrays, network, training_loop
 from tfteach.keras.engine.base_layer import Layer
 from tfteach.keras.engine.input_layer import InputLayer
 
@@ -293,53 +293,62 @@ class Model(Layer):
             val_targets = [a[split:] for a in targets]
             inputs = [a[:split] for a in inputs]
             targets = [a[:split] for a in targets]
-        fetches = [self.total_loss] + self._metric_tensors
-        updates = self._train_ops()
-        backend.get_session()        # initializes the optimizer's new variables
-        names = list(self.metrics_names)
-        self.history = cbks.History()
-        callback_list = [cbks.Callback()] + list(callbacks or []) + [self.history]
-        if verbose:
-            callback_list.append(cbks.ProgbarLogger(stateful_metrics=names[1:]))
         count = len(inputs[0])
-        shown = names + (["val_" + n for n in names] if val_inputs is not None else [])
-        callback_list = cbks.CallbackList(callback_list, self, {
-            "batch_size": batch_size, "epochs": epochs, "steps": None, "samples": count,
-            "verbose": verbose, "do_validation": val_inputs is not None,
-            "metrics": shown})
-        if verbose:
-            print("Train on %d samples" % count + (
-                ", validate on %d samples" % len(val_inputs[0])
-                if val_inputs is not None else ""))
-        self.stop_training = False
-        callback_list.call("on_train_begin", {})
-        for epoch in range(initial_epoch, epochs):
-            callback_list.call("on_epoch_begin", epoch, {})
+
+        def epoch_batches(epoch):
             order = np.arange(count)
             if shuffle:
                 np.random.shuffle(order)
-            epoch_in = [a[order] for a in inputs] if shuffle else inputs
-            epoch_out = [a[order] for a in targets] if shuffle else targets
+            for start, end in arrays.make_batches(count, batch_size):
+                index = order[start:end]
+                yield [a[index] for a in inputs], [a[index] for a in targets]
 
-            def on_batch(index, size, values, running):
-                logs = {"batch": index, "size": size, names[0]: float(values[0])}
-                # metrics are shown as running means over the epoch (TF 1.15's
-                # stateful metrics); the progress bar averages the loss itself.
-                logs.update({n: float(v) for n, v in zip(names[1:], running[1:])})
-                callback_list.call("on_train_batch_end", index, logs)
+        validate = None
+        if val_inputs is not None:
+            def validate():
+                return self._run_batches([self.total_loss] + self._metric_tensors,
+                                         val_inputs, val_targets, batch_size, False)
+        info = "Train on %d samples" % count + (
+            ", validate on %d samples" % len(val_inputs[0]) if val_inputs is not None
+            else "")
+        return training_loop.fit_loop(self, epoch_batches, epochs, count, "sample",
+                                      verbose, callbacks, validate, initial_epoch,
+                                      validation_freq, info)
 
-            means = self._run_batches(fetches, epoch_in, epoch_out, batch_size, True,
-                                      on_batch, updates)
-            logs = {n: float(v) for n, v in zip(names, means)}
-            if val_inputs is not None and (epoch + 1) % validation_freq == 0:
-                val = self._run_batches(fetches, val_inputs, val_targets, batch_size,
-                                        False)
-                logs.update({"val_" + n: float(v) for n, v in zip(names, val)})
-            callback_list.call("on_epoch_end", epoch, logs)
-            if self.stop_training:
-                break
-        callback_list.call("on_train_end", {})
-        return self.history
+    def fit_generator(self, generator, steps_per_epoch=None, epochs=1, verbose=1,
+                      callbacks=None, validation_data=None, validation_steps=None,
+                      validation_freq=1, class_weight=None, max_queue_size=10, workers=1,
+                      use_multiprocessing=False, shuffle=True, initial_epoch=0):
+        """Train on batches `(x, y)` drawn from `generator`, `steps_per_epoch` of them
+        per epoch (default: `len(generator)`). `workers` is accepted and ignored:
+        batches are made in this thread."""
+        if steps_per_epoch is None:
+            if not hasattr(generator, "__len__"):
+                raise ValueError("`steps_per_epoch=None` is only valid for a generator "
+                                 "based on the `keras.utils.Sequence` class. Please "
+                                 "specify `steps_per_epoch` or use the "
+                                 "`keras.utils.Sequence` class.")
+            steps_per_epoch = len(generator)
+        first_x, first_y = next(generator)
+        self._standardize(first_x, first_y)
+        pending = [(first_x, first_y)]
+
+        def epoch_batches(epoch):
+            for _ in range(steps_per_epoch):
+                x, y = pending.pop() if pending else next(generator)
+                yield self._standardize(x, y)
+
+        validate = None
+        if validation_data is not None:
+            val_inputs, val_targets = self._standardize(validation_data[0],
+                                                        validation_data[1])
+
+            def validate():
+                return self._run_batches([self.total_loss] + self._metric_tensors,
+                                         val_inputs, val_targets, 32, False)
+        return training_loop.fit_loop(self, epoch_batches, epochs, steps_per_epoch,
+                                      "step", verbose, callbacks, validate, initial_epoch,
+                                      validation_freq)
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None,
                  steps=None, callbacks=None, **kwargs):
