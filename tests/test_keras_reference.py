@@ -6,6 +6,8 @@ weights (copied from tf-keras) and data, shuffle=False -> the same loss per epoc
 each optimizer; HDF5 files written by either are read by the other with identical
 predictions. Skipped without tensorflow / tf_keras.
 """
+import re
+
 import numpy as np
 import pytest
 
@@ -261,3 +263,55 @@ def test_hdf5_files_written_by_tf_keras_are_read_by_tfteach(tk, builder, tmp_pat
     fresh = builder(tf.keras)
     fresh.load_weights(str(tmp_path / "weights.h5"))
     assert_close(fresh.predict(data), expected, rtol=1e-5)
+
+
+SEQUENCES = RNG.randn(5, 7, 3).astype(np.float32)
+
+
+@pytest.mark.parametrize("layer,options", [
+    ("SimpleRNN", {}),
+    ("SimpleRNN", dict(return_sequences=True, go_backwards=True)),
+    ("LSTM", dict(recurrent_activation="sigmoid")),
+    ("LSTM", dict(recurrent_activation="sigmoid", return_sequences=True)),
+    ("GRU", dict(recurrent_activation="sigmoid", reset_after=False)),
+    ("GRU", dict(recurrent_activation="sigmoid", reset_after=True)),
+], ids=lambda v: v if isinstance(v, str) else "-".join("%s=%s" % kv for kv in v.items()))
+def test_recurrent_layers_compute_what_tf_keras_computes(tk, layer, options):
+    # (recurrent_activation is given: TF 1.15's default 'hard_sigmoid' is 0.2x+0.5,
+    #  tf-keras 2.21's is x/6+0.5; both clip to [0, 1])
+    def build(keras):
+        # unroll=True: tf-keras' while-loop gradient fails in TF 2.21's graph mode;
+        # tfteach always unrolls.
+        return keras.Sequential([getattr(keras.layers, layer)(4, input_shape=(7, 3),
+                                                              unroll=True, **options),
+                                 keras.layers.Dense(2)])
+    theirs, ours = build(tk), build(tf.keras)
+    def names(model):   # tf-keras numbers layers per process, tfteach per graph
+        return [re.sub(r"_\d+/", "/", w.name) for w in model.weights]
+    assert names(ours) == names(theirs)
+    assert layout(ours) == layout(theirs)
+    copy_weights(theirs, ours)
+    assert_close(ours.predict(SEQUENCES), theirs.predict(SEQUENCES), rtol=1e-5)
+    targets = RNG.randn(5, 7, 2).astype(np.float32) if options.get("return_sequences") \
+        else RNG.randn(5, 2).astype(np.float32)
+    for model in (theirs, ours):
+        model.compile(optimizer=tk.optimizers.legacy.SGD(0.1) if model is theirs
+                      else tf.keras.optimizers.SGD(0.1), loss="mse")
+    h1 = theirs.fit(SEQUENCES, targets, epochs=3, verbose=0, shuffle=False)
+    h2 = ours.fit(SEQUENCES, targets, epochs=3, verbose=0, shuffle=False)
+    assert_close(h2.history["loss"], h1.history["loss"], rtol=1e-4)
+
+
+def test_lstm_defaults_are_tf_1_15s():
+    layer = tf.keras.layers.LSTM(3)
+    model = tf.keras.Sequential([layer])
+    model.build((None, 2, 4))
+    bias = tf.keras.backend.get_value(layer.cell.bias)
+    assert (bias == np.r_[np.zeros(3), np.ones(3), np.zeros(6)]).all()   # forget gate 1
+    recurrent = tf.keras.backend.get_value(layer.cell.recurrent_kernel)    # orthogonal
+    assert_close(recurrent @ recurrent.T, np.eye(3), rtol=1e-5, scale=1.0)
+    assert layer.get_config()["recurrent_activation"] == "hard_sigmoid"
+    x = np.linspace(-4, 4, 9).astype(np.float32)
+    with tf.Session() as sess:
+        hard = sess.run(tf.keras.layers.recurrent.hard_sigmoid(tf.constant(x)))
+    assert_close(hard, np.clip(0.2 * x + 0.5, 0, 1), rtol=1e-6)

@@ -8,7 +8,7 @@ from tfteach.keras.serialization import deserialize, serialize_object
 from tfteach.ops import init_ops
 
 __all__ = ["Initializer", "Zeros", "Ones", "Constant", "RandomNormal", "RandomUniform",
-           "TruncatedNormal", "VarianceScaling", "GlorotUniform", "GlorotNormal",
+           "TruncatedNormal", "VarianceScaling", "GlorotUniform", "GlorotNormal", "Orthogonal",
            "he_normal", "he_uniform", "lecun_normal", "lecun_uniform", "get",
            "serialize", "deserialize_initializer"]
 
@@ -50,6 +50,37 @@ GlorotUniform = _without_dtype(init_ops.GlorotUniform)
 GlorotNormal = _without_dtype(init_ops.GlorotNormal)
 
 
+class Orthogonal(Initializer):
+    """A (semi-)orthogonal matrix times `gain` (Saxe et al.): the QR decomposition of a
+    normal random matrix, signs fixed so the result is uniformly distributed.
+
+    tfteach has no QR op, so the matrix is drawn with NumPy when the variable is
+    created (seeded by `seed`) and stored in the graph as its initial value."""
+
+    def __init__(self, gain=1.0, seed=None, dtype="float32"):
+        self.gain, self.seed = float(gain), seed
+        self.dtype = dtype
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        import numpy as np
+        import tfteach as tf
+        if len(shape) < 2:
+            raise ValueError("The tensor to initialize must be at least two-dimensional")
+        rows = int(np.prod(shape[:-1]))
+        cols = shape[-1]
+        flat = np.random.RandomState(self.seed).normal(
+            size=(max(rows, cols), min(rows, cols)))
+        q, r = np.linalg.qr(flat)
+        q = q * np.sign(np.diag(r))
+        if rows < cols:
+            q = q.T
+        values = (self.gain * q[:rows, :cols]).reshape(shape)
+        return tf.constant(values, dtype=dtype or self.dtype)
+
+    def get_config(self):
+        return {"gain": self.gain, "seed": self.seed}
+
+
 def he_normal(seed=None):
     return VarianceScaling(2.0, "fan_in", "truncated_normal", seed=seed)
 
@@ -76,6 +107,7 @@ _OBJECTS = {
     "variance_scaling": VarianceScaling, "VarianceScaling": VarianceScaling,
     "glorot_uniform": GlorotUniform, "GlorotUniform": GlorotUniform,
     "glorot_normal": GlorotNormal, "GlorotNormal": GlorotNormal,
+    "orthogonal": Orthogonal, "Orthogonal": Orthogonal,
     "he_normal": he_normal, "he_uniform": he_uniform,
     "lecun_normal": lecun_normal, "lecun_uniform": lecun_uniform,
 }

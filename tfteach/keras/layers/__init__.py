@@ -7,6 +7,8 @@ from tfteach.keras.layers.core import Activation, Dense, Dropout, Flatten, Resha
 from tfteach.keras.layers.embeddings import Embedding
 from tfteach.keras.layers.merge import Add, Concatenate, add, concatenate
 from tfteach.keras.layers.normalization import BatchNormalization
+from tfteach.keras.layers import recurrent  # noqa: F401
+from tfteach.keras.layers.recurrent import GRU, LSTM, SimpleRNN
 from tfteach.keras.layers.pooling import (AveragePooling2D, AvgPool2D,  # noqa: F401
                                           GlobalAveragePooling2D, GlobalAvgPool2D,
                                           MaxPool2D, MaxPooling2D)
@@ -14,7 +16,7 @@ from tfteach.keras.layers.pooling import (AveragePooling2D, AvgPool2D,  # noqa: 
 __all__ = ["Layer", "InputSpec", "Input", "InputLayer", "Dense", "Activation", "Flatten",
            "Reshape", "Dropout", "Conv2D", "Conv2DTranspose", "MaxPooling2D", "MaxPool2D",
            "AveragePooling2D", "GlobalAveragePooling2D", "BatchNormalization",
-           "Embedding", "Add", "Concatenate", "add", "concatenate", "deserialize"]
+           "Embedding", "SimpleRNN", "LSTM", "GRU", "Add", "Concatenate", "add", "concatenate", "deserialize"]
 
 
 def _classes():
@@ -22,11 +24,6 @@ def _classes():
     from tfteach.keras.engine.training import Model
     found = {name: obj for name, obj in globals().items()
              if isinstance(obj, type) and issubclass(obj, Layer)}
-    try:
-        from tfteach.keras.layers import recurrent
-        found.update({name: getattr(recurrent, name) for name in recurrent.__all__})
-    except ImportError:
-        pass
     found.update(Sequential=Sequential, Model=Model, Functional=Model)
     return found
 

@@ -49,7 +49,12 @@ class Dense(Layer):
     def call(self, inputs):
         rank = inputs.get_shape().ndims
         if rank is not None and rank > 2:
-            outputs = tf.tensordot(inputs, self.kernel, [[rank - 1], [0]])
+            # Every position of a [batch, time, features] input gets the same kernel:
+            # fold the leading axes into rows, one MatMul, unfold (Keras' tensordot).
+            rows = tf.reshape(inputs, [-1, self.kernel.get_shape().as_list()[0]])
+            outputs = tf.reshape(tf.matmul(rows, self.kernel), tf.concat(
+                [tf.shape(inputs)[:-1], [self.units]], 0))
+            outputs.set_shape(inputs.get_shape().as_list()[:-1] + [self.units])
         else:
             outputs = tf.matmul(inputs, self.kernel)
         if self.use_bias:
