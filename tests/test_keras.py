@@ -333,3 +333,16 @@ def test_fit_generator_trains_on_augmented_batches(capsys):
     assert sorted(history.history) == ["acc", "loss", "val_acc", "val_loss"]
     out = capsys.readouterr().out
     assert re.search(r"3/3 \[={30}\] - \d+s \d+m?s/step - loss: ", out), out
+
+
+def test_a_loss_object_with_logits_and_integer_labels():
+    model = keras.Sequential([keras.layers.Dense(3, input_shape=(6,))])
+    model.compile(optimizer="sgd", metrics=["accuracy"],
+                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    labels = (X[:, :3].argmax(1)).astype(np.int32)
+    loss, accuracy = model.evaluate(X, labels, verbose=0)
+    logits = model.predict(X)
+    shifted = logits - logits.max(1, keepdims=True)
+    log_softmax = shifted - np.log(np.exp(shifted).sum(1, keepdims=True))
+    assert loss == pytest.approx(-log_softmax[np.arange(64), labels].mean(), rel=1e-5)
+    assert accuracy == pytest.approx(np.mean(logits.argmax(1) == labels), abs=1e-6)

@@ -131,11 +131,20 @@ def get(identifier):
     if identifier is None:
         return None
     if isinstance(identifier, Loss):
-        return identifier.call
+        return _per_sample(identifier)
     if callable(identifier) and not isinstance(identifier, type):
         return identifier
     found = deserialize(identifier, _OBJECTS, "loss function")
-    return found.call if isinstance(found, Loss) else found
+    return _per_sample(found) if isinstance(found, Loss) else found
+
+
+def _per_sample(loss):
+    """A Loss object's per-sample function, named after the function it wraps (compile
+    recognises 'sparse_categorical_crossentropy' by name: integer targets)."""
+    def per_sample(y_true, y_pred):
+        return loss.call(y_true, y_pred)
+    per_sample.__name__ = type(loss).fn.__name__
+    return per_sample
 
 
 def serialize(loss):
