@@ -90,6 +90,7 @@ bench: install
 	$(PY) bench/nn_steps.py
 	$(PY) bench/cell_memory_overhead.py
 	$(PY) bench/threads.py
+	$(PY) bench/eager.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info labextension/node_modules labextension/lib \

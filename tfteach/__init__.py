@@ -55,6 +55,19 @@ from tfteach.io.tf_protos import (AttrValue, Event, GraphDef, HistogramProto,  #
                                   SummaryMetadata, TensorInfo)
 from tfteach import summary  # noqa: F401,E402 (tf.summary: summary ops, FileWriter)
 
+# -- eager execution (issue 19, helper eager: tfteach/eager/, docs/eager.md) ---------------
+from tfteach.eager.context import (enable_eager_execution, executing_eagerly,  # noqa: F401,E402
+                                   enable_v2_behavior, disable_eager_execution)
+from tfteach.eager.tape import GradientTape  # noqa: F401,E402
+from tfteach.eager.function import function  # noqa: F401,E402
+from tfteach.eager.module import Module  # noqa: F401,E402
+from tfteach.eager.tensor_spec import TensorSpec  # noqa: F401,E402
+from tfteach.eager import namespaces as _eager_namespaces  # noqa: E402
+random = _eager_namespaces.random_module()      # tf.random, tf.math, tf.compat (TF 1.15 has them)
+math = _eager_namespaces.math_module()
+compat = _eager_namespaces.compat_module()
+# -- end eager --------------------------------------------------------------------------------
+
 newaxis = None
 # The TensorFlow API level tfteach reproduces (the notes print `tf.__version__`);
 # the package's own version is `tfteach.PACKAGE_VERSION`.

@@ -414,6 +414,12 @@ class Graph:
     # -- default graph ---------------------------------------------------------------------------
     @contextlib.contextmanager
     def as_default(self):
+        from tfteach.framework.eager_mode import STATE as eager
+        if eager.enabled and not _default_graph_stack and self is _global_default_graph:
+            # Eagerly, op functions' `get_default_graph().as_default()` must not switch
+            # eager execution off (the eager context has no graph; docs/eager.md).
+            yield self
+            return
         _default_graph_stack.append(self)
         try:
             yield self

@@ -6,6 +6,7 @@ are thin wrappers over the default `Graph`'s methods, as in TensorFlow.
 import contextlib
 
 from tfteach.framework import graph as graph_lib
+from tfteach.framework.eager_mode import STATE as _EAGER
 from tfteach.framework.tensor import Tensor
 
 __all__ = ["name_scope", "device", "control_dependencies", "add_to_collection",
@@ -30,8 +31,13 @@ def name_scope(name, default_name=None, values=None):
     if name is None and default_name is None and values is not None:
         raise ValueError("At least one of name (%s) and default_name (%s) must be provided."
                          % (name, default_name))
-    graph = _graph_for(values)
     scope_name = name if name is not None else default_name
+    if _EAGER.enabled and not graph_lib._default_graph_stack:
+        # Eager ops have no names to scope (TF's eager name_scope only names): no graph
+        # is made the default, which would switch eager execution off inside.
+        yield scope_name + "/" if scope_name else ""
+        return
+    graph = _graph_for(values)
     with graph.as_default(), graph.name_scope(scope_name) as scope:
         yield scope
 
@@ -42,7 +48,10 @@ def device(device_name_or_function):
 
 
 def control_dependencies(control_inputs):
-    """Ops created inside run only after `control_inputs` (`tf.control_dependencies`)."""
+    """Ops created inside run only after `control_inputs` (`tf.control_dependencies`).
+    Eagerly, ops run in program order: a no-op, as in TensorFlow."""
+    if _EAGER.enabled and not graph_lib._default_graph_stack:
+        return contextlib.nullcontext()
     return graph_lib.get_default_graph().control_dependencies(control_inputs)
 
 

@@ -10,7 +10,8 @@ and, where ipywidgets is installed, a run selector and a step-through (graph_wid
     %tfgraph [graph-expr] [--fetch NAME] [--collapse LEVEL]
 
 draws the current default graph, or the graph of `graph-expr` (a tf.Graph, a Session,
-or anything with a `.graph`). docs/notebook.md is the user's guide.
+or anything with a `.graph`; for a tf.function, each graph it traced). docs/notebook.md
+is the user's guide.
 
 The magic registers no per-cell hooks: a cell without `%%tfgraph` pays nothing for it.
 """
@@ -104,11 +105,26 @@ class TfGraphMagics(Magics):
             except Exception as e:
                 raise UsageError("%%tfgraph: cannot evaluate %r: %s: %s"
                                  % (args.graph, type(e).__name__, e)) from None
+            concrete = getattr(obj, "concrete_functions", None)
+            if concrete is not None:             # a tf.function: each traced graph
+                return self._draw_function(args.graph, concrete, args)
             graph = obj if isinstance(obj, tf.Graph) else getattr(obj, "graph", None)
             if not isinstance(graph, tf.Graph):
                 raise UsageError("%%tfgraph: %r is a %s, not a tf.Graph (or something with "
                                  "a .graph)" % (args.graph, type(obj).__name__))
         self._show(graph, [], args, note="")
+
+    def _draw_function(self, expr, concrete, args):
+        """`%tfgraph f` for a tf.function: one view per concrete function (per input
+        signature traced so far), oldest first (docs/eager.md)."""
+        if not concrete:
+            raise UsageError("%%tfgraph: %s has not been traced yet: call it (or its "
+                             "get_concrete_function(...)) first" % expr)
+        for i, function in enumerate(concrete):
+            signature = ", ".join("%s: %s %s" % (t.op.name, t.dtype.name, t.shape)
+                                  for t in function.inputs)
+            self._show(function.graph, [], args, note="%s, concrete function %d of %d "
+                       "(%s)" % (expr, i + 1, len(concrete), signature or "no tensors"))
 
     # -- %%tfgraph ---------------------------------------------------------------------
     def _run_cell(self, args, cell):

@@ -29,6 +29,7 @@ from tfteach.ops.control_flow_context import (ControlFlowContext, building_in,
                                               reads_session_state)
 from tfteach.ops.dependency_ops import with_dependencies
 from tfteach.ops.op_builder import ShapeError, apply_op, graph_of
+from tfteach.framework.eager_mode import executing_eagerly
 
 __all__ = ["cond", "switch", "merge"]
 
@@ -190,6 +191,11 @@ def _check_fns(true_fn, false_fn, fn1, fn2):
 def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, fn2=None):
     """`true_fn()` if `pred` else `false_fn()`; only the taken branch's ops run."""
     true_fn, false_fn = _check_fns(true_fn, false_fn, fn1, fn2)
+    if executing_eagerly():
+        # As TF's eager cond: the predicate is known, only the taken branch runs.
+        if isinstance(pred, bool):
+            raise TypeError("pred must not be a Python bool")
+        return true_fn() if bool(pred) else false_fn()
     graph = graph_of([pred])
     with graph.as_default(), name_scope(name, "cond", [pred]):
         if isinstance(pred, bool):

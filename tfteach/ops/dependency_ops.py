@@ -9,6 +9,7 @@ from tfteach.framework.operation import Operation
 from tfteach.framework.registry import register_op
 from tfteach.ops.constant_op import identity
 from tfteach.ops.op_builder import apply_op, graph_of
+from tfteach.framework.eager_mode import executing_eagerly
 
 __all__ = ["no_op", "group", "tuple", "with_dependencies"]
 
@@ -39,6 +40,8 @@ def group(*inputs, **kwargs):
     name = kwargs.pop("name", None)
     if kwargs:
         raise TypeError("Unknown keyword arguments: " + ", ".join(kwargs.keys()))
+    if executing_eagerly():
+        return None           # eagerly the inputs have already run (TF returns None too)
     ops = []
     for value in _flatten_inputs(inputs):
         try:
@@ -55,6 +58,8 @@ def group(*inputs, **kwargs):
 
 def with_dependencies(dependencies, output_tensor, name=None):
     """`output_tensor`'s value, produced only after `dependencies` ran."""
+    if executing_eagerly():
+        return output_tensor
     graph = graph_of(list(dependencies) + [output_tensor])
     with graph.as_default(), name_scope(name, "control_dependency",
                                         list(dependencies) + [output_tensor]) as scope:

@@ -23,6 +23,7 @@ from tfteach.ops.aggregate_ops import accumulate_n, add_n
 from tfteach.ops.constant_op import constant, identity
 from tfteach.ops.stop_gradient_op import stop_gradient  # noqa: F401 (tf.stop_gradient)
 from tfteach.ops import op_builder
+from tfteach.framework.eager_mode import executing_eagerly
 
 __all__ = ["gradients", "stop_gradient", "AggregationMethod", "UnconnectedGradients"]
 
@@ -194,6 +195,9 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     Returns a list with one Tensor (or None) per x. The gradient ops are new ops in the
     graph, under the name scope `gradients/` (`gradients_1/` for a second call).
     """
+    if executing_eagerly():
+        raise RuntimeError("tf.gradients is not supported when eager execution is enabled. "
+                           "Use tf.GradientTape instead.")
     ys = _as_list(ys)
     xs = _as_list(xs)
     stop_gradients = [] if stop_gradients is None else _as_list(stop_gradients)

@@ -16,6 +16,7 @@ from tfteach.framework.registry import gradient
 from tfteach.ops import binary_ops, reduction_ops, shape_ops, unary_ops
 from tfteach.ops.constant_op import identity
 from tfteach.ops.op_builder import apply_op
+from tfteach.framework.eager_mode import executing_eagerly
 
 __all__ = []
 
@@ -73,6 +74,16 @@ def _fused_batch_norm_grad_grad(op, grad_dx, grad_dscale, grad_doffset, *unused_
     # after the batch norm), and the inner tf.gradients must not walk back through it.
     dy, x, scale = [identity(t) for t in op.inputs[:3]]
     mean, variance = op.inputs[3:5]
+    if executing_eagerly():
+        # Eagerly (a GradientTape differentiating this op) a tape does tf.gradients' job.
+        from tfteach.eager.tape import GradientTape
+        with GradientTape(persistent=True) as tape:
+            tape.watch([dy, x, scale])
+            grads = _batch_norm_grad(dy, x, scale, mean, variance, op.get_attr("epsilon"),
+                                     op.get_attr("data_format"), op.get_attr("is_training"))
+        ddy, dx, dscale = tape.gradient(list(grads), [dy, x, scale],
+                                        output_gradients=[grad_dx, grad_dscale, grad_doffset])
+        return [ddy, dx, dscale, None, None, None]
     grads = _batch_norm_grad(dy, x, scale, mean, variance, op.get_attr("epsilon"),
                              op.get_attr("data_format"), op.get_attr("is_training"))
     ddy, dx, dscale = gradients(list(grads), [dy, x, scale],

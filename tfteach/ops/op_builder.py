@@ -8,6 +8,7 @@ input shapes: ...`, exactly as TF1's C++ shape inference reports it.
 import numpy as np
 
 from tfteach.framework import graph as graph_lib
+from tfteach.framework.eager_mode import STATE as _EAGER
 from tfteach.framework import tensor_shape
 from tfteach.framework.tensor import Tensor
 
@@ -32,7 +33,16 @@ def graph_of(values):
 
 
 def apply_op(op_type, inputs, attrs=None, name=None, graph=None, control_inputs=()):
-    """Creates one op; returns its Tensor, its list of Tensors, or the op if it has none."""
+    """Creates one op; returns its Tensor, its list of Tensors, or the op if it has none.
+
+    In eager mode (framework/eager_mode.py) the op runs at once instead and the result
+    is an EagerTensor (tfteach/eager/execute.py); a graph being built (a tf.function's
+    trace) turns the EagerTensors among the inputs into constants of that graph."""
+    if _EAGER.used:
+        if graph is None and _EAGER.enabled and not graph_lib._default_graph_stack:
+            return _EAGER.execute(op_type, inputs, attrs, name, control_inputs)
+        inputs = [t._captured_in_graph() if hasattr(t, "_captured_in_graph") else t
+                  for t in inputs]
     graph = graph or graph_of(inputs)
     op = graph._create_op(op_type, list(inputs), attrs, name, control_inputs)
     outputs = op._outputs
@@ -85,6 +95,9 @@ def constant_value(tensor):
     """
     if not isinstance(tensor, Tensor):
         return None
+    eager_value = getattr(tensor, "_value", None)      # an EagerTensor: its value
+    if eager_value is not None and not tensor.dtype.is_ref_dtype:
+        return np.asarray(eager_value)
     op = tensor.op
     kind = op.type
     if kind == "Const":

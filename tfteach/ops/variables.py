@@ -11,6 +11,7 @@ from contextlib import nullcontext
 
 from tfteach.framework import convert, tensor_shape
 from tfteach.framework import graph as graph_lib
+from tfteach.framework.eager_mode import STATE as _EAGER
 from tfteach.framework.graph import GraphKeys
 from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.tensor import Tensor
@@ -70,6 +71,16 @@ class Variable:
 
     # NumPy must defer to our operators: `ndarray * variable` calls Variable.__rmul__.
     __array_priority__ = 100
+
+    def __new__(cls, *args, **kwargs):
+        # Eagerly (or while a tf.function traces) `tf.Variable(...)` is an eager,
+        # resource-style variable (tfteach/eager/variables.py), as in TF 2.
+        if cls is Variable and _EAGER.enabled and (
+                not graph_lib._default_graph_stack or
+                getattr(graph_lib._default_graph_stack[-1], "is_function_trace", False)):
+            from tfteach.eager.variables import EagerVariable
+            return super().__new__(EagerVariable)
+        return super().__new__(cls)
 
     def __init__(self, initial_value=None, trainable=True, collections=None,
                  validate_shape=True, caching_device=None, name=None, variable_def=None,

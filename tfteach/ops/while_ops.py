@@ -22,6 +22,7 @@ from tfteach.ops.constant_op import constant
 from tfteach.ops.control_flow_context import ControlFlowContext, reads_session_state
 from tfteach.ops.op_builder import ShapeError, apply_op, graph_of, same_shape_fn
 from tfteach.runtime import loop_runner
+from tfteach.framework.eager_mode import executing_eagerly
 
 __all__ = ["while_loop"]
 
@@ -234,6 +235,9 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         raise TypeError("body must be callable.")
     if parallel_iterations < 1:
         raise TypeError("parallel_iterations must be a positive integer.")
+    if executing_eagerly():
+        return _eager_while_loop(cond, body, loop_vars, maximum_iterations,
+                                 return_same_structure)
     if not nest.is_nested(loop_vars):
         loop_vars = [loop_vars]            # a single tensor: tfteach accepts it, as TF 2
     graph = graph_of(nest.flatten(loop_vars))
@@ -266,3 +270,23 @@ def _with_iteration_limit(cond, body, loop_vars, maximum_iterations, try_to_pack
     return (lambda i, lv: math_ops.logical_and(i < limit, cond(*lv)),
             lambda i, lv: (i + 1, body(*lv)),
             (counter, loop_vars))
+
+
+def _eager_while_loop(cond, body, loop_vars, maximum_iterations, return_same_structure):
+    """TF's eager while_loop: a Python loop over the values. As in graph mode, one loop
+    variable comes back unpacked unless `return_same_structure`."""
+    was_list = isinstance(loop_vars, list)
+    if not nest.is_nested(loop_vars):
+        loop_vars = (loop_vars,)
+    loop_vars = tuple(loop_vars)
+    iteration = 0
+    while (maximum_iterations is None or iteration < int(maximum_iterations)) and \
+            bool(cond(*loop_vars)):
+        result = body(*loop_vars)
+        if not isinstance(result, (list, tuple)) or hasattr(result, "_fields"):
+            result = (result,)
+        loop_vars = tuple(result)
+        iteration += 1
+    if len(loop_vars) == 1 and not return_same_structure:
+        return loop_vars[0]
+    return list(loop_vars) if was_list else loop_vars

@@ -48,3 +48,6 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "Adagra
            "list_variables", "load_checkpoint", "load_variable", "init_from_checkpoint",
            "write_graph", "export_meta_graph", "import_meta_graph", "summary_iterator"]
 from tfteach.io.bundle_protos import CheckpointState  # noqa: E402
+# -- object-based checkpoints (issue 19, helper eager: train/object_checkpoint.py) ----------
+from tfteach.train.object_checkpoint import Checkpoint, CheckpointManager  # noqa: E402
+__all__ += ["Checkpoint", "CheckpointManager"]

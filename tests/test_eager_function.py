@@ -1,0 +1,222 @@
+"""tf.function: one trace per input signature (tensor dtypes/shapes, Python values),
+input_signature, side effects at trace time only, the traced graph, variables read and
+updated in program order, variable creation on the first trace only, a training step
+with a tape inside, results equal to the eager run of the same Python function."""
+import numpy as np
+import pytest
+
+from eager_helpers import eager  # noqa: F401 - fixture
+
+
+def test_traces_once_per_signature(eager):
+    tf = eager
+    traced = []
+
+    @tf.function
+    def f(a, b):
+        traced.append((a.shape.as_list(), a.dtype.name))     # a Python side effect
+        return tf.matmul(a, b)
+
+    a, b = tf.constant([[0.5, 0.5]]), tf.constant([[10.0], [1.0]])
+    np.testing.assert_array_equal(f(a, b).numpy(), [[5.5]])
+    np.testing.assert_array_equal(f(tf.constant([[1.0, 2.0]]), b).numpy(), [[12.0]])
+    assert traced == [([1, 2], "float32")]                    # same signature: no retrace
+    f(tf.constant([[1.0, 2.0], [3.0, 4.0]]), b)               # new shape: a new trace
+    f(np.ones([1, 2], np.float32), b)                         # NumPy arrays are tensors too
+    assert len(traced) == 2 and len(f.concrete_functions) == 2
+    f(tf.constant([[1.0, 2.0]], tf.float64), tf.constant([[1.0], [1.0]], tf.float64))
+    assert len(traced) == 3                                   # new dtype: a new trace
+
+
+def test_python_values_are_part_of_the_signature(eager):
+    tf = eager
+    traced = []
+
+    @tf.function
+    def scale(x, factor, training=False):
+        traced.append((factor, training))
+        return x * factor if training else x
+
+    x = tf.constant([1.0, 2.0])
+    np.testing.assert_array_equal(scale(x, 2.0, training=True).numpy(), [2.0, 4.0])
+    np.testing.assert_array_equal(scale(x, 3.0, training=True).numpy(), [3.0, 6.0])
+    scale(x, 3.0, training=True)
+    assert traced == [(2.0, True), (3.0, True)]
+
+
+def test_input_signature_and_relaxed_shapes(eager):
+    tf = eager
+    traced = []
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    def square(x):
+        traced.append(x.shape.as_list())
+        return x * x
+
+    np.testing.assert_array_equal(square(tf.constant([1.0, 2.0])).numpy(), [1.0, 4.0])
+    np.testing.assert_array_equal(square(tf.constant([3.0])).numpy(), [9.0])
+    assert traced == [[None]]
+    with pytest.raises(ValueError, match="Python inputs incompatible with input_signature"):
+        square(tf.constant([1, 2]))
+    with pytest.raises(TypeError, match="input_signature must be a possibly nested sequence"):
+        tf.function(lambda x: x, input_signature=[[1]])
+
+    @tf.function(experimental_relax_shapes=True)
+    def double(x):
+        traced.append("relaxed")
+        return x * 2.0
+    double(tf.constant([1.0]))
+    double(tf.constant([1.0, 2.0, 3.0]))
+    assert traced.count("relaxed") == 1
+
+
+def test_concrete_function_graph(eager):
+    tf = eager
+
+    @tf.function
+    def add_fn(a, b):
+        return tf.add(a, b)
+
+    concrete = add_fn.get_concrete_function(tf.TensorSpec([2], tf.float32),
+                                            tf.TensorSpec([2], tf.float32))
+    ops = concrete.graph.get_operations()
+    assert [(op.name, op.type) for op in ops] == [("a", "Placeholder"), ("b", "Placeholder"),
+                                                  ("Add", "Add")]
+    assert [t.shape.as_list() for t in concrete.inputs] == [[2], [2]]
+    assert add_fn.get_concrete_function(tf.TensorSpec([2], tf.float32),
+                                        tf.TensorSpec([2], tf.float32)) is concrete
+    np.testing.assert_array_equal(
+        concrete(tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])).numpy(), [4.0, 6.0])
+
+
+def test_variables_in_program_order(eager):
+    tf = eager
+    v = tf.Variable(1.0)
+
+    @tf.function
+    def step(x):
+        v.assign_add(x)
+        first = v * 2.0          # after the update
+        v.assign(first)
+        return first, v.read_value()
+
+    first, after = step(tf.constant(2.0))
+    assert (float(first), float(after), float(v)) == (6.0, 6.0, 6.0)
+    step(tf.constant(1.0))
+    assert float(v) == 14.0
+
+
+def test_variables_created_on_first_trace_only(eager):
+    tf = eager
+
+    class Lazy(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = None
+
+        @tf.function
+        def __call__(self, x):
+            if self.w is None:
+                self.w = tf.Variable(tf.ones([x.shape[-1], 2]))
+            return tf.matmul(x, self.w)
+
+    m = Lazy()
+    assert m(tf.ones([1, 3])).shape.as_list() == [1, 2]
+    assert m(tf.ones([4, 3])).shape.as_list() == [4, 2]     # a retrace, no new variable
+    assert len(m.variables) == 1
+
+    @tf.function
+    def bad(x):
+        return x * tf.Variable(1.0)
+
+    bad(tf.constant(1.0))
+    with pytest.raises(ValueError, match="^tf.function-decorated function tried to create "
+                                         "variables on non-first call.$"):
+        bad(tf.constant([1.0, 2.0]))
+
+
+def test_training_step_with_tape_inside(eager):
+    tf = eager
+    w = tf.Variable([[1.0], [2.0]])
+    x, y = tf.constant([[1.0, 2.0]]), tf.constant([[1.0]])
+
+    @tf.function
+    def train(x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - y))
+        grad = tape.gradient(loss, w)
+        w.assign_sub(0.1 * grad)
+        return loss
+
+    assert float(train(x, y)) == 16.0                # (1*1 + 2*2 - 1)^2
+    np.testing.assert_allclose(w.numpy().ravel(), [1 - 0.8, 2 - 1.6], rtol=1e-6)
+    assert abs(float(train(x, y))) < 1e-10           # x.w = 1 after one step
+
+
+def test_function_equals_eager_run(eager):
+    tf = eager
+    rng = np.random.RandomState(0)
+    w1 = tf.Variable(rng.randn(4, 8).astype(np.float32))
+    w2 = tf.Variable(rng.randn(8, 3).astype(np.float32))
+
+    def model(x):
+        return tf.nn.softmax(tf.matmul(tf.nn.relu(tf.matmul(x, w1)), w2))
+
+    x = tf.constant(rng.randn(5, 4).astype(np.float32))
+    np.testing.assert_allclose(tf.function(model)(x).numpy(), model(x).numpy(), rtol=1e-6)
+
+
+def test_method_and_callable_object(eager):
+    tf = eager
+
+    class Model(tf.Module):
+        def __init__(self, k):
+            super().__init__()
+            self.k = tf.Variable(float(k))
+
+        def __call__(self, x):
+            return x * self.k
+
+    graphed = tf.function(Model(3))            # note 002: tf.function(ModelShallow())
+    assert float(graphed(tf.constant(2.0))) == 6.0
+
+
+def test_captured_eager_tensors_become_constants(eager):
+    tf = eager
+    w = tf.constant([[2.0], [3.0]])
+
+    @tf.function
+    def f(x):
+        return tf.matmul(x, w) + w[0]
+
+    np.testing.assert_array_equal(f(tf.constant([[1.0, 1.0]])).numpy(), [[7.0]])
+    graph = f.get_concrete_function(tf.constant([[1.0, 1.0]])).graph
+    consts = [op for op in graph.get_operations() if op.type == "Const"]
+    assert any(np.array_equal(op.get_attr("value"), [[2.0], [3.0]]) for op in consts)
+
+
+def test_tfgraph_line_magic_draws_each_concrete_function(eager):
+    from IPython.core import interactiveshell
+    from IPython.core.error import UsageError
+    from tfteach.notebook import graph_magics
+    tf = eager
+    shell = interactiveshell.InteractiveShell.instance()
+    graph_magics.register(shell)
+    try:
+        @tf.function
+        def multiply_fn(a, b):
+            return tf.matmul(a, b)
+
+        shell.user_ns["multiply_fn"] = multiply_fn
+        with pytest.raises(UsageError, match="has not been traced yet"):
+            shell.run_line_magic("tfgraph", "multiply_fn")
+        multiply_fn(tf.constant([[0.5, 0.5]]), tf.constant([[10.0], [1.0]]))
+        multiply_fn(tf.constant([[1.0, 2.0], [3.0, 4.0]]), tf.constant([[10.0], [1.0]]))
+        shell.run_line_magic("tfgraph", "multiply_fn")
+        view = graph_magics.last_view()       # the last of the two drawn: the second trace
+        assert view.graph is multiply_fn.concrete_functions[1].graph
+        names = {n["name"] for n in view.export["nodes"]}
+        assert names == {"a", "b", "MatMul"}
+        assert "concrete function 2 of 2" in view.export["note"]
+    finally:
+        graph_magics.unregister(shell)

@@ -1,0 +1,403 @@
+"""`tf.function`: a Python function traced into a graph, run by a Session.
+
+What TF 2 hides, tfteach shows: calling a `tf.function` with a new *input signature*
+(the dtypes and shapes of its tensor arguments, and the values of its other Python
+arguments) runs the Python function once, with eager execution off, in a new
+`FuncGraph`: each tensor argument becomes a `Placeholder`, each op call adds a node.
+That graph (`f.get_concrete_function(x).graph`, drawn by `%tfgraph f`) is the
+*concrete function* for the signature; later calls with the same signature feed the
+placeholders and run the graph through a Session — the executor with its constant
+folding and fusions — without running the Python code again. So Python side effects
+(`print`, appending to a list) happen at trace time only.
+
+- Eager variables used in the function appear in its graph as `VariableV2` ops with a
+  `read` Identity; the Session shares their values with the eager context, so an
+  `assign_sub` in the function changes the variable. Stateful ops (`Assign*`, the
+  optimizers' `Apply*`, `Print`, `Assert`) run on every call even when nothing is
+  returned from them, as TF's automatic control dependencies make them run.
+- `tf.Variable(...)` inside the function is allowed on the first trace only (the
+  variable is created eagerly, lifted out of the graph); a later trace that creates one
+  raises TF's ValueError.
+- Not supported (docs/eager.md): AutoGraph's rewriting of Python `if`/`for`/`while` on
+  tensors (use `tf.cond` / `tf.while_loop`; Python control flow on Python values is
+  unrolled at trace time, as in TF), and recording a call on an outer GradientTape:
+  while a tape records, a call runs the Python function eagerly instead.
+"""
+import functools
+import weakref
+
+import numpy as np
+
+from tfteach.framework import dtypes, graph as graph_lib, tensor_shape
+from tfteach.framework.eager_mode import executing_eagerly
+from tfteach.eager import context
+from tfteach.eager.tensor import EagerTensor
+from tfteach.eager.tensor_spec import TensorSpec
+from tfteach.ops import nest
+
+__all__ = ["function", "Function", "ConcreteFunction", "FuncGraph"]
+
+
+class FuncGraph(graph_lib.Graph):
+    """The graph a tf.function's trace builds (TF's FuncGraph)."""
+
+    is_function_trace = True
+
+    def __init__(self, name):
+        super().__init__()
+        self.name = name
+        self.inputs = []
+        self.outputs = []
+        self.structured_outputs = None
+        self.variable_captures = {}      # id(eager variable) -> (variable, ref, read)
+        self.last_writes = {}            # id(eager variable) -> its last update op
+
+    @property
+    def building_function(self):
+        return True
+
+    def capture_variable(self, variable):
+        """The graph's VariableV2 (ref) and `read` Identity for an eager variable."""
+        entry = self.variable_captures.get(id(variable))
+        if entry is None:
+            from tfteach.ops import state_ops
+            from tfteach.ops.constant_op import identity
+            saved = self._control_flow_context
+            self._control_flow_context = None      # outside any cond/loop of the trace
+            try:
+                with self.control_dependencies(None), self.name_scope(None):
+                    base = variable.name.split(":")[0]
+                    ref = state_ops.variable_op_v2(variable.shape, variable.dtype, name=base)
+                    read = identity(ref, name=ref.op.name + "/read")
+            finally:
+                self._control_flow_context = saved
+            entry = self.variable_captures[id(variable)] = (variable, ref, read)
+        return entry[1], entry[2]
+
+    def read_variable(self, variable):
+        """A read of `variable` in program order: after the function's last update of
+        it (TF's automatic control dependencies), else the capture's `read`."""
+        ref, read = self.capture_variable(variable)
+        last = self.last_writes.get(id(variable))
+        if last is None:
+            return read
+        from tfteach.ops.constant_op import identity
+        with self.control_dependencies([last]):
+            return identity(ref, name="read")
+
+    def wrote_variable(self, variable, op):
+        """`op` updated `variable`: later reads and updates come after it."""
+        self.last_writes[id(variable)] = op
+
+    def last_write(self, variable):
+        return self.last_writes.get(id(variable))
+
+    @property
+    def variables(self):
+        return tuple(v for v, _, _ in self.variable_captures.values())
+
+    def __repr__(self):
+        return "<tfteach FuncGraph %r at %#x>" % (self.name, id(self))
+
+
+def _is_tensor_like(x):
+    return isinstance(x, (EagerTensor, np.ndarray)) or (
+        hasattr(x, "dtype") and hasattr(x, "shape") and hasattr(x, "_as_graph_element")
+        and not hasattr(x, "_ref_value"))
+
+
+def _is_variable(x):
+    return hasattr(x, "_ref_value")
+
+
+class ConcreteFunction:
+    """One traced graph of a tf.function, for one input signature."""
+
+    def __init__(self, graph, placeholders, structured_outputs, function_name):
+        self.graph = graph
+        self.name = function_name
+        self.inputs = list(placeholders)
+        self.structured_outputs = structured_outputs
+        flat = nest.flatten(structured_outputs)
+        self._flat_outputs = flat
+        self._fetch_positions = [i for i, o in enumerate(flat) if _is_graph_tensor(o)]
+        self.outputs = [flat[i] for i in self._fetch_positions]
+        graph.outputs = self.outputs
+        # Stateful ops nobody fetches still run, as TF's automatic control dependencies.
+        fetched_ops = {t.op for t in self.outputs}
+        self._targets = [op for op in graph.get_operations()
+                         if (op._op_def.ref_inputs or op.type in ("Print", "Assert"))
+                         and op._control_flow_context is None and op not in fetched_ops]
+        self._session = None
+
+    @property
+    def variables(self):
+        return self.graph.variables
+
+    @property
+    def trainable_variables(self):
+        return tuple(v for v in self.graph.variables if v.trainable)
+
+    def __call__(self, *args, **kwargs):
+        flat = [x for x in nest.flatten((args, kwargs)) if _is_tensor_like(x)]
+        return self._call_flat(flat)
+
+    def _call_flat(self, values):
+        from tfteach.runtime.session import Session
+        if len(values) != len(self.inputs):
+            raise TypeError("%s takes %d tensor arguments, got %d"
+                            % (self.name, len(self.inputs), len(values)))
+        if self._session is None:
+            self._session = Session(graph=self.graph)
+        session = self._session
+        store = context.eager_session().variable_values
+        captures = list(self.graph.variable_captures.values())
+        for var, ref, _ in captures:
+            session.variable_values[ref.op.name] = store[var._key]
+        feed = {p: np.asarray(v) for p, v in zip(self.inputs, values)}
+        results = session.run(self.outputs + self._targets, feed)
+        for var, ref, _ in captures:
+            store[var._key] = session.variable_values[ref.op.name]
+        flat = list(self._flat_outputs)
+        for i, value in zip(self._fetch_positions, results):
+            flat[i] = EagerTensor(value, self.outputs[self._fetch_positions.index(i)].dtype
+                                  .base_dtype)
+        for i, o in enumerate(flat):
+            if isinstance(o, graph_lib.Graph) or hasattr(o, "node_def") and not \
+                    _is_graph_tensor(o):
+                flat[i] = None            # an Operation returned: TF gives None
+        return nest.pack_sequence_as(self.structured_outputs, flat)
+
+    def __repr__(self):
+        return "<ConcreteFunction %s at %#x>" % (self.name, id(self))
+
+
+def _is_graph_tensor(x):
+    from tfteach.framework.tensor import Tensor
+    return isinstance(x, Tensor) and not isinstance(x, EagerTensor)
+
+
+class Function:
+    """What `@tf.function` returns: a callable that traces per input signature."""
+
+    def __init__(self, python_function, name=None, input_signature=None, autograph=True,
+                 experimental_relax_shapes=False, reduce_retracing=False, jit_compile=None,
+                 experimental_compile=None, experimental_autograph_options=None,
+                 experimental_implements=None):
+        if not callable(python_function):
+            raise TypeError("The function to trace must be callable, got %r"
+                            % (python_function,))
+        self._python_function = python_function
+        self._name = name or getattr(python_function, "__name__", None) or \
+            type(python_function).__name__
+        self._input_signature = (None if input_signature is None
+                                 else tuple(nest.flatten(input_signature)))
+        if self._input_signature is not None:
+            for spec in self._input_signature:
+                if not isinstance(spec, TensorSpec):
+                    raise TypeError("input_signature must be a possibly nested sequence of "
+                                    "TensorSpec objects, got invalid args %r" % (spec,))
+        self._relax = bool(experimental_relax_shapes or reduce_retracing)
+        self._concrete = {}            # signature key -> ConcreteFunction
+        self._instances = {}           # id(object) -> (weak ref, bound Function)
+        self._created_variables = False
+        functools.update_wrapper(self, python_function, updated=())
+
+    @property
+    def python_function(self):
+        return self._python_function
+
+    @property
+    def input_signature(self):
+        return self._input_signature
+
+    def __get__(self, instance, owner):
+        """`@tf.function` on a method: one Function per object, bound to it."""
+        if instance is None:
+            return self
+        bound = self._instances.get(id(instance))
+        if bound is None or bound[0]() is not instance:
+            fn = Function(functools.partial(self._python_function, instance), self._name,
+                          self._input_signature, experimental_relax_shapes=self._relax)
+            try:
+                ref = weakref.ref(instance)
+            except TypeError:
+                ref = (lambda obj: (lambda: obj))(instance)
+            bound = self._instances[id(instance)] = (ref, fn)
+        return bound[1]
+
+    # -- signatures --------------------------------------------------------------------------
+    def _leaf_key(self, x):
+        if isinstance(x, TensorSpec):
+            return ("T", x.dtype.name, _shape_key(x.shape, self._relax))
+        if isinstance(x, (EagerTensor, np.ndarray)):
+            dtype = dtypes.as_dtype(x.dtype).name
+            return ("T", dtype, _shape_key(tensor_shape.TensorShape(np.shape(x)), self._relax))
+        if _is_variable(x):
+            return ("V", id(x))
+        try:
+            hash(x)
+            return ("P", type(x).__name__, x)
+        except TypeError:
+            return ("O", id(x))
+
+    def _signature_key(self, args, kwargs):
+        if self._input_signature is not None:
+            return ("signature",) + tuple(
+                self._leaf_key(x) for x in nest.flatten((args, kwargs))
+                if not _is_tensor_like(x))
+        flat = nest.flatten((args, sorted(kwargs.items())))
+        return (len(args),) + tuple(self._leaf_key(x) for x in flat)
+
+    def _check_signature(self, args, kwargs):
+        flat = [x for x in nest.flatten((args, kwargs)) if _is_tensor_like(x)]
+        specs = self._input_signature
+        if len(flat) != len(specs):
+            raise TypeError("Python inputs incompatible with input_signature:\n  inputs: "
+                            "(\n    %s)\n  input_signature: (\n    %s)."
+                            % (",\n    ".join(str(a) for a in args),
+                               ",\n    ".join(repr(s) for s in specs)))
+        for x, spec in zip(flat, specs):
+            dtype = dtypes.as_dtype(x.dtype)
+            if dtype != spec.dtype or not spec.shape.is_compatible_with(np.shape(x)):
+                raise ValueError("Python inputs incompatible with input_signature:\n  "
+                                 "inputs: (\n    %s)\n  input_signature: (\n    %s)."
+                                 % (",\n    ".join(str(a) for a in args),
+                                    ",\n    ".join(repr(s) for s in specs)))
+
+    # -- calling -----------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if not executing_eagerly():
+            return self._python_function(*args, **kwargs)     # inlined in the outer graph
+        if context.TAPES:
+            # An outer tape must see the ops: run them eagerly (docs/eager.md).
+            return self._python_function(*args, **kwargs)
+        concrete = self._concrete_for(args, kwargs)
+        flat = [x for x in nest.flatten((args, kwargs)) if _is_tensor_like(x)]
+        return concrete._call_flat(flat)
+
+    def _concrete_for(self, args, kwargs):
+        if self._input_signature is not None:
+            self._check_signature(args, kwargs)
+        key = self._signature_key(args, kwargs)
+        concrete = self._concrete.get(key)
+        if concrete is None:
+            concrete = self._concrete[key] = self._trace(args, kwargs)
+        return concrete
+
+    def get_concrete_function(self, *args, **kwargs):
+        """The ConcreteFunction for these arguments (TensorSpecs allowed), traced if new."""
+        if not args and not kwargs and self._input_signature is not None:
+            args = self._input_signature
+        key = self._signature_key(args, kwargs)
+        concrete = self._concrete.get(key)
+        if concrete is None:
+            concrete = self._concrete[key] = self._trace(args, kwargs)
+        return concrete
+
+    def _list_all_concrete_functions(self):
+        return list(self._concrete.values())
+
+    @property
+    def concrete_functions(self):
+        """Every graph traced so far, oldest first (what `%tfgraph f` draws)."""
+        return list(self._concrete.values())
+
+    def experimental_get_tracing_count(self):
+        return len(self._concrete)
+
+    def _leaf_names(self, args, kwargs):
+        """A placeholder name per flattened argument: the parameter's name, as TF names
+        a function's inputs (`a`, `b`; `x_1` for a nest's second tensor)."""
+        import inspect
+        try:
+            params = [p for p in inspect.signature(self._python_function).parameters]
+        except (TypeError, ValueError):
+            params = []
+        names = []
+        for k, arg in enumerate(args):
+            base = params[k] if k < len(params) else "args_%d" % k
+            leaves = nest.flatten(arg)
+            names.extend(base if j == 0 else "%s_%d" % (base, j) for j in range(len(leaves)))
+        for key, value in sorted(kwargs.items()):
+            leaves = nest.flatten(value)
+            names.extend(key if j == 0 else "%s_%d" % (key, j) for j in range(len(leaves)))
+        return names
+
+    def _trace(self, args, kwargs):
+        graph = FuncGraph(self._name)
+        flat = nest.flatten((args, kwargs))
+        specs = list(self._input_signature) if self._input_signature is not None else None
+        placeholders = []
+        from tfteach.ops.constant_op import placeholder
+        arg_names = self._leaf_names(args, kwargs)
+        before = _variable_count()
+        with graph.as_default():
+            graph_flat = []
+            for x in flat:
+                if isinstance(x, TensorSpec) or _is_tensor_like(x):
+                    spec = specs[len(placeholders)] if specs else (
+                        x if isinstance(x, TensorSpec) else None)
+                    dtype = spec.dtype if spec else dtypes.as_dtype(x.dtype)
+                    shape = spec.shape if spec else tensor_shape.TensorShape(np.shape(x))
+                    if self._relax and not specs and shape.ndims is not None:
+                        shape = tensor_shape.TensorShape([None] * shape.ndims)
+                    name = (spec.name if spec and spec.name else None) or \
+                        arg_names[len(graph_flat)]
+                    p = placeholder(dtype, shape, name=name)
+                    placeholders.append(p)
+                    graph_flat.append(p)
+                else:
+                    graph_flat.append(x)
+            g_args, g_kwargs = nest.pack_sequence_as((args, kwargs), graph_flat)
+            outputs = self._python_function(*g_args, **g_kwargs)
+            outputs = nest.map_structure(_graph_output, outputs) if outputs is not None \
+                else None
+        created = _variable_count() - before
+        if created and self._created_variables:
+            raise ValueError("tf.function-decorated function tried to create variables on "
+                             "non-first call.")
+        if created:
+            self._created_variables = True
+        graph.structured_outputs = outputs
+        graph.inputs = placeholders
+        return ConcreteFunction(graph, placeholders, outputs, self._name)
+
+    def __repr__(self):
+        return "<tfteach.function %s at %#x>" % (self._name, id(self))
+
+
+def _graph_output(x):
+    """A traced function's output: eager values and variables become graph tensors."""
+    from tfteach.framework import convert
+    if _is_variable(x) or isinstance(x, EagerTensor):
+        return convert.convert_to_tensor(x)
+    return x
+
+
+def _variable_count():
+    from tfteach.eager import variables
+    return variables.created_count()
+
+
+def _shape_key(shape, relax):
+    if shape.ndims is None:
+        return None
+    if relax:
+        return shape.ndims
+    return tuple(shape.as_list())
+
+
+def function(func=None, input_signature=None, autograph=True,
+             experimental_relax_shapes=False, reduce_retracing=False, jit_compile=None,
+             experimental_compile=None, experimental_autograph_options=None,
+             experimental_implements=None, name=None):
+    """`tf.function`: as a decorator (with or without arguments) or a call."""
+    def decorate(f):
+        return Function(f, name=name, input_signature=input_signature, autograph=autograph,
+                        experimental_relax_shapes=experimental_relax_shapes,
+                        reduce_retracing=reduce_retracing, jit_compile=jit_compile,
+                        experimental_compile=experimental_compile)
+    if func is None:
+        return decorate
+    return decorate(func)

@@ -1,0 +1,264 @@
+"""`EagerTensor`: a tensor that holds its value, as TF 2's `tf.Tensor` in eager mode.
+
+It is a `Tensor` (so every op function, operator and `isinstance` check of the graph
+layers accepts it) whose value is a NumPy array (or NumPy scalar) computed by the op's
+kernel when the op was called. It prints as TensorFlow 2 prints:
+
+    >>> tf.constant([1, 2])
+    <tf.Tensor: shape=(2,), dtype=int32, numpy=array([1, 2], dtype=int32)>
+    >>> print(tf.constant([1, 2]))
+    tf.Tensor([1 2], shape=(2,), dtype=int32)
+
+Python conversions follow TF: `int(t)`, `float(t)`, `bool(t)` for one-element tensors,
+`len(t)` and iteration over the first dimension, `np.asarray(t)` without a copy.
+"""
+import contextlib
+
+import numpy as np
+
+from tfteach.framework import tensor_shape
+from tfteach.framework.tensor import Tensor
+
+__all__ = ["EagerTensor", "CPU_DEVICE"]
+
+CPU_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
+
+
+class EagerTensor(Tensor):
+    """A value-holding tensor; see the module docstring."""
+
+    # `_op`: the eager Operation that made it, kept only while a GradientTape records
+    # it (otherwise every tensor would keep its whole history alive).
+    __slots__ = ("_value", "_dtype", "_shape_cache", "_op", "_value_index", "_device",
+                 "_graph_captures")
+
+    def __init__(self, value, dtype, op=None, value_index=0, device=CPU_DEVICE):
+        self._value = value
+        self._dtype = dtype
+        self._shape_cache = None
+        self._op = op
+        self._value_index = value_index
+        self._device = device
+        self._graph_captures = None
+
+    # -- what a graph tensor has, answered for a value -------------------------------------
+    @property
+    def _shape(self):
+        shape = self._shape_cache
+        if shape is None:
+            if self._dtype._is_ref:         # a variable's handle: the value's shape now
+                return tensor_shape.TensorShape(np.shape(self._value.deref()))
+            shape = self._shape_cache = tensor_shape.TensorShape(np.shape(self._value))
+        return shape
+
+    @property
+    def shape(self):
+        return self._shape
+
+    def get_shape(self):
+        return self._shape
+
+    def set_shape(self, shape):
+        if not self._shape.is_compatible_with(shape):
+            raise ValueError("Tensor's shape %s is not compatible with supplied shape %s"
+                             % (self._shape, tensor_shape.as_shape(shape)))
+
+    @property
+    def _consumers(self):
+        return []           # nobody keeps a list of an eager tensor's readers
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def name(self):
+        raise AttributeError("Tensor.name is meaningless when eager execution is enabled.")
+
+    @property
+    def op(self):
+        # TF raises; tfteach's library code asks for `t.op` of what it built (e.g. an
+        # optimizer's update), so an eager tensor answers with a stand-in op.
+        return self._op if self._op is not None else _EagerOpStub(self)
+
+    @property
+    def graph(self):
+        # TF raises here; tfteach's op functions ask `x.graph` to build in x's graph, so
+        # an eager tensor answers with a graph whose scopes change nothing.
+        return EAGER_GRAPH
+
+    @property
+    def ndim(self):
+        return np.ndim(self._value)
+
+    def _rank(self):
+        return np.ndim(self._value)
+
+    def eval(self, feed_dict=None, session=None):
+        raise NotImplementedError("eval is not supported when eager execution is enabled, "
+                                  "is .numpy() what you're looking for?")
+
+    # -- the value --------------------------------------------------------------------------
+    def numpy(self):
+        """The value as a NumPy array (a NumPy scalar for a 0-d tensor, as TF)."""
+        value = self._value
+        if self._dtype.is_ref_dtype:
+            value = value.deref()
+        array = np.asarray(value)
+        if array.ndim == 0:
+            return array[()]
+        return array
+
+    def __array__(self, dtype=None, copy=None):
+        array = np.asarray(self._value)
+        return array if dtype is None else array.astype(dtype, copy=False)
+
+    def _captured_in_graph(self):
+        """This value as a constant of the graph being built (a tf.function's trace):
+        one Const per graph, made on first use."""
+        from tfteach.framework import graph as graph_lib
+        from tfteach.ops.constant_op import constant
+        graph = graph_lib.get_default_graph()
+        captures = self._graph_captures
+        if captures is None:
+            captures = self._graph_captures = {}
+        const = captures.get(graph)
+        if const is None:
+            const = captures[graph] = constant(np.asarray(self._value), dtype=self._dtype,
+                                               name="captured")
+        return const
+
+    # -- Python protocol -------------------------------------------------------------------
+    def __repr__(self):
+        return "<tf.Tensor: shape=%s, dtype=%s, numpy=%s>" % (
+            _shape_text(np.shape(self._value)), self._dtype.name, _numpy_repr(self.numpy()))
+
+    def __str__(self):
+        return "tf.Tensor(%s, shape=%s, dtype=%s)" % (
+            _numpy_str(self.numpy()), _shape_text(np.shape(self._value)), self._dtype.name)
+
+    def __format__(self, format_spec):
+        if not format_spec:
+            return str(self)
+        return format(self.numpy(), format_spec)
+
+    def __bool__(self):
+        return bool(self._single_value("bool"))
+
+    def __int__(self):
+        return int(self._single_value("int"))
+
+    def __float__(self):
+        return float(self._single_value("float"))
+
+    def __index__(self):
+        if not self._dtype.is_integer or np.ndim(self._value) != 0:
+            raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
+        return int(self._value)
+
+    def __complex__(self):
+        return complex(self._single_value("complex"))
+
+    def _single_value(self, what):
+        array = np.asarray(self._value)
+        if array.size != 1:
+            raise ValueError("The truth value of an array with more than one element is "
+                             "ambiguous. Use a.any() or a.all()" if what == "bool" else
+                             "only size-1 arrays can be converted to Python scalars")
+        return array.reshape(())[()]
+
+    def __len__(self):
+        if np.ndim(self._value) == 0:
+            raise TypeError("Scalar tensor has no `len()`")
+        return np.shape(self._value)[0]
+
+    def __iter__(self):
+        if np.ndim(self._value) == 0:
+            raise TypeError("Cannot iterate over a scalar tensor.")
+        return (self[i] for i in range(np.shape(self._value)[0]))
+
+    def __reduce__(self):
+        from tfteach.ops.constant_op import constant
+        return constant, (self.numpy(),)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        from tfteach.ops.constant_op import constant
+        return constant(np.array(self._value), dtype=self._dtype)
+
+    # Eager tensors hash by identity and `==` stays identity, as TF 1.15 (TF 2.0 made
+    # `==` elementwise and tensors unhashable; 1.15's rule is the specification here).
+    __eq__ = Tensor.__eq__
+    __hash__ = Tensor.__hash__
+
+
+class _EagerOpStub:
+    """`EagerTensor.op`: an op that already ran (TF 2 eager has none to show)."""
+
+    type = "EagerOp"
+    name = "eager_op"
+    inputs = ()
+    control_inputs = ()
+    _control_inputs = ()
+    _control_flow_context = None
+    device = CPU_DEVICE
+
+    def __init__(self, tensor):
+        self.outputs = [tensor]
+        self._outputs = self.outputs
+
+    @property
+    def graph(self):
+        return EAGER_GRAPH
+
+    def run(self, feed_dict=None, session=None):
+        return None
+
+
+class _EagerGraph:
+    """What `EagerTensor.graph` answers: `as_default`, `name_scope`,
+    `control_dependencies` that keep eager execution on (no graph becomes the default),
+    everything else the eager context's scratch graph."""
+
+    @contextlib.contextmanager
+    def as_default(self):
+        yield self
+
+    @contextlib.contextmanager
+    def name_scope(self, name):
+        yield (name.rstrip("/") + "/") if name else ""
+
+    def control_dependencies(self, control_inputs):
+        return contextlib.nullcontext()
+
+    def unique_name(self, name, mark_as_used=True):
+        return name
+
+    def __getattr__(self, name):
+        from tfteach.eager import context
+        return getattr(context.scratch_graph(), name)
+
+
+EAGER_GRAPH = _EagerGraph()
+
+
+def _shape_text(shape):
+    if len(shape) == 1:
+        return "(%d,)" % shape[0]
+    return "(%s)" % ", ".join(str(d) for d in shape)
+
+
+def _numpy_repr(value):
+    if isinstance(value, np.ndarray):
+        return repr(value)
+    if isinstance(value, bytes):
+        return repr(value)
+    return str(value)     # NumPy 2's repr of a scalar is "np.int32(0)"; TF shows "0"
+
+
+def _numpy_str(value):
+    if isinstance(value, np.ndarray) and value.ndim > 1:
+        return "\n" + str(value)
+    return str(value)
