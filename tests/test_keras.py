@@ -346,3 +346,12 @@ def test_a_loss_object_with_logits_and_integer_labels():
     log_softmax = shifted - np.log(np.exp(shifted).sum(1, keepdims=True))
     assert loss == pytest.approx(-log_softmax[np.arange(64), labels].mean(), rel=1e-5)
     assert accuracy == pytest.approx(np.mean(logits.argmax(1) == labels), abs=1e-6)
+
+
+def test_train_on_batch_initializes_the_optimizer_and_trains():
+    model = keras.Sequential([keras.layers.Dense(1, input_shape=(6,))])
+    model.compile(optimizer="adam", loss="mse")
+    losses = [model.train_on_batch(X, Y) for _ in range(5)]
+    assert losses[-1] < losses[0]
+    assert model.test_on_batch(X, Y) == pytest.approx(
+        float(np.mean((model.predict(X) - Y) ** 2)), rel=1e-5)

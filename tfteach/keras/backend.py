@@ -26,6 +26,12 @@ _SESSION = None          # the Session set with set_session, or the one Keras ma
 _FLOATX = "float32"
 _EPSILON = 1e-7
 _IMAGE_DATA_FORMAT = "channels_last"
+_EAGER_LEARNING_PHASE = [False]   # eagerly, fit sets it True around its forward pass
+
+
+def executing_eagerly():
+    from tfteach.framework.eager_mode import executing_eagerly as eagerly
+    return eagerly()
 
 
 def _graph_state(name, default):
@@ -105,6 +111,8 @@ def _is_initialized_op(variable):
 # -- the learning phase -------------------------------------------------------------------
 def learning_phase():
     """The bool tensor (or fixed Python int set with set_learning_phase) for training."""
+    if executing_eagerly():
+        return _EAGER_LEARNING_PHASE[0]
     fixed = _graph_state("fixed_learning_phase", lambda: [None])
     if fixed[0] is not None:
         return fixed[0]
@@ -185,6 +193,8 @@ def unique_object_name(base):
 def batch_get_value(tensors):
     if not tensors:
         return []
+    if executing_eagerly():
+        return [np.array(t.numpy()) for t in tensors]
     return get_session().run(list(tensors))
 
 
@@ -195,6 +205,11 @@ def get_value(x):
 def batch_set_value(tuples):
     """Assign NumPy values to variables through one cached assign op per variable."""
     if not tuples:
+        return
+    if executing_eagerly():
+        for variable, value in tuples:
+            variable.assign(np.asarray(value,
+                                       dtype=variable.dtype.base_dtype.as_numpy_dtype))
         return
     ops, feed = [], {}
     for variable, value in tuples:

@@ -58,6 +58,9 @@ class Optimizer:
                              "all of your ops have a gradient defined (i.e. are "
                              "differentiable). Common ops without gradient: K.argmax, "
                              "K.round, K.eval.")
+        return self.clip(grads)
+
+    def clip(self, grads):
         if self.clipnorm is not None:
             grads = [tf.clip_by_norm(g, self.clipnorm) for g in grads]
         if self.clipvalue is not None:
@@ -185,6 +188,12 @@ class TFOptimizer:
 
     def get_updates(self, loss, params):
         return [self.optimizer.minimize(loss, var_list=params)]
+
+    def clip(self, grads):
+        return grads
+
+    def apply_gradients(self, grads_and_vars):
+        return self.optimizer.apply_gradients(list(grads_and_vars))
 
     def get_config(self):
         raise NotImplementedError("a tf.train optimizer cannot be saved in a Keras file")

@@ -23,8 +23,7 @@ def check_arrays(arrays, tensors, names, what, skip_last=None):
     checked = []
     for array, tensor, name, skip in zip(arrays, tensors, names,
                                          skip_last or [False] * len(arrays)):
-        shape = tensor.get_shape().as_list() if tensor.get_shape().ndims is not None \
-            else None
+        shape = _expected_shape(tensor)
         if shape is not None and array.ndim == len(shape) - 1 and shape[-1] == 1:
             array = array[..., None]          # labels (N,) for an output (None, 1)
         if shape is not None and not skip:
@@ -39,6 +38,14 @@ def check_arrays(arrays, tensors, names, what, skip_last=None):
                                      % (what, name, tuple(shape[1:]), array.shape[1:]))
         checked.append(array)
     return checked
+
+
+def _expected_shape(tensor):
+    """A placeholder's static shape (graph mode) or a shape given as a list (eagerly)."""
+    if isinstance(tensor, (list, tuple)):
+        return list(tensor)
+    shape = tensor.get_shape()
+    return shape.as_list() if shape.ndims is not None else None
 
 
 def check_sample_counts(inputs, targets):

@@ -78,6 +78,7 @@ class Layer:
         self._updates = []
         self._losses = []
         self._layers = []           # sublayers assigned as attributes (subclassing)
+        self._eager_penalties = []  # (regularizer, variable) recomputed eagerly
         self._inbound_nodes = []
         self._outbound_nodes = []
         self.input_spec = None
@@ -147,9 +148,12 @@ class Layer:
             updates += layer.updates
         return updates
 
+    def _name_prefix(self):
+        return self._name
+
     @property
     def losses(self):
-        losses = list(self._losses)
+        losses = list(self._losses) + [r(v) for r, v in self._eager_penalties]
         for layer in self._layers:
             losses += layer.losses
         return losses
@@ -161,11 +165,19 @@ class Layer:
         dtype = tf.as_dtype(dtype or self._dtype or backend.floatx()).base_dtype
         initializer = initializers.get(initializer or "glorot_uniform")
         shape = tuple(int(d) for d in (shape or ()))
-        variable = tf.Variable(lambda: initializer(shape, dtype=dtype), name=name,
+        # Eager variables take no name scope: give them Keras' full name ('dense/kernel').
+        full_name = ("%s/%s" % (self._name_prefix(), name) if backend.executing_eagerly()
+                     else name)
+        variable = tf.Variable(lambda: initializer(shape, dtype=dtype), name=full_name,
                                dtype=dtype, trainable=trainable, constraint=constraint)
         if regularizer is not None:
-            with tf.name_scope(name + "/Regularizer"):
-                self._losses.append(regularizers.get(regularizer)(variable))
+            regularizer = regularizers.get(regularizer)
+            if backend.executing_eagerly():
+                # a penalty tensor would be a fixed number: recompute it at each step
+                self._eager_penalties.append((regularizer, variable))
+            else:
+                with tf.name_scope(name + "/Regularizer"):
+                    self._losses.append(regularizer(variable))
         if trainable:
             self._trainable_weights.append(variable)
         else:
@@ -224,6 +236,8 @@ class Layer:
         return self.__call__(inputs, *args, **kwargs)
 
     def _add_node(self, flat_inputs, outputs):
+        if backend.executing_eagerly():
+            return      # eager values are not symbolic: there is no graph of layers
         flat_outputs = _flatten(outputs)
         node = Node(self, flat_inputs, flat_outputs)
         node_index = len(self._inbound_nodes)

@@ -21,6 +21,14 @@ class InputLayer(Layer):
         super().__init__(dtype=dtype, name=name)
         if batch_input_shape is None and input_shape is not None:
             batch_input_shape = (batch_size,) + tuple(input_shape)
+        if input_tensor is None and backend.executing_eagerly():
+            # Eagerly there are no placeholders: a Sequential model only needs the shape.
+            if batch_input_shape is None:
+                raise ValueError("An Input layer should be passed either a "
+                                 "`batch_input_shape` or an `input_shape`.")
+            self._batch_input_shape = tuple(batch_input_shape)
+            self.built, self.sparse = True, sparse
+            return
         if input_tensor is None:
             if batch_input_shape is None:
                 raise ValueError("An Input layer should be passed either a "
@@ -47,6 +55,11 @@ def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=False, tens
                          "dimension.")
     if shape is not None and not isinstance(shape, (list, tuple)):
         shape = (shape,)
+    if backend.executing_eagerly():
+        raise NotImplementedError(
+            "keras.Input builds a functional model, which tfteach's Keras builds in graph "
+            "mode only: use `import tfteach as tf` (TF 1.15's graph mode), or, eagerly, a "
+            "Sequential or subclassed Model")
     layer = InputLayer(input_shape=shape, batch_size=batch_size, name=name, dtype=dtype,
                        sparse=sparse, input_tensor=tensor, batch_input_shape=batch_shape)
     return layer._inbound_nodes[0].output_tensors[0]

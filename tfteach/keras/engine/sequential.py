@@ -31,6 +31,9 @@ class Sequential(Model):
                             + str(layer))
         if hasattr(layer, "_keras_history"):          # an Input(...) tensor
             layer = layer._keras_history[0]
+        if backend.executing_eagerly():
+            self._add_eagerly(layer)
+            return
         if not self._stack and isinstance(layer, InputLayer):
             self._stack.append(layer)
             self._start(layer._inbound_nodes[0].output_tensors[0])
@@ -43,6 +46,38 @@ class Sequential(Model):
                                dtype=layer.dtype, name=layer.name + "_input")
             self._start(first._inbound_nodes[0].output_tensors[0])
             self._extend(layer)
+
+    # -- eagerly: no placeholders; layers are built from shapes ---------------------------
+    def _add_eagerly(self, layer):
+        self._stack.append(layer)
+        if isinstance(layer, InputLayer):
+            self._eager_shape = layer._batch_input_shape
+        elif getattr(self, "_eager_shape", None) is not None:
+            self._eager_build(layer)
+        elif len(self.layers) == 1 and layer._batch_input_shape is not None:
+            self._eager_shape = layer._batch_input_shape
+            self._eager_build(layer)
+
+    def _eager_build(self, layer):
+        if layer is self.layers[0]:
+            self._eager_input_shapes = [list(self._eager_shape)]
+            self._eager_input_names = [layer.name + "_input"]
+        if not layer.built:
+            if layer._dtype is None:
+                layer._dtype = backend.floatx()
+            with tf.name_scope(layer.name):
+                layer._build_on_call(tf.TensorShape(self._eager_shape))
+        self._eager_shape = tuple(tf.TensorShape(
+            layer.compute_output_shape(self._eager_shape)).as_list())
+        layer._eager_output_shape = self._eager_shape
+        self.built = True
+
+    def _build_eager_from_data(self, inputs):
+        if getattr(self, "_eager_shape", None) is not None:
+            return
+        self._eager_shape = (None,) + inputs[0].shape[1:]
+        for layer in self.layers:
+            self._eager_build(layer)
 
     def _start(self, input_tensor):
         self.inputs, self.outputs = [input_tensor], [input_tensor]
@@ -64,6 +99,12 @@ class Sequential(Model):
                                                    .output_tensors[0]])
 
     def build(self, input_shape=None):
+        if backend.executing_eagerly():
+            if getattr(self, "_eager_shape", None) is None:
+                self._eager_shape = tuple(tf.TensorShape(input_shape).as_list())
+                for layer in self.layers:
+                    self._eager_build(layer)
+            return
         if self.outputs:
             return
         if input_shape is None:

@@ -14,7 +14,7 @@ import numpy as np
 import tfteach as tf
 from tfteach.keras import backend, losses, metrics as metrics_mod
 from tfteach.keras import optimizers
-from tfteach.keras.engine import arrays, network, training_loop
+from tfteach.keras.engine import arrays, eager_training, network, training_loop
 from tfteach.keras.engine.base_layer import Layer
 from tfteach.keras.engine.input_layer import InputLayer
 
@@ -169,8 +169,21 @@ class Model(Layer):
         self._resolve_losses(len(self.outputs) or 1)   # unknown names fail now
         self._compiled = True
         self._train_function = None
-        if self.outputs:
+        if backend.executing_eagerly():
+            self._prepare_eager()
+        elif self.outputs:
             self._build_training_graph()
+
+    def _prepare_eager(self):
+        """Eagerly nothing is built: the losses and metric names are kept for the steps."""
+        count = max(len(self.outputs), 1)
+        self._loss_functions = self._resolve_losses(count)
+        self.metrics_names = ["loss"]
+        for fn in self._loss_functions[:1]:
+            self.metrics_names += [metrics_mod.resolve(m, fn)[0] for m in self._metric_spec]
+        self._target_is_sparse = [getattr(fn, "__name__", "") ==
+                                  "sparse_categorical_crossentropy"
+                                  for fn in self._loss_functions]
 
     def _resolve_losses(self, count):
         spec = self._loss_spec
@@ -243,6 +256,8 @@ class Model(Layer):
     def _standardize(self, x, y=None, check_targets=True):
         if x is None:
             raise ValueError("Please provide data as arrays: fit(x=..., y=...)")
+        if backend.executing_eagerly():
+            return self._standardize_eager(x, y)
         self._build_from_data(x)
         if not self._compiled and y is not None:
             raise RuntimeError("You must compile your model before training/testing. "
@@ -259,20 +274,62 @@ class Model(Layer):
             arrays.check_sample_counts(inputs, targets)
         return inputs, targets
 
+    def _standardize_eager(self, x, y):
+        if y is not None and not self._compiled:
+            raise RuntimeError("You must compile your model before training/testing. "
+                               "Use `model.compile(optimizer, loss)`.")
+        inputs = arrays.as_list(x)
+        self._build_eager_from_data(inputs)
+        shapes = getattr(self, "_eager_input_shapes", None)
+        if shapes:
+            inputs = arrays.check_arrays(inputs, shapes, self._eager_input_names, "input")
+        inputs = [a.astype(backend.floatx()) if a.dtype.kind == "f" else a
+                  for a in inputs]
+        targets = None
+        if y is not None:
+            targets = arrays.as_list(y)
+            arrays.check_sample_counts(inputs, targets)
+        return inputs, targets
+
+    def _build_eager_from_data(self, inputs):
+        """Subclassed models build on their first call; nothing to do."""
+
+    # -- one step, in a Session (graph mode) or eagerly ------------------------------------
+    def _train_step(self, inputs, targets):
+        if backend.executing_eagerly():
+            return eager_training.train_step(self, inputs, targets)
+        fetches = [self.total_loss] + self._metric_tensors
+        updates = self._train_ops()    # first: get_session initializes the new slots
+        values = backend.get_session().run(fetches + updates,
+                                           feed_dict=self._feed(inputs, targets, True))
+        return [float(v) for v in values[:len(fetches)]]
+
+    def _test_step(self, inputs, targets):
+        if backend.executing_eagerly():
+            return eager_training.test_step(self, inputs, targets)
+        fetches = [self.total_loss] + self._metric_tensors
+        values = backend.get_session().run(fetches,
+                                           feed_dict=self._feed(inputs, targets, False))
+        return [float(v) for v in values]
+
+    def _predict_step(self, inputs):
+        if backend.executing_eagerly():
+            return eager_training.predict_step(self, inputs)
+        return backend.get_session().run(self.outputs, feed_dict=self._feed(inputs))
+
     def _run_batches(self, fetches, inputs, targets, batch_size, training, on_batch=None,
                      targets_ops=()):
         """Run `fetches` on each batch; returns the sample-weighted means."""
-        session = backend.get_session()
         count = len(inputs[0])
-        totals = np.zeros(len(fetches))
+        totals = None
         for index, (start, end) in enumerate(arrays.make_batches(count, batch_size)):
             batch_in = [a[start:end] for a in inputs]
             batch_out = None if targets is None else [a[start:end] for a in targets]
-            values = session.run(list(fetches) + list(targets_ops),
-                                 feed_dict=self._feed(batch_in, batch_out, training))
-            totals += np.asarray(values[:len(fetches)], dtype=np.float64) * (end - start)
+            values = np.asarray(self._test_step(batch_in, batch_out), dtype=np.float64)
+            totals = values * (end - start) if totals is None else \
+                totals + values * (end - start)
             if on_batch is not None:
-                on_batch(index, end - start, values[:len(fetches)], totals / end)
+                on_batch(index, end - start, values, totals / end)
         return totals / max(count, 1)
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, callbacks=None,
@@ -306,7 +363,7 @@ class Model(Layer):
         validate = None
         if val_inputs is not None:
             def validate():
-                return self._run_batches([self.total_loss] + self._metric_tensors,
+                return self._run_batches(None,
                                          val_inputs, val_targets, batch_size, False)
         info = "Train on %d samples" % count + (
             ", validate on %d samples" % len(val_inputs[0]) if val_inputs is not None
@@ -344,7 +401,7 @@ class Model(Layer):
                                                         validation_data[1])
 
             def validate():
-                return self._run_batches([self.total_loss] + self._metric_tensors,
+                return self._run_batches(None,
                                          val_inputs, val_targets, 32, False)
         return training_loop.fit_loop(self, epoch_batches, epochs, steps_per_epoch,
                                       "step", verbose, callbacks, validate, initial_epoch,
@@ -356,7 +413,6 @@ class Model(Layer):
             raise RuntimeError("You must compile your model before training/testing. "
                                "Use `model.compile(optimizer, loss)`.")
         inputs, targets = self._standardize(x, y)
-        fetches = [self.total_loss] + self._metric_tensors
         count = len(inputs[0])
         bar = None
         if verbose == 1:
@@ -369,19 +425,18 @@ class Model(Layer):
                 seen = min(count, (index + 1) * (batch_size or 32))
                 bar.update(seen, [(self.metrics_names[0], float(values[0]))] +
                            list(zip(self.metrics_names[1:], running[1:])))
-        means = self._run_batches(fetches, inputs, targets, batch_size or 32, False,
+        means = self._run_batches(None, inputs, targets, batch_size or 32, False,
                                   on_batch)
         values = [float(v) for v in means]
         return values[0] if len(values) == 1 else values
 
     def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None, **kwargs):
         inputs, _ = self._standardize(x)
-        session = backend.get_session()
         count = len(inputs[0])
-        chunks = [[] for _ in self.outputs]
+        chunks = None
         for start, end in arrays.make_batches(count, batch_size or 32):
-            values = session.run(self.outputs, feed_dict=self._feed(
-                [a[start:end] for a in inputs]))
+            values = self._predict_step([a[start:end] for a in inputs])
+            chunks = chunks or [[] for _ in values]
             for chunk, value in zip(chunks, values):
                 chunk.append(value)
         results = [np.concatenate(c) for c in chunks]
@@ -390,11 +445,7 @@ class Model(Layer):
     def train_on_batch(self, x, y, sample_weight=None, class_weight=None,
                        reset_metrics=True):
         inputs, targets = self._standardize(x, y)
-        updates = self._train_ops()
-        session = backend.get_session()
-        values = session.run([self.total_loss] + self._metric_tensors + updates,
-                             feed_dict=self._feed(inputs, targets, True))
-        values = [float(v) for v in values[:1 + len(self._metric_tensors)]]
+        values = self._train_step(inputs, targets)
         return values[0] if len(values) == 1 else values
 
     def test_on_batch(self, x, y, sample_weight=None, reset_metrics=True):

@@ -20,9 +20,9 @@ def fit_loop(model, epoch_batches, epochs, target, unit, verbose, callbacks, val
     samples (unit 'sample') or steps (unit 'step') of an epoch; `validate()` returns
     the validation means or None."""
     names = list(model.metrics_names)
-    fetches = [model.total_loss] + model._metric_tensors
-    updates = model._train_ops()
-    session = backend.get_session()     # initializes the optimizer's new variables
+    if not backend.executing_eagerly():
+        model._train_ops()
+        backend.get_session()     # initializes the optimizer's new variables
     model.history = cbks.History()
     callback_list = [cbks.Callback()] + list(callbacks or []) + [model.history]
     if verbose:
@@ -39,14 +39,12 @@ def fit_loop(model, epoch_batches, epochs, target, unit, verbose, callbacks, val
     callback_list.call("on_train_begin", {})
     for epoch in range(initial_epoch, epochs):
         callback_list.call("on_epoch_begin", epoch, {})
-        totals, seen = np.zeros(len(fetches)), 0
+        totals, seen = np.zeros(len(names)), 0
         for index, (inputs, targets) in enumerate(epoch_batches(epoch)):
             size = len(inputs[0])
             callback_list.call("on_train_batch_begin", index, {"batch": index,
                                                                "size": size})
-            values = session.run(fetches + updates,
-                                 feed_dict=model._feed(inputs, targets, True))
-            values = np.asarray(values[:len(fetches)], dtype=np.float64)
+            values = np.asarray(model._train_step(inputs, targets), dtype=np.float64)
             totals += values * size
             seen += size
             # metrics are shown as running means over the epoch (TF 1.15's stateful

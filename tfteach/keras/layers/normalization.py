@@ -60,7 +60,9 @@ class BatchNormalization(Layer):
     def call(self, inputs, training=None):
         reduce_axes = [i for i in range(self._rank) if i != self._axis]
         mean, variance = tf.nn.moments(inputs, reduce_axes)
-        self._add_moving_updates(inputs, mean, variance, reduce_axes)
+        # Eagerly an update runs when it is made: make it only in a training step.
+        if not (isinstance(training, bool) and not training):
+            self._add_moving_updates(inputs, mean, variance, reduce_axes)
 
         def normalize(m, v):
             return tf.nn.batch_normalization(inputs, m, v, self.beta, self.gamma,
