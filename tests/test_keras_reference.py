@@ -75,7 +75,21 @@ def embedding_model(keras):
                              keras.layers.Flatten(), keras.layers.Dense(2)])
 
 
-BUILDERS = [mlp, cnn, branchy, image_model, embedding_model]
+def recurrent_model(keras):
+    return keras.Sequential([
+        keras.layers.Embedding(20, 4, input_length=6),
+        keras.layers.LSTM(5, recurrent_activation="sigmoid", return_sequences=True,
+                          unroll=True),
+        keras.layers.GRU(3, recurrent_activation="sigmoid", reset_after=True, unroll=True),
+        keras.layers.Dense(4, activation="softmax")])
+
+
+BUILDERS = [mlp, cnn, branchy, image_model, embedding_model, recurrent_model]
+IDS = RNG.randint(0, 20, size=(16, 6))
+
+
+def data_for(builder):
+    return {mlp: X, cnn: IMAGES, branchy: X[:, :8], recurrent_model: IDS}[builder]
 
 
 def layout(model):
@@ -231,11 +245,12 @@ def test_losses_match_tf_keras(tk, loss, target):
                  rtol=1e-5)
 
 
-@pytest.mark.parametrize("builder", [mlp, cnn, branchy], ids=lambda b: b.__name__)
+@pytest.mark.parametrize("builder", [mlp, cnn, branchy, recurrent_model],
+                         ids=lambda b: b.__name__)
 def test_hdf5_files_written_by_tfteach_are_read_by_tf_keras(tk, builder, tmp_path):
     ours = builder(tf.keras)
     ours.compile(optimizer="adam", loss="categorical_crossentropy", metrics=["accuracy"])
-    data = X if builder is mlp else IMAGES if builder is cnn else X[:, :8]
+    data = data_for(builder)
     ours.save(str(tmp_path / "model.h5"))
     ours.save_weights(str(tmp_path / "weights.h5"))
     expected = ours.predict(data)
@@ -246,12 +261,13 @@ def test_hdf5_files_written_by_tfteach_are_read_by_tf_keras(tk, builder, tmp_pat
     assert_close(fresh.predict(data), expected, rtol=1e-5)
 
 
-@pytest.mark.parametrize("builder", [mlp, cnn, branchy], ids=lambda b: b.__name__)
+@pytest.mark.parametrize("builder", [mlp, cnn, branchy, recurrent_model],
+                         ids=lambda b: b.__name__)
 def test_hdf5_files_written_by_tf_keras_are_read_by_tfteach(tk, builder, tmp_path):
     theirs = builder(tk)
     theirs.compile(optimizer=tk.optimizers.legacy.Adam(),
                    loss="categorical_crossentropy", metrics=["accuracy"])
-    data = X if builder is mlp else IMAGES if builder is cnn else X[:, :8]
+    data = data_for(builder)
     theirs.save(str(tmp_path / "model.h5"))
     theirs.save_weights(str(tmp_path / "weights.h5"))
     expected = theirs.predict(data)
