@@ -12,11 +12,10 @@ and the optimizer's update ops; `fit` feeds NumPy batches to `sess.run` in the S
 import numpy as np
 
 import tfteach as tf
-from tfteach.keras import backend, losses, metrics as metrics_mod
-from tfteach.keras import optimizers
-from tfteach.keras.engine import arrays, eager_training, network, training_loop
+from tfteach.keras import backend, optimizers
+from tfteach.keras.engine import arrays, compiled, eager_training, network
+from tfteach.keras.engine import training_loop
 from tfteach.keras.engine.base_layer import Layer
-from tfteach.keras.engine.input_layer import InputLayer
 
 __all__ = ["Model"]
 
@@ -175,73 +174,16 @@ class Model(Layer):
             self._build_training_graph()
 
     def _prepare_eager(self):
-        """Eagerly nothing is built: the losses and metric names are kept for the steps."""
-        count = max(len(self.outputs), 1)
-        self._loss_functions = self._resolve_losses(count)
-        self.metrics_names = ["loss"]
-        for fn in self._loss_functions[:1]:
-            self.metrics_names += [metrics_mod.resolve(m, fn)[0] for m in self._metric_spec]
-        self._target_is_sparse = [getattr(fn, "__name__", "") ==
-                                  "sparse_categorical_crossentropy"
-                                  for fn in self._loss_functions]
+        compiled.prepare_eager(self)
 
     def _resolve_losses(self, count):
-        spec = self._loss_spec
-        if isinstance(spec, dict):
-            spec = [spec.get(name) for name in self.output_names]
-        if not isinstance(spec, (list, tuple)):
-            spec = [spec] * count
-        if len(spec) != count:
-            raise ValueError("When passing a list as loss, it should have one entry per "
-                             "model outputs. The model has %d outputs, but you passed "
-                             "loss=%s" % (count, self._loss_spec))
-        return [losses.get(s) for s in spec]
+        return compiled.resolve_losses(self, count)
 
     def _build_training_graph(self):
-        loss_fns = self._resolve_losses(len(self.outputs))
-        self._loss_functions = loss_fns
-        weights = self._loss_weights or [1.] * len(self.outputs)
-        self.targets, self.metrics_names, metric_tensors = [], ["loss"], []
-        output_losses, self._target_is_sparse = [], []
-        multi = len(self.outputs) > 1
-        with tf.name_scope(None):
-            for output, name, fn, weight in zip(self.outputs, self.output_names,
-                                                loss_fns, weights):
-                sparse = getattr(fn, "__name__", "") == "sparse_categorical_crossentropy"
-                self._target_is_sparse.append(sparse)
-                shape = None if sparse else [None] * output.get_shape().ndims
-                target = tf.placeholder(output.dtype.base_dtype, shape=shape,
-                                        name=name + "_target")
-                self.targets.append(target)
-                with tf.name_scope("loss"), tf.name_scope(name + "_loss"):
-                    output_loss = tf.reduce_mean(fn(target, output))
-                output_losses.append(weight * output_loss if weight != 1 else output_loss)
-                if multi:
-                    self.metrics_names.append(name + "_loss")
-                    metric_tensors.append(output_loss)
-                with tf.name_scope("metrics"):
-                    for metric in self._metric_spec:
-                        metric_name, metric_fn = metrics_mod.resolve(metric, fn)
-                        metric_tensors.append(tf.reduce_mean(metric_fn(target, output)))
-                        self.metrics_names.append(name + "_" + metric_name if multi
-                                                  else metric_name)
-            with tf.name_scope("loss"):
-                total = output_losses[0] if len(output_losses) == 1 else \
-                    tf.add_n(output_losses)
-                if self.losses:
-                    total = total + tf.add_n([tf.cast(l, total.dtype)
-                                              for l in self.losses])
-            self.total_loss = total
-        self._metric_tensors = metric_tensors
-        self._train_updates = None
+        compiled.build_training_graph(self)
 
     def _train_ops(self):
-        if self._train_updates is None:
-            with tf.name_scope(None), tf.name_scope("training"):
-                updates = self.optimizer.get_updates(self.total_loss,
-                                                     self.trainable_weights)
-            self._train_updates = updates + self.updates
-        return self._train_updates
+        return compiled.train_ops(self)
 
     # -- running -------------------------------------------------------------------------------
     def _feed(self, inputs, targets=None, training=False):
@@ -494,18 +436,8 @@ class Model(Layer):
 
     def to_json(self, **kwargs):
         import json
+        from tfteach.keras.saving.hdf5_format import _json_default
         return json.dumps({"class_name": type(self).__name__, "config": self.get_config(),
                            "keras_version": "2.2.4-tf", "backend": "tensorflow"},
                           default=_json_default, **kwargs)
 
-
-def _json_default(obj):
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    raise TypeError("Not JSON serializable: %s" % (obj,))
-
-
-def is_input_layer(layer):
-    return isinstance(layer, InputLayer)

@@ -16,7 +16,8 @@ from tfteach.keras.layers.pooling import (AveragePooling2D, AvgPool2D,  # noqa: 
 __all__ = ["Layer", "InputSpec", "Input", "InputLayer", "Dense", "Activation", "Flatten",
            "Reshape", "Dropout", "Conv2D", "Conv2DTranspose", "MaxPooling2D", "MaxPool2D",
            "AveragePooling2D", "GlobalAveragePooling2D", "BatchNormalization",
-           "Embedding", "SimpleRNN", "LSTM", "GRU", "Add", "Concatenate", "add", "concatenate", "deserialize"]
+           "Embedding", "SimpleRNN", "LSTM", "GRU", "Add", "Concatenate", "add",
+           "concatenate", "deserialize"]
 
 
 def _classes():
