@@ -355,3 +355,25 @@ def test_train_on_batch_initializes_the_optimizer_and_trains():
     assert losses[-1] < losses[0]
     assert model.test_on_batch(X, Y) == pytest.approx(
         float(np.mean((model.predict(X) - Y) ** 2)), rel=1e-5)
+
+
+def test_a_keras_model_trained_by_a_tf_train_optimizer_in_a_tf1_session():
+    x = tf.placeholder(tf.float32, [None, 6])
+    y = tf.placeholder(tf.float32, [None, 1])
+    model = keras.Sequential([keras.layers.Dense(4, activation="tanh", input_shape=(6,)),
+                              keras.layers.Dropout(0.5), keras.layers.Dense(1)])
+    prediction = model(x)
+    loss = tf.reduce_mean(tf.square(prediction - y))
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    phase = keras.backend.learning_phase()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        first = sess.run(loss, {x: X, y: Y})
+        for _ in range(50):
+            sess.run(train, {x: X, y: Y, phase: True})       # dropout on while training
+        assert sess.run(loss, {x: X, y: Y}) < first
+        # without the learning phase fed, dropout is off: two runs agree
+        assert_close(sess.run(prediction, {x: X}), sess.run(prediction, {x: X}), rtol=0)
+        with pytest.raises(AssertionError):
+            assert_close(sess.run(prediction, {x: X, phase: True}),
+                         sess.run(prediction, {x: X}), rtol=1e-3)
