@@ -377,3 +377,20 @@ def test_a_keras_model_trained_by_a_tf_train_optimizer_in_a_tf1_session():
         with pytest.raises(AssertionError):
             assert_close(sess.run(prediction, {x: X, phase: True}),
                          sess.run(prediction, {x: X}), rtol=1e-3)
+
+
+def test_get_file_downloads_once_into_the_cache_and_fails_clearly_offline(tmp_path):
+    source = tmp_path / "nietzsche.txt"
+    source.write_text("supposing that truth is a woman")
+    cache = tmp_path / "cache"
+    path = keras.utils.get_file("nietzsche.txt", origin=source.as_uri(),
+                                cache_dir=str(cache))
+    assert path == str(cache / "datasets" / "nietzsche.txt")
+    assert open(path).read() == "supposing that truth is a woman"
+    source.unlink()                                    # a cached file is not fetched again
+    assert keras.utils.get_file("nietzsche.txt", origin=source.as_uri(),
+                                cache_dir=str(cache)) == path
+    with pytest.raises(Exception, match="URL fetch failure on .*missing.txt.*by hand"):
+        keras.utils.get_file("missing.txt", origin=(tmp_path / "missing.txt").as_uri(),
+                             cache_dir=str(cache))
+    assert not (cache / "datasets" / "missing.txt").exists()

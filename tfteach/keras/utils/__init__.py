@@ -1,9 +1,10 @@
-"""`tf.keras.utils`: to_categorical, Progbar, plot-free helpers."""
+"""`tf.keras.utils`: to_categorical, get_file, Progbar, normalize."""
 import numpy as np
 
+from tfteach.keras.utils.data_utils import get_file
 from tfteach.keras.utils.progbar import Progbar
 
-__all__ = ["to_categorical", "Progbar", "normalize"]
+__all__ = ["to_categorical", "Progbar", "normalize", "get_file"]
 
 
 def to_categorical(y, num_classes=None, dtype="float32"):
