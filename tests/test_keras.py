@@ -394,3 +394,26 @@ def test_get_file_downloads_once_into_the_cache_and_fails_clearly_offline(tmp_pa
         keras.utils.get_file("missing.txt", origin=(tmp_path / "missing.txt").as_uri(),
                              cache_dir=str(cache))
     assert not (cache / "datasets" / "missing.txt").exists()
+
+
+@pytest.mark.parametrize("optimizer", ["adam", "rmsprop", "adagrad", "sgd-momentum"])
+def test_a_loaded_model_goes_on_training_where_it_stopped(tmp_path, optimizer):
+    def build():
+        make = {"adam": lambda: keras.optimizers.Adam(0.05),
+                "rmsprop": lambda: keras.optimizers.RMSprop(0.01),
+                "adagrad": lambda: keras.optimizers.Adagrad(0.1),
+                "sgd-momentum": lambda: keras.optimizers.SGD(0.05, momentum=0.9)}
+        model = keras.Sequential([keras.layers.Dense(3, activation="tanh",
+                                                     input_shape=(6,)),
+                                  keras.layers.Dense(1)])
+        model.compile(optimizer=make[optimizer](), loss="mse")
+        return model
+    model = build()
+    model.fit(X, Y, epochs=2, batch_size=16, verbose=0, shuffle=False)
+    model.save(str(tmp_path / "m.h5"))
+    restored = keras.models.load_model(str(tmp_path / "m.h5"))
+    for a, b in zip(restored.optimizer.get_weights(), model.optimizer.get_weights()):
+        assert_close(a, b, rtol=0)
+    go_on = model.fit(X, Y, epochs=2, batch_size=16, verbose=0, shuffle=False)
+    again = restored.fit(X, Y, epochs=2, batch_size=16, verbose=0, shuffle=False)
+    assert_close(again.history["loss"], go_on.history["loss"], rtol=1e-6)

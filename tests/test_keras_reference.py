@@ -88,6 +88,11 @@ BUILDERS = [mlp, cnn, branchy, image_model, embedding_model, recurrent_model]
 IDS = RNG.randint(0, 20, size=(16, 6))
 
 
+def one_hot_targets(model, count):
+    classes = model.layers[-1].output_shape[-1]
+    return np.eye(classes, dtype=np.float32)[np.arange(count) % classes]
+
+
 def data_for(builder):
     return {mlp: X, cnn: IMAGES, branchy: X[:, :8], recurrent_model: IDS}[builder]
 
@@ -251,11 +256,17 @@ def test_hdf5_files_written_by_tfteach_are_read_by_tf_keras(tk, builder, tmp_pat
     ours = builder(tf.keras)
     ours.compile(optimizer="adam", loss="categorical_crossentropy", metrics=["accuracy"])
     data = data_for(builder)
+    ours.fit(data, one_hot_targets(ours, len(data)), epochs=1, verbose=0)
     ours.save(str(tmp_path / "model.h5"))
     ours.save_weights(str(tmp_path / "weights.h5"))
     expected = ours.predict(data)
     loaded = tk.models.load_model(str(tmp_path / "model.h5"))
     assert_close(loaded.predict(data), expected, rtol=1e-5)
+    # the optimizer's state (step, every m, every v) goes across too
+    their_state = loaded.optimizer.get_weights()
+    assert len(their_state) == len(ours.optimizer.weights) > 1
+    for a, b in zip(their_state, ours.optimizer.get_weights()):
+        assert_close(a, b, rtol=1e-6)
     fresh = builder(tk)
     fresh.load_weights(str(tmp_path / "weights.h5"))
     assert_close(fresh.predict(data), expected, rtol=1e-5)
@@ -268,6 +279,7 @@ def test_hdf5_files_written_by_tf_keras_are_read_by_tfteach(tk, builder, tmp_pat
     theirs.compile(optimizer=tk.optimizers.legacy.Adam(),
                    loss="categorical_crossentropy", metrics=["accuracy"])
     data = data_for(builder)
+    theirs.fit(data, one_hot_targets(theirs, len(data)), epochs=1, verbose=0)
     theirs.save(str(tmp_path / "model.h5"))
     theirs.save_weights(str(tmp_path / "weights.h5"))
     expected = theirs.predict(data)
@@ -276,6 +288,9 @@ def test_hdf5_files_written_by_tf_keras_are_read_by_tfteach(tk, builder, tmp_pat
         [type(l).__name__ for l in theirs.layers]
     assert_close(loaded.predict(data), expected, rtol=1e-5)
     assert isinstance(loaded.optimizer, tf.keras.optimizers.Adam)
+    for a, b in zip(loaded.optimizer.get_weights(), theirs.optimizer.get_weights()):
+        assert_close(a, b, rtol=1e-6)
+    assert len(loaded.optimizer.weights) == len(theirs.optimizer.weights)
     fresh = builder(tf.keras)
     fresh.load_weights(str(tmp_path / "weights.h5"))
     assert_close(fresh.predict(data), expected, rtol=1e-5)

@@ -14,6 +14,8 @@ with TF 1.15's Keras (OptimizerV2) defaults and formulas:
 `lr=` is accepted as the old name of `learning_rate`. A `tf.train.Optimizer` can be
 given to `compile` too (its `minimize` is used), as TF 1.15 allowed.
 """
+import numpy as np
+
 import tfteach as tf
 from tfteach.keras.serialization import accepted_kwargs, deserialize
 
@@ -34,8 +36,8 @@ class Optimizer:
         self.learning_rate = float(learning_rate)
         self.clipnorm, self.clipvalue, self.decay = clipnorm, clipvalue, float(decay)
         self.iterations = None
-        self._slots = {}
-        self.weights = []
+        self._slots = {}              # (id(variable), slot name) -> slot variable
+        self._slot_order = []         # [(slot name, variable)] in creation order
 
     lr = property(lambda self: self.learning_rate)
 
@@ -48,8 +50,53 @@ class Optimizer:
                 slot = tf.Variable(lambda: tf.fill(shape, tf.cast(initial, dtype)),
                                    name=name, trainable=False)
             self._slots[key] = slot
-            self.weights.append(slot)
+            self._slot_order.append((name, variable))
         return self._slots[key]
+
+    _slot_names = ()          # the slots each variable gets, in Keras' order
+
+    @property
+    def weights(self):
+        """Keras' order (what HDF5 files store): the step counter, then each kind of
+        slot for all variables in turn (Adam: every m, then every v)."""
+        names = []
+        for name, _ in self._slot_order:
+            if name not in names:
+                names.append(name)
+        ordered = [self._slots[(id(var), name)] for name in names
+                   for slot_name, var in self._slot_order if slot_name == name]
+        return ([self.iterations] if self.iterations is not None else []) + ordered
+
+    def _create_all_weights(self, var_list):
+        """The step counter and every slot now (load_model restores their values)."""
+        with tf.name_scope(self._name):
+            self._make_iterations()
+            for name in self._slot_names:
+                for var in var_list:
+                    self._slot(var, name, self._slot_initial(name))
+
+    def _slot_initial(self, name):
+        return 0.
+
+    def _make_iterations(self):
+        if self.iterations is None:
+            with tf.name_scope(None):
+                self.iterations = tf.Variable(0, dtype=tf.int64, name=self._name + "/iter",
+                                              trainable=False)
+
+    def get_weights(self):
+        from tfteach.keras import backend
+        return backend.batch_get_value(self.weights)
+
+    def set_weights(self, values):
+        from tfteach.keras import backend
+        params = self.weights
+        if len(params) != len(values) or any(
+                tuple(p.get_shape().as_list()) != np.shape(v)
+                for p, v in zip(params, values)):
+            raise ValueError("Optimizer weights do not match: %d given for %d (%s)"
+                             % (len(values), len(params), [p.name for p in params]))
+        backend.batch_set_value(list(zip(params, values)))
 
     def get_gradients(self, loss, params):
         grads = tf.gradients(loss, params)
@@ -75,11 +122,7 @@ class Optimizer:
     def apply_gradients(self, grads_and_vars, name=None):
         grads_and_vars = list(grads_and_vars)
         with tf.name_scope(self._name):
-            if self.iterations is None:
-                with tf.name_scope(None):
-                    self.iterations = tf.Variable(0, dtype=tf.int64, name=self._name +
-                                                  "/iter", trainable=False)
-                self.weights.insert(0, self.iterations)
+            self._make_iterations()
             step = tf.cast(self.iterations, tf.float32) + 1.
             lr = tf.constant(self.learning_rate)
             if self.decay:
@@ -116,6 +159,10 @@ class SGD(Optimizer):
             raise ValueError("`momentum` must be between [0, 1].")
         self.momentum, self.nesterov = float(momentum), bool(nesterov)
 
+    @property
+    def _slot_names(self):
+        return ("momentum",) if self.momentum else ()
+
     def _update(self, var, grad, lr, step):
         if not self.momentum:
             return [tf.assign_sub(var, lr * grad)]
@@ -136,6 +183,8 @@ class Adam(Optimizer):
             raise NotImplementedError("Adam(amsgrad=True) is not built in tfteach")
         self.beta_1, self.beta_2 = float(beta_1), float(beta_2)
         self.epsilon, self.amsgrad = float(epsilon), False
+
+    _slot_names = ("m", "v")
 
     def _update(self, var, grad, lr, step):
         m, v = self._slot(var, "m"), self._slot(var, "v")
@@ -158,6 +207,8 @@ class RMSprop(Optimizer):
         self.rho, self.epsilon = float(rho), float(epsilon)
         self.momentum, self.centered = 0., False
 
+    _slot_names = ("rms",)
+
     def _update(self, var, grad, lr, step):
         ms = self._slot(var, "rms")
         ms_t = tf.assign(ms, self.rho * ms + (1. - self.rho) * tf.square(grad))
@@ -173,6 +224,11 @@ class Adagrad(Optimizer):
         self.initial_accumulator_value = float(initial_accumulator_value)
         self.epsilon = float(epsilon)
 
+    _slot_names = ("accumulator",)
+
+    def _slot_initial(self, name):
+        return self.initial_accumulator_value
+
     def _update(self, var, grad, lr, step):
         acc = self._slot(var, "accumulator", self.initial_accumulator_value)
         acc_t = tf.assign_add(acc, tf.square(grad))
@@ -184,7 +240,7 @@ class TFOptimizer:
 
     def __init__(self, optimizer):
         self.optimizer = optimizer
-        self.weights = []
+        self.weights = []        # its slots are tf.train's: not saved in Keras files
 
     def get_updates(self, loss, params):
         return [self.optimizer.minimize(loss, var_list=params)]

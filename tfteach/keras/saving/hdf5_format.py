@@ -8,12 +8,16 @@
                                   training_config (JSON: loss, metrics, optimizer_config)
                                   /model_weights/  the save_weights layout
 
+                                  /optimizer_weights/  the step counter and slots
+                                  (Adam: iter, every m, every v), attr weight_names
+
 Weights are matched by layer order (layers that have weights), or by layer name with
-`by_name=True`, as Keras does. Optimizer slot values are not saved: a loaded model is
-compiled again with a fresh optimizer of the same kind (docs/keras.md says so).
+`by_name=True`, as Keras does. `load_model` compiles the model again and restores the
+optimizer's state, so training goes on where it stopped.
 """
 import json
 import os
+import warnings
 
 import numpy as np
 
@@ -163,6 +167,38 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True):
         if training is not None:
             f.attrs["training_config"] = json.dumps(training,
                                                     default=_json_default).encode("utf8")
+            _write_optimizer_weights(f, model.optimizer)
+
+
+def _write_optimizer_weights(f, optimizer):
+    """Keras 2's `optimizer_weights` group: the step counter and the slots, in order."""
+    weights = optimizer.weights
+    if not weights:
+        return                     # never trained: nothing to restore
+    group = f.create_group("optimizer_weights")
+    names = [w.name.encode("utf8") for w in weights]
+    _save_attr(group, "weight_names", names)
+    for name, value in zip(names, backend.batch_get_value(weights)):
+        group.create_dataset(name.decode("utf8"), data=value)
+
+
+def _read_optimizer_weights(f, model):
+    """Restore the slots saved with the model, so training goes on where it stopped;
+    a file whose optimizer state does not fit (another optimizer) only warns, as Keras."""
+    if "optimizer_weights" not in f:
+        return
+    group = f["optimizer_weights"]
+    values = [np.asarray(group[n]) for n in _load_attr(group, "weight_names")]
+    optimizer = model.optimizer
+    if not hasattr(optimizer, "_create_all_weights"):
+        return
+    optimizer._create_all_weights(model.trainable_weights)
+    try:
+        optimizer.set_weights(values)
+    except ValueError as error:
+        warnings.warn("Error in loading the saved optimizer state. As a result, your "
+                      "model is starting with a freshly initialized optimizer. (%s)"
+                      % error)
 
 
 def _decode(value):
@@ -189,6 +225,7 @@ def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Ker
             model.compile(optimizer=optimizer, loss=_loss_spec(training["loss"]),
                           metrics=[_metric_spec(m) for m in training.get("metrics") or []],
                           loss_weights=training.get("loss_weights"))
+            _read_optimizer_weights(f, model)
     return model
 
 
