@@ -135,3 +135,15 @@ def test_eager_save_and_load(tf2, tmp_path):
 def test_functional_models_need_graph_mode(tf2):
     with pytest.raises(NotImplementedError, match="graph mode only"):
         tf2.keras.Input(shape=(3,))
+
+
+def test_eager_optimizer_state_is_saved_with_keras_names(tf2, tmp_path):
+    model = mlp_plain(tf2.keras)
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+    model.fit(X, LABELS, epochs=1, verbose=0)
+    assert [w.name for w in model.optimizer.weights][:3] == [
+        "Adam/iter:0", "dense/kernel/Adam/m:0", "dense/bias/Adam/m:0"]
+    model.save(str(tmp_path / "m.h5"))
+    restored = tf2.keras.models.load_model(str(tmp_path / "m.h5"))
+    for a, b in zip(restored.optimizer.get_weights(), model.optimizer.get_weights()):
+        assert_close(a, b, rtol=0)

@@ -46,9 +46,13 @@ class Optimizer:
         if key not in self._slots:
             shape = variable.get_shape().as_list()
             dtype = variable.dtype.base_dtype
-            with tf.name_scope(None), tf.name_scope(variable.op.name + "/" + self._name):
+            scope = variable.name.split(":")[0] + "/" + self._name
+            from tfteach.keras import backend
+            # eager variables take no name scope: give the full name ('dense/kernel/Adam/m')
+            full_name = scope + "/" + name if backend.executing_eagerly() else name
+            with tf.name_scope(None), tf.name_scope(scope):
                 slot = tf.Variable(lambda: tf.fill(shape, tf.cast(initial, dtype)),
-                                   name=name, trainable=False)
+                                   name=full_name, trainable=False)
             self._slots[key] = slot
             self._slot_order.append((name, variable))
         return self._slots[key]
