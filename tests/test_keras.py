@@ -417,3 +417,22 @@ def test_a_loaded_model_goes_on_training_where_it_stopped(tmp_path, optimizer):
     go_on = model.fit(X, Y, epochs=2, batch_size=16, verbose=0, shuffle=False)
     again = restored.fit(X, Y, epochs=2, batch_size=16, verbose=0, shuffle=False)
     assert_close(again.history["loss"], go_on.history["loss"], rtol=1e-6)
+
+
+def test_subclassed_model_tracks_layers_kept_in_a_list():
+    class Stack(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.blocks = [keras.layers.Dense(4, activation="relu") for _ in range(2)]
+            self.head = keras.layers.Dense(1)
+
+        def call(self, inputs):
+            for block in self.blocks:
+                inputs = block(inputs)
+            return self.head(inputs)
+
+    model = Stack()
+    model.compile(optimizer="sgd", loss="mse")
+    model.fit(X, Y, epochs=1, verbose=0)
+    assert len(model.layers) == 3 and len(model.trainable_weights) == 6
+    assert model.count_params() == (6 * 4 + 4) + (4 * 4 + 4) + 5

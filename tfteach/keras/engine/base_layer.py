@@ -97,9 +97,14 @@ class Layer:
     # -- attributes ---------------------------------------------------------------------
     def __setattr__(self, name, value):
         # Layers kept as attributes are tracked, so a subclassed Model finds its weights.
-        if isinstance(value, Layer) and name != "_self" and "_layers" in self.__dict__:
-            if not any(value is layer for layer in self._layers):
-                self._layers.append(value)
+        # (also layers in a list, tuple or dict attribute, as Keras tracks them)
+        if "_layers" in self.__dict__ and not name.startswith("_"):
+            found = [value] if isinstance(value, Layer) else \
+                list(value.values()) if isinstance(value, dict) else \
+                list(value) if isinstance(value, (list, tuple)) else []
+            for item in found:
+                if isinstance(item, Layer) and not any(item is l for l in self._layers):
+                    self._layers.append(item)
         object.__setattr__(self, name, value)
 
     name = property(lambda self: self._name)
