@@ -17,10 +17,8 @@ two never share a process's threads); without TensorFlow its column is blank.
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

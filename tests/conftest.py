@@ -1,4 +1,4 @@
-"""Shared test set-up: every test starts with a fresh default graph."""
+"""Shared test set-up: every test starts in graph mode with a fresh default graph."""
 import os
 
 import pytest
@@ -11,6 +11,10 @@ import tfteach as tf  # noqa: E402
 
 @pytest.fixture(autouse=True)
 def fresh_graph():
+    # Graph mode, whatever an import did: importing tfteach.v2 (test_gradient_coverage
+    # imports every module) switches eager execution on for the process, as TF 2 is.
+    from tfteach.framework import eager_mode
+    eager_mode.STATE.enabled = False
     tf.reset_default_graph()
     yield
     tf.reset_default_graph()

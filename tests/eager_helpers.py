@@ -19,7 +19,7 @@ def eager():
         yield tfteach
     finally:
         eager_mode.STATE.enabled = saved
-        del context.TAPES[:]
+        context.TAPES.clear()
 
 
 @pytest.fixture

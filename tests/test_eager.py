@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import tfteach
+from device_helpers import virtual_gpus  # noqa: F401 - fixture
 from eager_helpers import eager, tf2  # noqa: F401 - fixtures
 from tfteach.framework import eager_mode
 
@@ -109,6 +110,9 @@ def test_errors_are_tf_eager_errors(eager):
         tf.matmul(tf.ones([2, 2]), tf.ones([3, 3]))
     with pytest.raises(TypeError):
         tf.constant(1) + 1.5
+    with pytest.raises(RuntimeError, match=r"^tf.placeholder\(\) is not compatible with "
+                                           "eager execution.$"):
+        tf.placeholder(tf.float32)
 
 
 def test_eager_variable(eager):
@@ -117,6 +121,15 @@ def test_eager_variable(eager):
     assert repr(v) == ("<tf.Variable 'v:0' shape=(2,) dtype=float32, "
                        "numpy=array([1., 2.], dtype=float32)>")
     assert tf.Variable(1.0).name == tf.Variable(2.0).name == "Variable:0"  # TF 2: not unique
+    with tf.name_scope("a") as a_scope:                 # names as TF 2 gives them
+        with tf.name_scope("b") as b_scope:
+            assert tf.Variable(1.0, name="w").name == "a/b/w:0"
+        with tf.name_scope("c/") as c_scope:
+            assert tf.Variable(1.0).name == "c/Variable:0"
+    assert (a_scope, b_scope, c_scope) == ("a/", "a/b/", "c/")
+    module = tf.Module(name="mod")
+    with module.name_scope:
+        assert tf.Variable(1.0, name="w").name == "mod/w:0"
     v.assign([3.0, 4.0])
     v.assign_add([1.0, 1.0])
     v.assign_sub([0.5, 0.5])
@@ -206,6 +219,14 @@ def test_v2_namespace(tf2):
     assert tf.random.normal([2, 3]).shape == (2, 3)
     with pytest.raises(AttributeError, match="has no attribute 'Session'"):
         tf.Session  # noqa: B018
+    # TF 2's tf.nn signatures: dropout(x, rate), xent(labels, logits) with label gradients
+    kept = tf.nn.dropout(tf.ones([1000]), 0.25, seed=1).numpy()
+    assert 0.6 < np.mean(kept > 0) < 0.9 and set(np.unique(kept)) <= {0.0, np.float32(1 / 0.75)}
+    labels = tf.constant([[0.2, 0.8]])
+    with tf.GradientTape() as tape:
+        tape.watch(labels)
+        loss = tf.nn.softmax_cross_entropy_with_logits(labels, tf.constant([[1.0, 2.0]]))
+    assert tape.gradient(loss, labels) is not None
 
 
 def test_module_tracking(eager):
@@ -233,3 +254,56 @@ def test_module_tracking(eager):
     assert [v.name for v in net.trainable_variables] == ["scale:0", "w:0", "w:0"]
     with pytest.raises(ValueError, match="is not a valid module name"):
         tf.Module(name="not valid")
+
+
+@pytest.mark.parametrize("make_optimizer", [
+    lambda tf: tf.train.AdamOptimizer(0.01), lambda tf: tf.train.MomentumOptimizer(0.1, 0.9),
+    lambda tf: tf.train.RMSPropOptimizer(0.01)], ids=["adam", "momentum", "rmsprop"])
+def test_tf1_optimizers_eagerly_equal_their_graph_steps(eager, make_optimizer):
+    """Note 002's MLP/CNN loop: tape gradients, tf.losses, a TF 1 optimizer, eagerly."""
+    tf = eager
+    r = np.random.RandomState(0)
+    w0 = r.randn(4, 3).astype(np.float32)
+    x = r.randn(5, 4).astype(np.float32)
+    y = np.array([0, 1, 2, 1, 0], np.int32)
+    w = tf.Variable(w0)
+    opt = make_optimizer(tf)
+    for _ in range(3):
+        with tf.GradientTape() as tape:
+            loss = tf.losses.sparse_softmax_cross_entropy(labels=y, logits=tf.matmul(x, w))
+        opt.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+    with tfteach.Graph().as_default():
+        gw = tfteach.Variable(w0)
+        gloss = tfteach.losses.sparse_softmax_cross_entropy(labels=y, logits=tfteach.matmul(x, gw))
+        step = make_optimizer(tfteach).minimize(gloss)
+        with tfteach.Session() as sess:
+            sess.run(tfteach.global_variables_initializer())
+            for _ in range(3):
+                sess.run(step)
+            expected = sess.run(gw)
+    np.testing.assert_allclose(w.numpy(), expected, rtol=1e-6, atol=1e-7)
+
+
+def test_tf_device_on_a_virtual_gpu_accounts_eager_tensors(eager, virtual_gpus):
+    from tfteach.runtime.devices import local_devices
+    tf = eager
+    virtual_gpus(1, memory_limit=256)
+    allocator = local_devices()[1].allocator
+    with tf.device("/gpu:0"):
+        a = tf.ones([128, 128])                        # 64 KiB
+        b = tf.matmul(a, a)
+    assert a.device == b.device == "/job:localhost/replica:0/task:0/device:GPU:0"
+    # (the int32 shape [128, 128] given to ones was a tensor too, freed when it died)
+    assert allocator.bytes_in_use == 2 * 128 * 128 * 4
+    np.testing.assert_array_equal(b.numpy(), np.full((128, 128), 128.0, np.float32))
+    del a
+    assert allocator.bytes_in_use == 128 * 128 * 4     # freed with the tensor
+    del b
+    assert allocator.bytes_in_use == 0
+    with tf.device("/cpu:0"):
+        assert tf.ones([2]).device.endswith("device:CPU:0")
+    with tf.device("/gpu:7"):                          # no such device: the CPU (soft)
+        assert tf.ones([2]).device.endswith("device:CPU:0")
+    with tf.device("/gpu:0"), pytest.raises(tf.errors.ResourceExhaustedError,
+                                            match="OOM when allocating tensor"):
+        tf.zeros([256, 256, 1024])                     # 256 MiB on a 256 MiB card

@@ -220,3 +220,108 @@ def test_tfgraph_line_magic_draws_each_concrete_function(eager):
         assert "concrete function 2 of 2" in view.export["note"]
     finally:
         graph_magics.unregister(shell)
+
+
+def test_tfgraph_cell_magic_shows_the_function_run(eager):
+    from IPython.core import interactiveshell
+    from tfteach.notebook import graph_magics
+    shell = interactiveshell.InteractiveShell.instance()
+    graph_magics.register(shell)
+    try:
+        shell.user_ns["tf"] = eager
+        result = shell.run_cell(
+            "%%tfgraph\n"
+            "@tf.function\n"
+            "def double(x):\n"
+            "    return x * 2.0\n"
+            "y = double(tf.constant([1.0, 2.0]))\n")
+        assert result.error_in_exec is None
+        view = graph_magics.last_view()
+        assert view.graph is shell.user_ns["double"].concrete_functions[0].graph
+        assert len(view.runs) == 1                       # the call, run by a Session
+        np.testing.assert_array_equal(shell.user_ns["y"].numpy(), [2.0, 4.0])
+    finally:
+        graph_magics.unregister(shell)
+
+
+def test_autograph_if_and_while_on_tensors(eager):
+    tf = eager
+
+    @tf.function
+    def relu(x):
+        if x > 0:
+            y = x
+        else:
+            y = 0.0 * x
+        return y
+
+    assert float(relu(tf.constant(3.0))) == 3.0 and float(relu(tf.constant(-2.0))) == 0.0
+    assert len(relu.concrete_functions) == 1                  # one graph for both signs
+    types = {op.type for op in relu.concrete_functions[0].graph.get_operations()}
+    assert {"Switch", "Merge"} <= types
+
+    @tf.function
+    def collatz_steps(n):
+        steps = tf.constant(0)
+        while n > 1:
+            n = tf.where(tf.equal(n % 2, 0), n // 2, 3 * n + 1)
+            steps += 1
+        return steps
+
+    def python_steps(n):
+        steps = 0
+        while n > 1:
+            n = n // 2 if n % 2 == 0 else 3 * n + 1
+            steps += 1
+        return steps
+    for n in (27, 6, 1):
+        assert int(collatz_steps(tf.constant(n))) == python_steps(n)
+    assert len(collatz_steps.concrete_functions) == 1
+
+
+def test_autograph_keeps_python_control_flow_and_runs_branch_updates(eager):
+    tf = eager
+    traced = []
+
+    @tf.function
+    def f(x, training=False):
+        if training:                      # a Python value: decided at trace time
+            x = x * 2.0
+        k = 0
+        while k < 3:                      # a Python loop: unrolled
+            k += 1
+            traced.append(k)
+        return x + k
+
+    assert float(f(tf.constant(1.0))) == 4.0 and float(f(tf.constant(1.0), True)) == 5.0
+    assert traced == [1, 2, 3, 1, 2, 3]
+
+    v = tf.Variable(0.0)
+
+    @tf.function
+    def add_if_positive(x):
+        if x > 0:
+            v.assign_add(x)               # an update in a branch runs when taken
+        return v.read_value()
+
+    assert float(add_if_positive(tf.constant(2.0))) == 2.0
+    assert float(add_if_positive(tf.constant(-1.0))) == 2.0
+    assert float(add_if_positive(tf.constant(0.5))) == 2.5
+
+    @tf.function
+    def one_branch(x):
+        if x > 0:
+            z = x
+        return z
+
+    with pytest.raises(ValueError, match="must also be assigned in the else branch"):
+        one_branch(tf.constant(1.0))
+
+    @tf.function
+    def with_return(x):
+        if x > 0:                         # not converted (a return inside): TF 1's error
+            return x
+        return -x
+
+    with pytest.raises(TypeError, match="Using a `tf.Tensor` as a Python `bool`"):
+        with_return(tf.constant(1.0))

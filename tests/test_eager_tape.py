@@ -1,6 +1,6 @@
-"""GradientTape: its gradients equal tfteach's `tf.gradients` (itself checked against
-finite differences and TensorFlow in test_gradient_coverage.py) for every op type of
-gradient_cases.py that runs eagerly; persistent/non-persistent rules, watching, nesting,
+"""GradientTape: its gradients (and the eager forward values) equal tfteach's graph
+`tf.gradients` (itself checked against finite differences and TensorFlow in
+test_gradient_coverage.py) for every op type of gradient_cases.py; persistent/non-persistent rules, watching, nesting,
 stop_recording, reset, None results, jacobian and batch_jacobian (against NumPy)."""
 import numpy as np
 import pytest
@@ -9,10 +9,6 @@ import tfteach
 from eager_helpers import eager  # noqa: F401 - fixture
 from gradient_cases import CASES
 from tolerances import assert_close
-
-# Cases whose program cannot run eagerly, and why (TF's eager mode has the same limits).
-NOT_EAGER = {}
-
 
 class _TapeGradients:
     """The namespace a case's program gets eagerly: its `tf.gradients(ys, xs, grad_ys)`
@@ -54,7 +50,7 @@ def _graph_gradients(build, inputs, wrt):
         with tfteach.Session() as sess:
             fetch = [g for g in grads if g is not None]
             values = iter(sess.run(fetch))
-            return [None if g is None else next(values) for g in grads]
+            return [None if g is None else next(values) for g in grads], sess.run(ys)
 
 
 def _tape_gradients(tf, build, inputs, wrt):
@@ -67,17 +63,17 @@ def _tape_gradients(tf, build, inputs, wrt):
         ys = ys if isinstance(ys, (list, tuple)) else [ys]
         ys = [y for y in ys if y.dtype.is_floating]
     grads = tape.gradient(ys, [xs[i] for i in wrt])
-    return [None if g is None else g.numpy() for g in grads]
+    return [None if g is None else g.numpy() for g in grads], [y.numpy() for y in ys]
 
 
 @pytest.mark.parametrize("op_type", sorted(CASES))
 def test_tape_gradient_equals_tf_gradients(eager, op_type):
-    if op_type in NOT_EAGER:
-        pytest.skip(NOT_EAGER[op_type])
     case = CASES[op_type]
     wrt = _float_indices(case.inputs, case.wrt)
-    tape = _tape_gradients(eager, case.build, case.inputs, wrt)
-    graph = _graph_gradients(case.build, case.inputs, wrt)
+    tape, eager_ys = _tape_gradients(eager, case.build, case.inputs, wrt)
+    graph, graph_ys = _graph_gradients(case.build, case.inputs, wrt)
+    for e, g in zip(eager_ys, graph_ys):     # the forward values: the same kernels
+        assert_close(e, g, rtol=1e-12, err_msg="value of %s" % op_type)
     for i, (t, g) in enumerate(zip(tape, graph)):
         assert (t is None) == (g is None), "input %d: tape %r, tf.gradients %r" % (i, t, g)
         if g is not None:
@@ -199,3 +195,21 @@ def test_jacobians_against_numpy(eager):
     bj = tape.batch_jacobian(y, x).numpy()
     assert bj.shape == (2, 3, 2)
     assert_close(bj, expected[np.arange(2), :, np.arange(2), :], rtol=1e-6)
+
+
+def test_a_tape_records_its_own_thread_only(eager):
+    import threading
+    tf = eager
+    x = tf.constant(2.0)
+    other = {}
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = x * x
+
+        def elsewhere():
+            other["z"] = x * 10.0          # another thread's op: not on this tape
+        thread = threading.Thread(target=elsewhere)
+        thread.start()
+        thread.join()
+    assert float(tape.gradient(y, x)) == 4.0
+    assert tape.gradient(other["z"], x) is None

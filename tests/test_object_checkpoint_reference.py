@@ -109,3 +109,23 @@ def test_checkpoint_manager_keeps_the_last_ones(eager, tmp_path):
         status.assert_consumed()
     with pytest.raises(ValueError, match="was expecting a trackable object"):
         tf.train.Checkpoint(model=3)
+
+
+def test_objects_naming_their_own_children(eager, tmp_path):
+    tf = eager
+
+    class Slots:                       # not a Module: names its children itself
+        def __init__(self):
+            self.hidden = {"m": tf.Variable([1.0, 2.0]), "v": tf.Variable(3.0)}
+
+        def _checkpoint_dependencies(self):
+            return sorted(self.hidden.items())
+
+    slots = Slots()
+    path = tf.train.Checkpoint(opt=slots).write(str(tmp_path / "c"))
+    assert sorted(n for n, _ in tf.train.list_variables(path)) == [
+        "_CHECKPOINTABLE_OBJECT_GRAPH", "opt/m/.ATTRIBUTES/VARIABLE_VALUE",
+        "opt/v/.ATTRIBUTES/VARIABLE_VALUE"]
+    slots.hidden["v"].assign(0.0)
+    tf.train.Checkpoint(opt=slots).restore(path).assert_consumed()
+    assert float(slots.hidden["v"].numpy()) == 3.0

@@ -5,7 +5,9 @@
 - execute.py: one op run now, through the registered shape function and kernel
 - variables.py: resource-style eager Variables
 - tape.py: GradientTape, reusing the registered graph gradients
-- function.py: tf.function, tracing Python into graphs run by a Session
+- function.py: tf.function: when to trace (input signatures), and the trace itself
+- concrete_function.py: FuncGraph (captures) and ConcreteFunction (a graph run by a Session)
+- autograph.py: `if`/`while` on tensors rewritten into tf.cond / tf.while_loop
 - module.py: tf.Module
 See docs/eager.md.
 """

@@ -14,12 +14,38 @@ from tfteach.framework import graph as graph_lib
 from tfteach.eager.tensor import CPU_DEVICE
 
 __all__ = ["executing_eagerly", "enable_eager_execution", "eager_session", "kernel_state",
-           "current_device", "scratch_graph", "TAPES", "eager_mode_scope", "graph_mode"]
+           "placement", "scratch_graph", "TAPES", "eager_mode_scope", "eager_mode_on",
+           "enable_v2_behavior", "disable_eager_execution", "reset_random_states"]
 
 executing_eagerly = eager_mode.executing_eagerly
 
-# The GradientTapes recording now, innermost last (tape.py).
-TAPES = []
+class _ThreadTapes(threading.local):
+    """The GradientTapes recording now in this thread, innermost last (tape.py): as in
+    TensorFlow, a tape records the ops of the thread that entered it only."""
+
+    def __init__(self):
+        self.tapes = []
+
+    def __bool__(self):
+        return bool(self.tapes)
+
+    def __iter__(self):
+        return iter(list(self.tapes))
+
+    def __len__(self):
+        return len(self.tapes)
+
+    def append(self, tape):
+        self.tapes.append(tape)
+
+    def remove(self, tape):
+        self.tapes.remove(tape)
+
+    def clear(self):
+        del self.tapes[:]
+
+
+TAPES = _ThreadTapes()
 
 
 class _EagerSession:
@@ -63,10 +89,30 @@ def reset_random_states():
         _SESSION.random_states.clear()
 
 
-def current_device():
-    """The device eager ops run on: always the CPU (a `tf.device` scope is recorded on
-    tensors' `.device` only when it names the CPU; docs/eager.md)."""
-    return CPU_DEVICE
+def placement(device_stack):
+    """(device name, allocator or None) for eager ops under the `tf.device` scopes of
+    `device_stack` (the global graph's): a virtual GPU runs the CPU kernels and accounts
+    each output on its allocator while the tensor lives, as a Session does; the CPU, a
+    real CUDA card (eager ops have no CUDA path) or a device that does not exist give the
+    CPU (TF 2's soft placement). Device functions are ignored."""
+    from tfteach.framework import device_spec
+    from tfteach.runtime.config import ConfigProto
+    from tfteach.runtime.devices import local_devices
+    spec = ""
+    for entry in reversed(device_stack):
+        if entry is None:
+            break
+        if isinstance(entry, str):
+            spec = device_spec.merge_device(entry, spec)
+    parsed = device_spec.DeviceSpec.from_string(spec)
+    if parsed.device_type != "GPU":
+        return CPU_DEVICE, None
+    index = parsed.device_index or 0
+    for device in local_devices():
+        if device.device_type == "GPU" and device.index == index and device.is_virtual:
+            device.allocator.configure(ConfigProto().gpu_options)   # first use decides
+            return device.name, device.allocator
+    return CPU_DEVICE, None
 
 
 def _install():
@@ -119,8 +165,3 @@ def eager_mode_scope():
     finally:
         graph_lib._default_graph_stack[:] = saved_stack
         eager_mode.STATE.enabled = saved_enabled
-
-
-def graph_mode():
-    """Graph building inside: a new Graph as the default."""
-    return graph_lib.Graph().as_default()

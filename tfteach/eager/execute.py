@@ -10,9 +10,11 @@ graph gradient functions read a graph Operation).
 Errors are TensorFlow's eager errors: the kernel's OpError class and text, followed by
 ` [Op:Add]` (and ` name: x` when the call named the op), as TF 1.15 eager writes them.
 """
+import weakref
+
 import numpy as np
 
-from tfteach.framework import errors, registry, tensor_shape
+from tfteach.framework import errors, graph as graph_lib, registry, tensor_shape
 from tfteach.framework.operation import Operation
 from tfteach.eager import context
 from tfteach.eager.tensor import CPU_DEVICE, EagerTensor
@@ -86,22 +88,52 @@ def _input_values(op_def, inputs):
 
 
 _MISSING = object()
+_SESSION = context.eager_session()
 
 
 def execute(op_type, inputs, attrs=None, name=None, control_inputs=()):
     """Runs op `op_type` now; returns its EagerTensor (list of them, or the op if none)."""
+    device_stack = graph_lib.get_default_graph()._device_stack
+    if device_stack:
+        return _on_device(op_type, inputs, attrs, name, device_stack)
+    if op_type == "Const":
+        # A constant is its value: no kernel to run, nothing for a tape to record.
+        return EagerTensor(attrs["value"], attrs["dtype"])
+    return _execute(op_type, inputs, attrs, name, CPU_DEVICE)
+
+
+def _on_device(op_type, inputs, attrs, name, device_stack):
+    """An op under `tf.device`: on a virtual GPU its outputs are accounted on the GPU's
+    allocator for as long as they live (context.placement)."""
+    device, allocator = context.placement(device_stack)
+    if op_type == "Const":
+        result = EagerTensor(attrs["value"], attrs["dtype"], None, 0, device)
+    else:
+        result = _execute(op_type, inputs, attrs, name, device)
+    if allocator is not None:
+        for tensor in result if isinstance(result, list) else [result]:
+            if isinstance(tensor, EagerTensor):
+                buffer = allocator.charge(tensor._value, name or op_type)
+                if buffer is not None:
+                    weakref.finalize(tensor, allocator.unref, buffer)
+    return result
+
+
+def _execute(op_type, inputs, attrs, name, device):
+    if op_type == "Placeholder":
+        raise RuntimeError("tf.placeholder() is not compatible with eager execution.")
     op_def = registry.get_op_def(op_type)
     inputs = list(inputs)
     values = _input_values(op_def, inputs)
-    device = context.current_device()
     op = EagerOperation(op_def, inputs, dict(attrs) if attrs else {}, name, device)
     kernel = op_def.kernels.get("CPU")
     if kernel is None:
         raise errors.NotFoundError(None, None, "No registered '%s' OpKernel for CPU devices "
                                    "compatible with node {{node %s}} [Op:%s]"
                                    % (op_type, op_type, op_type))
-    ctx = KernelContext(op, context.eager_session(), device, kernel)
-    ctx.state = context.kernel_state(op)
+    ctx = KernelContext(op, _SESSION, device, kernel)
+    if op_def.stateful:
+        ctx.state = context.kernel_state(op)
     try:
         specs = op_def.shape_fn(op)
     except tensor_shape.ShapeError as e:

@@ -18,163 +18,26 @@ folding and fusions — without running the Python code again. So Python side ef
 - `tf.Variable(...)` inside the function is allowed on the first trace only (the
   variable is created eagerly, lifted out of the graph); a later trace that creates one
   raises TF's ValueError.
-- Not supported (docs/eager.md): AutoGraph's rewriting of Python `if`/`for`/`while` on
-  tensors (use `tf.cond` / `tf.while_loop`; Python control flow on Python values is
-  unrolled at trace time, as in TF), and recording a call on an outer GradientTape:
-  while a tape records, a call runs the Python function eagerly instead.
+- `if`/`while` statements on tensors are rewritten into `tf.cond`/`tf.while_loop` in
+  their simple forms (autograph.py); Python control flow on Python values runs at
+  trace time, as in TF.
+- Not supported (docs/eager.md): recording a call on an outer GradientTape: while a
+  tape records, a call runs the Python function eagerly instead.
 """
 import functools
 import weakref
 
 import numpy as np
 
-from tfteach.framework import dtypes, graph as graph_lib, tensor_shape
+from tfteach.framework import dtypes, tensor_shape
 from tfteach.framework.eager_mode import executing_eagerly
 from tfteach.eager import context
+from tfteach.eager.concrete_function import ConcreteFunction, FuncGraph, is_tensor_like
 from tfteach.eager.tensor import EagerTensor
 from tfteach.eager.tensor_spec import TensorSpec
 from tfteach.ops import nest
 
 __all__ = ["function", "Function", "ConcreteFunction", "FuncGraph"]
-
-
-class FuncGraph(graph_lib.Graph):
-    """The graph a tf.function's trace builds (TF's FuncGraph)."""
-
-    is_function_trace = True
-
-    def __init__(self, name):
-        super().__init__()
-        self.name = name
-        self.inputs = []
-        self.outputs = []
-        self.structured_outputs = None
-        self.variable_captures = {}      # id(eager variable) -> (variable, ref, read)
-        self.last_writes = {}            # id(eager variable) -> its last update op
-
-    @property
-    def building_function(self):
-        return True
-
-    def capture_variable(self, variable):
-        """The graph's VariableV2 (ref) and `read` Identity for an eager variable."""
-        entry = self.variable_captures.get(id(variable))
-        if entry is None:
-            from tfteach.ops import state_ops
-            from tfteach.ops.constant_op import identity
-            saved = self._control_flow_context
-            self._control_flow_context = None      # outside any cond/loop of the trace
-            try:
-                with self.control_dependencies(None), self.name_scope(None):
-                    base = variable.name.split(":")[0]
-                    ref = state_ops.variable_op_v2(variable.shape, variable.dtype, name=base)
-                    read = identity(ref, name=ref.op.name + "/read")
-            finally:
-                self._control_flow_context = saved
-            entry = self.variable_captures[id(variable)] = (variable, ref, read)
-        return entry[1], entry[2]
-
-    def read_variable(self, variable):
-        """A read of `variable` in program order: after the function's last update of
-        it (TF's automatic control dependencies), else the capture's `read`."""
-        ref, read = self.capture_variable(variable)
-        last = self.last_writes.get(id(variable))
-        if last is None:
-            return read
-        from tfteach.ops.constant_op import identity
-        with self.control_dependencies([last]):
-            return identity(ref, name="read")
-
-    def wrote_variable(self, variable, op):
-        """`op` updated `variable`: later reads and updates come after it."""
-        self.last_writes[id(variable)] = op
-
-    def last_write(self, variable):
-        return self.last_writes.get(id(variable))
-
-    @property
-    def variables(self):
-        return tuple(v for v, _, _ in self.variable_captures.values())
-
-    def __repr__(self):
-        return "<tfteach FuncGraph %r at %#x>" % (self.name, id(self))
-
-
-def _is_tensor_like(x):
-    return isinstance(x, (EagerTensor, np.ndarray)) or (
-        hasattr(x, "dtype") and hasattr(x, "shape") and hasattr(x, "_as_graph_element")
-        and not hasattr(x, "_ref_value"))
-
-
-def _is_variable(x):
-    return hasattr(x, "_ref_value")
-
-
-class ConcreteFunction:
-    """One traced graph of a tf.function, for one input signature."""
-
-    def __init__(self, graph, placeholders, structured_outputs, function_name):
-        self.graph = graph
-        self.name = function_name
-        self.inputs = list(placeholders)
-        self.structured_outputs = structured_outputs
-        flat = nest.flatten(structured_outputs)
-        self._flat_outputs = flat
-        self._fetch_positions = [i for i, o in enumerate(flat) if _is_graph_tensor(o)]
-        self.outputs = [flat[i] for i in self._fetch_positions]
-        graph.outputs = self.outputs
-        # Stateful ops nobody fetches still run, as TF's automatic control dependencies.
-        fetched_ops = {t.op for t in self.outputs}
-        self._targets = [op for op in graph.get_operations()
-                         if (op._op_def.ref_inputs or op.type in ("Print", "Assert"))
-                         and op._control_flow_context is None and op not in fetched_ops]
-        self._session = None
-
-    @property
-    def variables(self):
-        return self.graph.variables
-
-    @property
-    def trainable_variables(self):
-        return tuple(v for v in self.graph.variables if v.trainable)
-
-    def __call__(self, *args, **kwargs):
-        flat = [x for x in nest.flatten((args, kwargs)) if _is_tensor_like(x)]
-        return self._call_flat(flat)
-
-    def _call_flat(self, values):
-        from tfteach.runtime.session import Session
-        if len(values) != len(self.inputs):
-            raise TypeError("%s takes %d tensor arguments, got %d"
-                            % (self.name, len(self.inputs), len(values)))
-        if self._session is None:
-            self._session = Session(graph=self.graph)
-        session = self._session
-        store = context.eager_session().variable_values
-        captures = list(self.graph.variable_captures.values())
-        for var, ref, _ in captures:
-            session.variable_values[ref.op.name] = store[var._key]
-        feed = {p: np.asarray(v) for p, v in zip(self.inputs, values)}
-        results = session.run(self.outputs + self._targets, feed)
-        for var, ref, _ in captures:
-            store[var._key] = session.variable_values[ref.op.name]
-        flat = list(self._flat_outputs)
-        for i, value in zip(self._fetch_positions, results):
-            flat[i] = EagerTensor(value, self.outputs[self._fetch_positions.index(i)].dtype
-                                  .base_dtype)
-        for i, o in enumerate(flat):
-            if isinstance(o, graph_lib.Graph) or hasattr(o, "node_def") and not \
-                    _is_graph_tensor(o):
-                flat[i] = None            # an Operation returned: TF gives None
-        return nest.pack_sequence_as(self.structured_outputs, flat)
-
-    def __repr__(self):
-        return "<ConcreteFunction %s at %#x>" % (self.name, id(self))
-
-
-def _is_graph_tensor(x):
-    from tfteach.framework.tensor import Tensor
-    return isinstance(x, Tensor) and not isinstance(x, EagerTensor)
 
 
 class Function:
@@ -198,6 +61,8 @@ class Function:
                     raise TypeError("input_signature must be a possibly nested sequence of "
                                     "TensorSpec objects, got invalid args %r" % (spec,))
         self._relax = bool(experimental_relax_shapes or reduce_retracing)
+        self._autograph = autograph
+        self._traced_function = None      # python_function, AutoGraph-converted
         self._concrete = {}            # signature key -> ConcreteFunction
         self._instances = {}           # id(object) -> (weak ref, bound Function)
         self._created_variables = False
@@ -218,7 +83,8 @@ class Function:
         bound = self._instances.get(id(instance))
         if bound is None or bound[0]() is not instance:
             fn = Function(functools.partial(self._python_function, instance), self._name,
-                          self._input_signature, experimental_relax_shapes=self._relax)
+                          self._input_signature, autograph=self._autograph,
+                          experimental_relax_shapes=self._relax)
             try:
                 ref = weakref.ref(instance)
             except TypeError:
@@ -245,12 +111,12 @@ class Function:
         if self._input_signature is not None:
             return ("signature",) + tuple(
                 self._leaf_key(x) for x in nest.flatten((args, kwargs))
-                if not _is_tensor_like(x))
+                if not is_tensor_like(x))
         flat = nest.flatten((args, sorted(kwargs.items())))
         return (len(args),) + tuple(self._leaf_key(x) for x in flat)
 
     def _check_signature(self, args, kwargs):
-        flat = [x for x in nest.flatten((args, kwargs)) if _is_tensor_like(x)]
+        flat = [x for x in nest.flatten((args, kwargs)) if is_tensor_like(x)]
         specs = self._input_signature
         if len(flat) != len(specs):
             raise TypeError("Python inputs incompatible with input_signature:\n  inputs: "
@@ -273,7 +139,7 @@ class Function:
             # An outer tape must see the ops: run them eagerly (docs/eager.md).
             return self._python_function(*args, **kwargs)
         concrete = self._concrete_for(args, kwargs)
-        flat = [x for x in nest.flatten((args, kwargs)) if _is_tensor_like(x)]
+        flat = [x for x in nest.flatten((args, kwargs)) if is_tensor_like(x)]
         return concrete._call_flat(flat)
 
     def _concrete_for(self, args, kwargs):
@@ -335,7 +201,7 @@ class Function:
         with graph.as_default():
             graph_flat = []
             for x in flat:
-                if isinstance(x, TensorSpec) or _is_tensor_like(x):
+                if isinstance(x, TensorSpec) or is_tensor_like(x):
                     spec = specs[len(placeholders)] if specs else (
                         x if isinstance(x, TensorSpec) else None)
                     dtype = spec.dtype if spec else dtypes.as_dtype(x.dtype)
@@ -350,7 +216,11 @@ class Function:
                 else:
                     graph_flat.append(x)
             g_args, g_kwargs = nest.pack_sequence_as((args, kwargs), graph_flat)
-            outputs = self._python_function(*g_args, **g_kwargs)
+            if self._traced_function is None:
+                from tfteach.eager import autograph
+                self._traced_function = (autograph.convert(self._python_function)
+                                         if self._autograph else self._python_function)
+            outputs = self._traced_function(*g_args, **g_kwargs)
             outputs = nest.map_structure(_graph_output, outputs) if outputs is not None \
                 else None
         created = _variable_count() - before
@@ -365,6 +235,10 @@ class Function:
 
     def __repr__(self):
         return "<tfteach.function %s at %#x>" % (self._name, id(self))
+
+
+def _is_variable(x):
+    return hasattr(x, "_ref_value")
 
 
 def _graph_output(x):

@@ -8,7 +8,8 @@ TF 1 names TF 2 kept (no `Session`, `placeholder`, `get_variable`, `random_norma
 import sys
 import types
 
-__all__ = ["random_module", "math_module", "compat_module", "v2_names", "REMOVED_IN_V2"]
+__all__ = ["random_module", "math_module", "nn_module", "compat_module", "v2_names",
+           "REMOVED_IN_V2", "fill_v2"]
 
 # tf.random in TF 1.15/2 -> the TF 1 function tfteach has.
 _RANDOM = {"normal": "random_normal", "uniform": "random_uniform",
@@ -89,6 +90,25 @@ def math_module():
     return _module("tensorflow.math", "tf.math: the math ops under their TF 2 names.", names)
 
 
+def nn_module():
+    """TF 2's tf.nn: tfteach.nn with the two functions whose signature TF 2 changed —
+    `dropout(x, rate, ...)` (TF 1's second argument was keep_prob) and
+    `softmax_cross_entropy_with_logits(labels, logits, axis=-1)` (TF 1's `_v2`)."""
+    import tfteach
+
+    def dropout(x, rate, noise_shape=None, seed=None, name=None):
+        return tfteach.nn.dropout(x, noise_shape=noise_shape, seed=seed, name=name,
+                                  rate=rate)
+
+    def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
+        return tfteach.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits,
+                                                               axis=axis, name=name)
+    names = {n: getattr(tfteach.nn, n) for n in dir(tfteach.nn) if not n.startswith("_")}
+    names.update(dropout=dropout,
+                 softmax_cross_entropy_with_logits=softmax_cross_entropy_with_logits)
+    return _module("tensorflow.nn", nn_module.__doc__, names)
+
+
 class _Compat(types.ModuleType):
     """`tf.compat`: `v1` is the TF 1 namespace (tfteach), `v2` the TF 2 one. Asking for
     `v2` does not switch eager execution on (importing `tfteach.v2` does)."""
@@ -140,6 +160,7 @@ def fill_v2(module):
         setattr(module, key, value)
     module.random = random_module()
     module.math = math_module()
+    module.nn = nn_module()
     module.compat = compat_module()
 
     def __getattr__(name):

@@ -20,7 +20,6 @@ import contextlib
 
 import numpy as np
 
-from tfteach.framework import dtypes
 from tfteach.framework.eager_mode import executing_eagerly
 from tfteach.eager import context
 from tfteach.eager.tensor import EagerTensor

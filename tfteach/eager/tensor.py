@@ -251,14 +251,13 @@ def _shape_text(shape):
 
 
 def _numpy_repr(value):
-    if isinstance(value, np.ndarray):
-        return repr(value)
-    if isinstance(value, bytes):
-        return repr(value)
-    return str(value)     # NumPy 2's repr of a scalar is "np.int32(0)"; TF shows "0"
+    if isinstance(value, (np.ndarray, bytes)):
+        text = repr(value)
+    else:
+        text = str(value)     # NumPy 2's repr of a scalar is "np.int32(0)"; TF shows "0"
+    return "\n" + text if "\n" in text else text      # TF's numpy_text
 
 
 def _numpy_str(value):
-    if isinstance(value, np.ndarray) and value.ndim > 1:
-        return "\n" + str(value)
-    return str(value)
+    text = str(value)
+    return "\n" + text if "\n" in text else text

@@ -88,7 +88,8 @@ class EagerVariable(Variable):
             self._shape = tensor_shape.TensorShape(array.shape)
         else:
             self._shape = tensor_shape.unknown_shape()
-        self._name = (name or "Variable").rstrip("/") + ":0"
+        from tfteach.framework.eager_mode import STATE
+        self._name = STATE.name_scope + (name or "Variable").rstrip("/") + ":0"
         self._trainable = True if trainable is None else bool(trainable)
         self._constraint = constraint
         self._caching_device = caching_device

@@ -12,12 +12,13 @@ __all__ = ["STATE", "executing_eagerly"]
 
 
 class _State:
-    __slots__ = ("enabled", "execute", "used")
+    __slots__ = ("enabled", "execute", "used", "name_scope")
 
     def __init__(self):
         self.enabled = False      # eager execution switched on for the process
         self.execute = None       # eager/execute.py's `execute(op_type, inputs, attrs, name)`
         self.used = False         # an EagerTensor exists: graph building must capture them
+        self.name_scope = ""      # the eager name scope ("a/b/"): eager variables' names
 
 
 STATE = _State()

@@ -238,6 +238,9 @@ class Graph:
     @contextlib.contextmanager
     def control_dependencies(self, control_inputs):
         """Ops created inside run after `control_inputs`; `None` clears outer blocks."""
+        if self._eager_and_global():
+            yield                    # eagerly, ops run in program order already
+            return
         if control_inputs is None:
             saved, self._control_stack = self._control_stack, []
             try:
@@ -412,10 +415,15 @@ class Graph:
         self._collections.pop(name, None)
 
     # -- default graph ---------------------------------------------------------------------------
+    def _eager_and_global(self):
+        """True while ops execute eagerly and this is the global default graph: its
+        scopes must then leave eager execution on (docs/eager.md)."""
+        from tfteach.framework.eager_mode import STATE as eager
+        return eager.enabled and not _default_graph_stack and self is _global_default_graph
+
     @contextlib.contextmanager
     def as_default(self):
-        from tfteach.framework.eager_mode import STATE as eager
-        if eager.enabled and not _default_graph_stack and self is _global_default_graph:
+        if self._eager_and_global():
             # Eagerly, op functions' `get_default_graph().as_default()` must not switch
             # eager execution off (the eager context has no graph; docs/eager.md).
             yield self

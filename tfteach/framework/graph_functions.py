@@ -33,9 +33,21 @@ def name_scope(name, default_name=None, values=None):
                          % (name, default_name))
     scope_name = name if name is not None else default_name
     if _EAGER.enabled and not graph_lib._default_graph_stack:
-        # Eager ops have no names to scope (TF's eager name_scope only names): no graph
-        # is made the default, which would switch eager execution off inside.
-        yield scope_name + "/" if scope_name else ""
+        # Eagerly a scope only names (variables: `a/b/w:0`), as in TF 2; no graph is
+        # made the default, which would switch eager execution off inside. Names are
+        # not made unique; "c/" is absolute, None/"" resets.
+        saved = _EAGER.name_scope
+        if not scope_name:
+            new = ""
+        elif scope_name.endswith("/"):
+            new = scope_name
+        else:
+            new = saved + scope_name + "/"
+        _EAGER.name_scope = new
+        try:
+            yield new
+        finally:
+            _EAGER.name_scope = saved
         return
     graph = _graph_for(values)
     with graph.as_default(), graph.name_scope(scope_name) as scope:

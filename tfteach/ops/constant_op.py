@@ -2,6 +2,8 @@
 import numpy as np
 
 from tfteach.framework import convert, dtypes, tensor_shape, tensor_util
+from tfteach.framework import graph as graph_lib
+from tfteach.framework.eager_mode import STATE as _EAGER
 from tfteach.framework.errors import InvalidArgumentError
 from tfteach.framework.hints import with_hint
 from tfteach.framework.registry import register_op
@@ -23,8 +25,34 @@ def _const_kernel(ctx):
 register_op("Const", _const_shape, cpu=_const_kernel)
 
 
+# Eagerly, the arrays of Python scalars converted again and again (`x * 0.5` in a loop):
+# (type, repr, dtype) -> (array, DType). repr tells -0.0 from 0.0 and 1 from True.
+_EAGER_SCALARS = {}
+_SCALAR_TYPES = (int, float, bool)
+
+
+def _eager_scalar(value, dtype):
+    try:
+        key = (type(value), repr(value), dtype)
+        entry = _EAGER_SCALARS.get(key)
+    except TypeError:                       # an unhashable dtype argument
+        return None
+    if entry is None:
+        array = tensor_util.make_ndarray(value, dtype, None, False)
+        array.flags.writeable = False
+        if len(_EAGER_SCALARS) > 4096:
+            _EAGER_SCALARS.clear()
+        entry = _EAGER_SCALARS[key] = (array, dtypes.as_dtype(array.dtype))
+    return entry
+
+
 def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     """A constant tensor, as `tf.constant` in TF 1.x (incl. its fill-by-last-element rule)."""
+    if shape is None and type(value) in _SCALAR_TYPES and _EAGER.enabled and \
+            not graph_lib._default_graph_stack:
+        entry = _eager_scalar(value, dtype)
+        if entry is not None:
+            return apply_op("Const", [], {"value": entry[0], "dtype": entry[1]}, name)
     array = tensor_util.make_ndarray(value, dtype, shape, verify_shape)
     array.flags.writeable = False   # shared by every run: nobody may change it in place
     return apply_op("Const", [], {"value": array, "dtype": dtypes.as_dtype(array.dtype)

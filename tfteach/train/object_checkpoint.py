@@ -11,7 +11,8 @@ tfteach reads TensorFlow's (tests/test_object_checkpoint_reference.py).
 
 What is tracked, as TF's AutoTrackable tracks it: attributes holding variables,
 `tf.Module`s, other Checkpoints, and lists, tuples and dicts of them (a list is a node of
-its own whose children are named "0", "1", ...). Restoring matches objects by those
+its own whose children are named "0", "1", ...); an object with a
+`_checkpoint_dependencies()` method names its children itself ([(name, object), ...]). Restoring matches objects by those
 names and assigns the saved values at once; variables created after `restore` are not
 restored later (TF defers them; docs/eager.md).
 """
@@ -45,7 +46,8 @@ def _is_variable(x):
 
 def _is_trackable(x):
     from tfteach.eager.module import Module
-    return _is_variable(x) or isinstance(x, (Module, Checkpoint)) or (
+    return _is_variable(x) or isinstance(x, (Module, Checkpoint)) or hasattr(
+        x, "_checkpoint_dependencies") or (
         isinstance(x, (list, tuple, dict)) and any(_is_trackable(v) for v in
                                                    (x.values() if isinstance(x, dict) else x)))
 
@@ -54,6 +56,10 @@ def _children(obj):
     """(local name, child) pairs of a trackable object, in TF's order."""
     if isinstance(obj, Checkpoint):
         items = list(obj._children.items())
+    elif hasattr(obj, "_checkpoint_dependencies"):
+        # A library object naming its own children (TF's `_trackable_children`):
+        # [(local name, object), ...], e.g. a Keras optimizer's slots.
+        items = list(obj._checkpoint_dependencies())
     elif isinstance(obj, (list, tuple)):
         items = [(str(i), v) for i, v in enumerate(obj)]
     elif isinstance(obj, dict):

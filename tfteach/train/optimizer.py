@@ -21,6 +21,7 @@ from tfteach.framework.tensor import Tensor
 from tfteach.ops import state_ops, variables
 from tfteach.ops.dependency_ops import group
 from tfteach.train import slot_creator
+from tfteach.framework.eager_mode import executing_eagerly
 
 __all__ = ["Optimizer"]
 
@@ -244,7 +245,7 @@ class Optimizer:
 
     # -- variables that belong to no one variable (Adam's beta1_power) ----------------------
     def _create_non_slot_variable(self, initial_value, name, colocate_with):
-        key = (name, colocate_with.graph)
+        key = (name, _graph_key(colocate_with.graph))
         v = self._non_slot_dict.get(key, None)
         if v is None:
             v = variables.Variable(initial_value, name=name, trainable=False)
@@ -252,7 +253,7 @@ class Optimizer:
         return v
 
     def _get_non_slot_variable(self, name, graph=None):
-        return self._non_slot_dict.get((name, graph), None)
+        return self._non_slot_dict.get((name, _graph_key(graph)), None)
 
     def _non_slot_variables(self):
         return self._non_slot_dict.values()
@@ -295,3 +296,8 @@ def _flatten(var_list):
         return [x for k in sorted(var_list) for x in _flatten(var_list[k])]
     return [var_list]
 
+
+def _graph_key(graph):
+    """The graph a non-slot variable (Adam's beta1_power) belongs to; eagerly there is
+    one set of them, whatever graph the caller names (docs/eager.md)."""
+    return None if executing_eagerly() else graph

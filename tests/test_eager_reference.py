@@ -1,0 +1,169 @@
+"""Eager tfteach against TensorFlow's eager mode, program by program: printed tensors,
+tape gradients (variables, persistent tapes, nested tapes, jacobians), tf.function trace
+counts, tf.Module's walk order, error classes and words.
+
+TensorFlow runs eagerly in a child process (this process's reference tests switch
+TensorFlow to graph mode for good: tf_reference.tensorflow_v1); each program is one
+source text run by both, returning a JSON-able result.
+
+Known differences, TF 1.15 being the specification: TF 2.21 on NumPy 2 shows a float
+scalar as `numpy=0.5` only where NumPy's repr does (tfteach shows NumPy 1's `str`, as
+1.15), and its eager errors start with `{{function_node ...}}` and end with ` name: `,
+which 1.15's do not; `tf.add` is `Add` in 1.15 (`AddV2` in TF 2).
+"""
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from eager_helpers import eager  # noqa: F401 - fixture
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None,
+                                reason="TensorFlow is not installed")
+
+PROGRAMS = {
+    "printing": """
+        def run(tf):
+            ts = [tf.constant([1, 2]), tf.constant([[1.5, 2.0], [3.0, 4.25]]), tf.constant(7),
+                  tf.constant([True, False]), tf.zeros([2, 0]), tf.constant([[1], [2]], tf.int64)]
+            return [str(t) for t in ts] + [repr(t) for t in ts]
+    """,
+    "tape_values": """
+        import numpy as np
+        def run(tf):
+            r = np.random.RandomState(0)
+            w = tf.Variable(r.randn(3, 2).astype(np.float32))
+            b = tf.Variable(np.zeros(2, np.float32))
+            x = tf.constant(r.randn(4, 3).astype(np.float32))
+            with tf.GradientTape(persistent=True) as tape:
+                tape.watch(x)
+                h = tf.nn.softmax(tf.matmul(x, w) + b)
+                loss = tf.reduce_mean(tf.square(h - 0.5)) + tf.reduce_sum(tf.abs(w)) * 0.01
+                other = tf.reduce_sum(tf.exp(w) * tf.sin(x[:3, :2]))
+            gw, gb = tape.gradient(loss, [w, b])
+            g2 = tape.gradient(other, w)
+            jac = tape.jacobian(h, b)
+            bjac = tape.batch_jacobian(h, x)
+            return [gw.numpy().tolist(), gb.numpy().tolist(), g2.numpy().tolist(),
+                    jac.numpy().tolist(), bjac.numpy().tolist()]
+    """,
+    "tape_rules": """
+        def run(tf):
+            x = tf.constant(3.0)
+            v = tf.Variable(2.0)
+            frozen = tf.Variable(1.0, trainable=False)
+            i = tf.constant(4)
+            with tf.GradientTape(persistent=True) as t:
+                t.watch([x, i])
+                y = x * x * v * frozen
+                k = i * 2
+            out = [t.gradient(y, [x, v, frozen]), t.gradient(k, i),
+                   t.gradient(y, tf.constant(1.0)),
+                   t.gradient(y, [x, v], output_gradients=tf.constant(2.0))]
+            with tf.GradientTape() as o:
+                o.watch(x)
+                with tf.GradientTape() as inner:
+                    inner.watch(x)
+                    z = tf.tanh(x * 0.3) * x
+                dz = inner.gradient(z, x)
+            out.append([dz, o.gradient(dz, x)])
+            def py(g):
+                if isinstance(g, list):
+                    return [py(e) for e in g]
+                return None if g is None else round(float(g.numpy()), 5)
+            return py(out)
+    """,
+    "function_traces": """
+        def run(tf):
+            f = tf.function(lambda x, s: x * s)
+            f(tf.constant([1.0]), 2.0); f(tf.constant([3.0]), 2.0)
+            f(tf.constant([1.0, 2.0]), 2.0); f(tf.constant([1.0]), 3.0)
+            f(tf.constant([1], tf.int32), 2); f(tf.constant([5.0]), 2.0)
+            g = tf.function(lambda x: x + 1.0,
+                            input_signature=[tf.TensorSpec([None], tf.float32)])
+            g(tf.constant([1.0])); g(tf.constant([1.0, 2.0, 3.0]))
+            return [f.experimental_get_tracing_count(), g.experimental_get_tracing_count()]
+    """,
+    "module_walk": """
+        def run(tf):
+            class Leaf(tf.Module):
+                def __init__(self, name):
+                    super().__init__(name=name)
+                    self.k = tf.Variable(1.0, name=name + "_k")
+                    self.a = tf.Variable(1.0, name=name + "_a", trainable=False)
+            class Root(tf.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.z_list = [Leaf("first"), Leaf("second")]
+                    self.m = {"b": Leaf("in_b"), "a": tf.Variable(0.0, name="dict_a")}
+                    self.shared = self.z_list[0].k
+            root = Root()
+            return [root.name, [v.name for v in root.variables],
+                    [v.name for v in root.trainable_variables],
+                    [m.name for m in root.submodules]]
+    """,
+    "errors": """
+        def run(tf):
+            out = []
+            for thunk in (lambda: tf.matmul(tf.ones([2, 3]), tf.ones([2, 3])),
+                          lambda: tf.reshape(tf.ones([6]), [4, 2]),
+                          lambda: tf.gather(tf.ones([3]), [5])):
+                try:
+                    thunk()
+                    out.append(None)
+                except Exception as e:
+                    msg = str(e).split("}} ")[-1].split(" [Op:")[0]
+                    out.append([type(e).__name__, msg])
+            return out
+    """,
+}
+
+
+def _tensorflow_results():
+    code = ["import json, sys", "import tensorflow as tf", "results = {}"]
+    for name, source in PROGRAMS.items():
+        code.append("ns = {}\nexec(%r, ns)\nresults[%r] = ns['run'](tf)"
+                    % (textwrap.dedent(source), name))
+    code.append("print(json.dumps(results))")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    out = subprocess.run([sys.executable, "-c", "\n".join(code)], capture_output=True,
+                         text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def tensorflow():
+    return _tensorflow_results()
+
+
+def _ours(tf2, name):
+    namespace = {}
+    exec(textwrap.dedent(PROGRAMS[name]), namespace)     # noqa: S102 - the shared program
+    return json.loads(json.dumps(namespace["run"](tf2)))
+
+
+@pytest.fixture
+def tf2(eager):
+    import tfteach.v2 as v2
+    return v2
+
+
+def test_printing(tensorflow, tf2):
+    assert _ours(tf2, "printing") == tensorflow["printing"]
+
+
+def test_tape_values(tensorflow, tf2):
+    ours, theirs = _ours(tf2, "tape_values"), tensorflow["tape_values"]
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["tape_rules", "function_traces", "module_walk", "errors"])
+def test_same_result(tensorflow, tf2, name):
+    assert _ours(tf2, name) == tensorflow[name]
