@@ -147,3 +147,30 @@ def test_eager_optimizer_state_is_saved_with_keras_names(tf2, tmp_path):
     restored = tf2.keras.models.load_model(str(tmp_path / "m.h5"))
     for a, b in zip(restored.optimizer.get_weights(), model.optimizer.get_weights()):
         assert_close(a, b, rtol=0)
+
+
+@pytest.mark.parametrize("subclassed", [False, True], ids=["sequential", "subclassed"])
+def test_tf_train_checkpoint_saves_and_restores_a_keras_model(tf2, tmp_path, subclassed):
+    if subclassed:
+        class Net(tf2.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.hidden = tf2.keras.layers.Dense(8, activation="relu")
+                self.out = tf2.keras.layers.Dense(2, activation="softmax")
+
+            def call(self, inputs):
+                return self.out(self.hidden(inputs))
+        model = Net()
+    else:
+        model = mlp(tf2.keras)
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+    model.fit(X, LABELS, epochs=1, verbose=0)
+    checkpoint = tf2.train.Checkpoint(model=model, optimizer=model.optimizer)
+    path = checkpoint.save(str(tmp_path / "ckpt"))
+    saved, saved_state = model.get_weights(), model.optimizer.get_weights()
+    model.fit(X, LABELS, epochs=1, verbose=0)                  # move away from them
+    assert not np.allclose(model.get_weights()[0], saved[0])
+    checkpoint.restore(path)
+    for a, b in zip(model.get_weights() + model.optimizer.get_weights(),
+                    saved + saved_state):
+        assert_close(a, b, rtol=0)

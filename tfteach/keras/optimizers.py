@@ -47,12 +47,9 @@ class Optimizer:
             shape = variable.get_shape().as_list()
             dtype = variable.dtype.base_dtype
             scope = variable.name.split(":")[0] + "/" + self._name
-            from tfteach.keras import backend
-            # eager variables take no name scope: give the full name ('dense/kernel/Adam/m')
-            full_name = scope + "/" + name if backend.executing_eagerly() else name
-            with tf.name_scope(None), tf.name_scope(scope):
+            with tf.name_scope(None), tf.name_scope(scope):     # 'dense/kernel/Adam/m'
                 slot = tf.Variable(lambda: tf.fill(shape, tf.cast(initial, dtype)),
-                                   name=full_name, trainable=False)
+                                   name=name, trainable=False)
             self._slots[key] = slot
             self._slot_order.append((name, variable))
         return self._slots[key]
@@ -87,6 +84,13 @@ class Optimizer:
             with tf.name_scope(None):
                 self.iterations = tf.Variable(0, dtype=tf.int64, name=self._name + "/iter",
                                               trainable=False)
+
+    def _checkpoint_dependencies(self):
+        """For tf.train.Checkpoint: the step counter and each slot, named after its
+        variable ('dense/kernel/m')."""
+        named = [("iter", self.iterations)] if self.iterations is not None else []
+        return named + [("%s/%s" % (var.name.split(":")[0], name),
+                         self._slots[(id(var), name)]) for name, var in self._slot_order]
 
     def get_weights(self):
         from tfteach.keras import backend

@@ -153,9 +153,6 @@ class Layer:
             updates += layer.updates
         return updates
 
-    def _name_prefix(self):
-        return self._name
-
     @property
     def losses(self):
         losses = list(self._losses) + [r(v) for r, v in self._eager_penalties]
@@ -170,10 +167,7 @@ class Layer:
         dtype = tf.as_dtype(dtype or self._dtype or backend.floatx()).base_dtype
         initializer = initializers.get(initializer or "glorot_uniform")
         shape = tuple(int(d) for d in (shape or ()))
-        # Eager variables take no name scope: give them Keras' full name ('dense/kernel').
-        full_name = ("%s/%s" % (self._name_prefix(), name) if backend.executing_eagerly()
-                     else name)
-        variable = tf.Variable(lambda: initializer(shape, dtype=dtype), name=full_name,
+        variable = tf.Variable(lambda: initializer(shape, dtype=dtype), name=name,
                                dtype=dtype, trainable=trainable, constraint=constraint)
         if regularizer is not None:
             regularizer = regularizers.get(regularizer)
@@ -322,6 +316,28 @@ class Layer:
                              "via: `" + self.name + ".build(batch_input_shape)`.")
         return int(sum(np.prod(w.get_shape().as_list(), dtype=np.int64)
                        for w in self.weights))
+
+    # -- object-based checkpoints (tf.train.Checkpoint) -----------------------------------------
+    def _checkpoint_dependencies(self):
+        """The children tf.train.Checkpoint saves under this layer: its own weights by
+        the attribute that holds them ('kernel', 'bias'), then its sublayers."""
+        own = self._trainable_weights + self._non_trainable_weights
+        named, seen = [], set()
+        for attribute, value in vars(self).items():
+            if any(value is w for w in own) and id(value) not in seen:
+                named.append((attribute, value))
+                seen.add(id(value))
+        for weight in own:
+            if id(weight) not in seen:
+                named.append((weight.name.split("/")[-1].split(":")[0], weight))
+        return named + self._sublayer_dependencies()
+
+    def _sublayer_dependencies(self):
+        return [(attribute, value) for attribute, value in vars(self).items()
+                if not attribute.startswith("_") and (
+                    isinstance(value, Layer) or (isinstance(value, (list, tuple)) and value
+                                                 and all(isinstance(v, Layer)
+                                                         for v in value)))]
 
     # -- configuration (saved in HDF5 files) ---------------------------------------------------
     def get_config(self):

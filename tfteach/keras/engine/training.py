@@ -110,6 +110,15 @@ class Model(Layer):
                              % (self.name, len(weights), len(params)))
         Layer.set_weights(self, weights)
 
+    def _sublayer_dependencies(self):
+        # Sequential and functional models name their layers as TF 2's Keras does.
+        if not self._is_graph_network and not hasattr(self, "_stack"):
+            return Layer._sublayer_dependencies(self)
+        layers = self.layers
+        with_weights = [layer for layer in layers if layer.weights]
+        return ([("layer_with_weights-%d" % i, layer) for i, layer in enumerate(with_weights)]
+                + [("layer-%d" % i, layer) for i, layer in enumerate(layers)])
+
     @property
     def updates(self):
         return [u for layer in self._sublayers() for u in layer.updates] + self._updates
