@@ -118,3 +118,5 @@ def load_ipython_extension(ipython):
 def unload_ipython_extension(ipython):
     from tfteach.notebook import unload_ipython_extension as unload
     unload(ipython)
+# -- tf.keras (issue 19, helper keras): the high-level API, in graph mode --------------
+from tfteach import keras  # noqa: F401,E402

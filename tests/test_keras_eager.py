@@ -1,0 +1,176 @@
+"""tfteach.keras executing eagerly (`import tfteach.v2 as tf`): Sequential and subclassed
+models train with a GradientTape step, evaluate and predict, with the numbers graph
+mode gives from the same initial weights (the same kernels run)."""
+import numpy as np
+import pytest
+
+import tfteach
+from eager_helpers import eager, tf2  # noqa: F401 - fixtures
+from tolerances import assert_close
+
+RNG = np.random.RandomState(3)
+X = RNG.rand(48, 6).astype(np.float32)
+LABELS = (X[:, 0] + X[:, 1] > 1).astype(np.int64)
+IMAGES = RNG.rand(12, 8, 8, 1).astype(np.float32)
+
+
+def mlp(keras):
+    return keras.Sequential([
+        keras.layers.Dense(8, activation="relu", input_shape=(6,)),
+        keras.layers.BatchNormalization(),
+        keras.layers.Dense(2, activation="softmax")])
+
+
+def cnn(keras):
+    return keras.Sequential([
+        keras.layers.Conv2D(3, 3, activation="relu", input_shape=(8, 8, 1)),
+        keras.layers.MaxPooling2D(), keras.layers.Flatten(), keras.layers.Dense(2)])
+
+
+def graph_run(builder, weights, optimizer, data, targets, loss, epochs):
+    with tfteach.Graph().as_default():
+        keras = tfteach.keras
+        model = builder(keras)
+        model.set_weights(weights)
+        model.compile(optimizer=optimizer(keras), loss=loss, metrics=["accuracy"])
+        history = model.fit(data, targets, batch_size=12, epochs=epochs, shuffle=False,
+                            verbose=0, validation_split=0.25)
+        result = (history.history, model.get_weights(), model.predict(data))
+        keras.backend.get_session().close()
+        return result
+
+
+def mlp_plain(keras):
+    return keras.Sequential([
+        keras.layers.Dense(8, activation="relu", input_shape=(6,)),
+        keras.layers.Dense(2, activation="softmax")])
+
+
+# (Adam and RMSprop divide each gradient by its own running size, so a weight whose
+#  gradient is ~0 — BatchNormalization cancels some — turns last-bit rounding
+#  differences between a Session's fused kernels and eager ones into full steps: they
+#  are compared without it, BatchNormalization with SGD.)
+@pytest.mark.parametrize("optimizer,builder", [
+    (lambda keras: keras.optimizers.Adam(0.01), mlp_plain),
+    (lambda keras: keras.optimizers.SGD(0.1, momentum=0.9, nesterov=True), mlp),
+    (lambda keras: keras.optimizers.RMSprop(0.01), mlp_plain)],
+    ids=["adam", "nesterov-batchnorm", "rmsprop"])
+def test_eager_fit_matches_graph_fit_from_the_same_weights(tf2, optimizer, builder):
+    model = builder(tf2.keras)
+    assert tf2.executing_eagerly()
+    weights = model.get_weights()
+    model.compile(optimizer=optimizer(tf2.keras), loss="sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+    history = model.fit(X, LABELS, batch_size=12, epochs=3, shuffle=False, verbose=0,
+                        validation_split=0.25)
+    expected, graph_weights, graph_predictions = graph_run(
+        builder, weights, optimizer, X, LABELS, "sparse_categorical_crossentropy", 3)
+    for key in ("loss", "val_loss", "acc", "val_acc"):
+        assert_close(history.history[key], expected[key], rtol=1e-5)
+    for a, b in zip(model.get_weights(), graph_weights):   # moving statistics included
+        assert_close(a, b, rtol=1e-5, scale=1.0)
+    assert_close(model.predict(X), graph_predictions, rtol=1e-5)
+
+
+def test_eager_cnn_predicts_as_graph_mode(tf2):
+    model = cnn(tf2.keras)
+    outputs = model.predict(IMAGES)
+    assert isinstance(outputs, np.ndarray) and outputs.shape == (12, 2)
+    _, _, graph_predictions = graph_run(cnn, model.get_weights(),
+                                        lambda keras: "sgd", IMAGES,
+                                        np.zeros((12, 2), np.float32), "mse", 0)
+    assert_close(outputs, graph_predictions, rtol=1e-5)
+    # calling the model on a tensor gives an eager tensor at once
+    assert_close(model(tf2.constant(IMAGES)).numpy(), outputs, rtol=1e-6)
+
+
+def test_eager_sequential_summary_and_names(tf2):
+    model = mlp(tf2.keras)
+    lines = []
+    model.summary(print_fn=lines.append)
+    assert lines[4].split() == ["dense", "(Dense)", "(None,", "8)", "56"]
+    assert lines[-4:-1] == ["Total params: 106", "Trainable params: 90",
+                            "Non-trainable params: 16"]
+    assert [w.name for w in model.weights][:2] == ["dense/kernel:0", "dense/bias:0"]
+
+
+def test_eager_sequential_without_input_shape_is_built_by_fit(tf2):
+    model = tf2.keras.Sequential([tf2.keras.layers.Dense(4), tf2.keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    model.fit(X, X[:, :1], epochs=1, verbose=0)
+    assert model.count_params() == 6 * 4 + 4 + 5
+    with pytest.raises(ValueError, match=r"expected dense_input to have shape \(6,\)"):
+        model.predict(X[:, :5])
+
+
+def test_eager_subclassed_model_recomputes_its_regularization_penalty(tf2):
+    class Linear(tf2.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = tf2.keras.layers.Dense(
+                1, kernel_regularizer=tf2.keras.regularizers.l2(0.5))
+
+        def call(self, inputs):
+            return self.dense(inputs)
+
+    model = Linear()
+    model.compile(optimizer=tf2.keras.optimizers.SGD(0.05), loss="mse")
+    model.fit(X, X[:, :1], epochs=2, verbose=0)
+    kernel = model.dense.kernel.numpy()
+    assert_close(float(model.losses[0]), 0.5 * float((kernel ** 2).sum()), rtol=1e-6)
+    # the penalty pulls the kernel towards 0 compared with training without it
+    loss, = [model.evaluate(X, X[:, :1], verbose=0)]
+    assert loss > 0
+
+
+def test_eager_save_and_load(tf2, tmp_path):
+    model = mlp(tf2.keras)
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+    model.fit(X, LABELS, epochs=1, verbose=0)
+    model.save(str(tmp_path / "m.h5"))
+    restored = tf2.keras.models.load_model(str(tmp_path / "m.h5"))
+    assert_close(restored.predict(X), model.predict(X), rtol=1e-6)
+
+
+def test_functional_models_need_graph_mode(tf2):
+    with pytest.raises(NotImplementedError, match="graph mode only"):
+        tf2.keras.Input(shape=(3,))
+
+
+def test_eager_optimizer_state_is_saved_with_keras_names(tf2, tmp_path):
+    model = mlp_plain(tf2.keras)
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+    model.fit(X, LABELS, epochs=1, verbose=0)
+    assert [w.name for w in model.optimizer.weights][:3] == [
+        "Adam/iter:0", "dense/kernel/Adam/m:0", "dense/bias/Adam/m:0"]
+    model.save(str(tmp_path / "m.h5"))
+    restored = tf2.keras.models.load_model(str(tmp_path / "m.h5"))
+    for a, b in zip(restored.optimizer.get_weights(), model.optimizer.get_weights()):
+        assert_close(a, b, rtol=0)
+
+
+@pytest.mark.parametrize("subclassed", [False, True], ids=["sequential", "subclassed"])
+def test_tf_train_checkpoint_saves_and_restores_a_keras_model(tf2, tmp_path, subclassed):
+    if subclassed:
+        class Net(tf2.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.hidden = tf2.keras.layers.Dense(8, activation="relu")
+                self.out = tf2.keras.layers.Dense(2, activation="softmax")
+
+            def call(self, inputs):
+                return self.out(self.hidden(inputs))
+        model = Net()
+    else:
+        model = mlp(tf2.keras)
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+    model.fit(X, LABELS, epochs=1, verbose=0)
+    checkpoint = tf2.train.Checkpoint(model=model, optimizer=model.optimizer)
+    path = checkpoint.save(str(tmp_path / "ckpt"))
+    saved, saved_state = model.get_weights(), model.optimizer.get_weights()
+    model.fit(X, LABELS, epochs=1, verbose=0)                  # move away from them
+    assert not np.allclose(model.get_weights()[0], saved[0])
+    checkpoint.restore(path)
+    for a, b in zip(model.get_weights() + model.optimizer.get_weights(),
+                    saved + saved_state):
+        assert_close(a, b, rtol=0)

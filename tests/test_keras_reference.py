@@ -1,0 +1,348 @@
+"""Differential tests: tfteach.keras against tf-keras (Keras 2, installed with TensorFlow).
+
+tf-keras 2.21 with eager execution off runs Keras' v1 graph-mode training loop, the one
+TF 1.15 ran. Same layers -> same parameter counts and output shapes; same initial
+weights (copied from tf-keras) and data, shuffle=False -> the same loss per epoch for
+each optimizer; HDF5 files written by either are read by the other with identical
+predictions. Skipped without tensorflow / tf_keras.
+"""
+import re
+
+import numpy as np
+import pytest
+
+import tfteach as tf
+from tests.tf_reference import tensorflow_v1
+from tolerances import assert_close
+
+pytestmark = [pytest.mark.reference,
+              pytest.mark.filterwarnings("ignore::UserWarning"),
+              pytest.mark.filterwarnings("ignore::DeprecationWarning")]
+
+RNG = np.random.RandomState(0)
+X = RNG.rand(96, 12).astype(np.float32)
+LABELS = (X[:, :4].sum(1) > 2).astype(int) + 2 * (X[:, 4:8].sum(1) > 2).astype(int)
+Y = np.eye(4, dtype=np.float32)[LABELS]
+IMAGES = RNG.rand(16, 10, 10, 2).astype(np.float32)
+
+
+@pytest.fixture(scope="module")
+def tk():
+    tensorflow_v1()
+    return pytest.importorskip("tf_keras")
+
+
+def mlp(keras):
+    return keras.Sequential([
+        keras.layers.Dense(16, activation="relu", input_shape=(12,)),
+        keras.layers.Dense(4, activation="softmax")])
+
+
+def cnn(keras):
+    return keras.Sequential([
+        keras.layers.Conv2D(4, 3, activation="relu", padding="same",
+                            input_shape=(10, 10, 2)),
+        keras.layers.MaxPooling2D(),
+        keras.layers.Conv2D(3, (2, 3), strides=(1, 2)),
+        keras.layers.BatchNormalization(),
+        keras.layers.AveragePooling2D(pool_size=1),
+        keras.layers.Flatten(),
+        keras.layers.Dropout(0.5),
+        keras.layers.Dense(5, activation="tanh"),
+        keras.layers.Activation("softmax")])
+
+
+def branchy(keras):
+    inputs = keras.Input(shape=(8,))
+    a = keras.layers.Dense(6, activation="relu")(inputs)
+    b = keras.layers.Dense(6)(inputs)
+    merged = keras.layers.Concatenate()([keras.layers.Add()([a, b]), b])
+    outputs = keras.layers.Dense(3, activation="softmax")(
+        keras.layers.BatchNormalization()(merged))
+    return keras.Model(inputs, outputs)
+
+
+def image_model(keras):
+    return keras.Sequential([
+        keras.layers.Conv2DTranspose(3, 3, strides=2, input_shape=(5, 5, 2)),
+        keras.layers.GlobalAveragePooling2D(),
+        keras.layers.Reshape((3, 1)),
+        keras.layers.Flatten()])
+
+
+def embedding_model(keras):
+    return keras.Sequential([keras.layers.Embedding(20, 4, input_length=6),
+                             keras.layers.Flatten(), keras.layers.Dense(2)])
+
+
+def recurrent_model(keras):
+    return keras.Sequential([
+        keras.layers.Embedding(20, 4, input_length=6),
+        keras.layers.LSTM(5, recurrent_activation="sigmoid", return_sequences=True,
+                          unroll=True),
+        keras.layers.GRU(3, recurrent_activation="sigmoid", reset_after=True, unroll=True),
+        keras.layers.Dense(4, activation="softmax")])
+
+
+BUILDERS = [mlp, cnn, branchy, image_model, embedding_model, recurrent_model]
+IDS = RNG.randint(0, 20, size=(16, 6))
+
+
+def one_hot_targets(model, count):
+    classes = model.layers[-1].output_shape[-1]
+    return np.eye(classes, dtype=np.float32)[np.arange(count) % classes]
+
+
+def data_for(builder):
+    return {mlp: X, cnn: IMAGES, branchy: X[:, :8], recurrent_model: IDS}[builder]
+
+
+def layout(model):
+    return [(type(layer).__name__, layer.count_params(),
+             tuple(tuple(s) if isinstance(s, (list, tuple)) else s
+                   for s in _shape(layer.output_shape)))
+            for layer in model.layers]
+
+
+def _shape(shape):
+    # An InputLayer's output_shape is a list of one shape in tf-keras.
+    return shape[0] if isinstance(shape, list) and len(shape) == 1 else shape
+
+
+@pytest.mark.parametrize("builder", BUILDERS, ids=lambda b: b.__name__)
+def test_layers_parameter_counts_and_shapes_match_tf_keras(tk, builder):
+    theirs, ours = builder(tk), builder(tf.keras)
+    assert layout(ours) == layout(theirs)
+    assert ours.count_params() == theirs.count_params()
+    assert len(ours.trainable_weights) == len(theirs.trainable_weights)
+    assert [w.get_shape().as_list() for w in ours.weights] == \
+        [list(w.shape) for w in theirs.weights]
+
+
+def test_weight_names_are_keras_names(tk):
+    ours = cnn(tf.keras)
+    assert [w.name for w in ours.weights[:2]] == ["conv2d/kernel:0", "conv2d/bias:0"]
+    names = [w.name for w in ours.layers[3].weights]
+    assert names == ["batch_normalization/gamma:0", "batch_normalization/beta:0",
+                     "batch_normalization/moving_mean:0",
+                     "batch_normalization/moving_variance:0"]
+
+
+def test_summary_text_has_tf_1_15_layout_with_tf_keras_numbers(tk):
+    theirs = cnn(tk)
+    lines = []
+    cnn(tf.keras).summary(print_fn=lines.append)
+    counts = [layer.count_params() for layer in theirs.layers]
+    shapes = [str(layer.output_shape) for layer in theirs.layers]
+    names = ["conv2d (Conv2D)", "max_pooling2d (MaxPooling2D)", "conv2d_1 (Conv2D)",
+             "batch_normalization (BatchNormalization)",
+             "average_pooling2d (AveragePooling2D)", "flatten (Flatten)",
+             "dropout (Dropout)", "dense (Dense)", "activation (Activation)"]
+    expected = ['Model: "sequential"', "_" * 65,
+                "Layer (type)                 Output Shape              Param #   ",
+                "=" * 65]
+    for index, (name, shape, count) in enumerate(zip(names, shapes, counts)):
+        row = name[:28].ljust(29) + shape.ljust(26) + str(count)
+        expected.append(row.ljust(65))
+        expected.append(("=" if index == len(names) - 1 else "_") * 65)
+    trainable = sum(int(np.prod(w.shape)) for w in theirs.trainable_weights)
+    total = theirs.count_params()
+    expected += ["Total params: {:,}".format(total),
+                 "Trainable params: {:,}".format(trainable),
+                 "Non-trainable params: {:,}".format(total - trainable), "_" * 65]
+    assert lines == expected
+
+
+def test_functional_summary_lists_connections(tk):
+    lines = []
+    branchy(tf.keras).summary(print_fn=lines.append)
+    assert lines[2] == ("Layer (type)                    Output Shape         Param #     "
+                        "Connected to                     ")
+    assert lines[4].startswith("input_1 (InputLayer)            [(None, 8)]          0")
+    add_row = [i for i, line in enumerate(lines) if line.startswith("add (Add)")][0]
+    assert lines[add_row].rstrip().endswith("dense[0][0]")
+    assert lines[add_row + 1].strip() == "dense_1[0][0]"
+    theirs = branchy(tk)
+    trainable = sum(int(np.prod(w.shape)) for w in theirs.trainable_weights)
+    assert lines[-4:-1] == ["Total params: {:,}".format(theirs.count_params()),
+                            "Trainable params: {:,}".format(trainable),
+                            "Non-trainable params: {:,}".format(theirs.count_params()
+                                                                 - trainable)]
+
+
+def copy_weights(theirs, ours):
+    ours.set_weights(theirs.get_weights())
+
+
+@pytest.mark.parametrize("optimizer", [
+    ("SGD", dict(learning_rate=0.1)),
+    ("SGD", dict(learning_rate=0.05, momentum=0.9)),
+    ("SGD", dict(learning_rate=0.05, momentum=0.9, nesterov=True)),
+    ("Adam", dict(learning_rate=0.01)),
+    ("RMSprop", dict(learning_rate=0.01)),
+    ("Adagrad", dict(learning_rate=0.1)),
+], ids=lambda o: o[0] + "-" + "-".join(map(str, o[1].values())))
+def test_training_curve_matches_tf_keras_from_the_same_weights(tk, optimizer):
+    name, options = optimizer
+    theirs, ours = mlp(tk), mlp(tf.keras)
+    copy_weights(theirs, ours)
+    # tf-keras' RMSprop/Adagrad follow TF 1.15's kernels only through their v1 classes.
+    their_optimizer = getattr(tk.optimizers.legacy, name)(**options)
+    theirs.compile(optimizer=their_optimizer, loss="categorical_crossentropy",
+                   metrics=["accuracy"])
+    ours.compile(optimizer=getattr(tf.keras.optimizers, name)(**options),
+                 loss="categorical_crossentropy", metrics=["accuracy"])
+    h1 = theirs.fit(X, Y, batch_size=16, epochs=4, shuffle=False, verbose=0,
+                    validation_split=0.25)
+    h2 = ours.fit(X, Y, batch_size=16, epochs=4, shuffle=False, verbose=0,
+                  validation_split=0.25)
+    assert_close(h2.history["loss"], h1.history["loss"], rtol=2e-4)
+    assert_close(h2.history["val_loss"], h1.history["val_loss"], rtol=2e-4)
+    their_acc = h1.history.get("acc", h1.history.get("accuracy"))
+    assert_close(h2.history["acc"], their_acc, rtol=1e-6)
+    for a, b in zip(ours.get_weights(), theirs.get_weights()):
+        assert_close(a, b, rtol=1e-3)
+
+
+def test_batch_norm_and_dropout_train_like_tf_keras(tk):
+    def build(keras):
+        return keras.Sequential([
+            keras.layers.Conv2D(3, 3, input_shape=(10, 10, 2)),
+            keras.layers.BatchNormalization(),
+            keras.layers.Flatten(), keras.layers.Dense(4, activation="softmax")])
+    theirs, ours = build(tk), build(tf.keras)
+    copy_weights(theirs, ours)
+    targets = Y[:16]
+    for model in (theirs, ours):
+        model.compile(optimizer="sgd", loss="categorical_crossentropy")
+    h1 = theirs.fit(IMAGES, targets, batch_size=8, epochs=3, shuffle=False, verbose=0)
+    h2 = ours.fit(IMAGES, targets, batch_size=8, epochs=3, shuffle=False, verbose=0)
+    assert_close(h2.history["loss"], h1.history["loss"], rtol=2e-4)
+    # moving statistics (Bessel-corrected, momentum 0.99) and inference outputs agree;
+    # the convolution's bias gets a gradient of ~0 (BatchNormalization subtracts it
+    # again), so weights are compared at the scale of the weights (|w| ~ 0.1 .. 1).
+    for a, b in zip(ours.get_weights(), theirs.get_weights()):
+        assert_close(a, b, rtol=1e-4, scale=1.0)
+    assert_close(ours.predict(IMAGES), theirs.predict(IMAGES), rtol=1e-4)
+    assert_close(ours.evaluate(IMAGES, targets, verbose=0),
+                 theirs.evaluate(IMAGES, targets, verbose=0), rtol=1e-4)
+
+
+@pytest.mark.parametrize("loss,target", [
+    ("sparse_categorical_crossentropy", LABELS),
+    ("mean_squared_error", Y),
+    ("binary_crossentropy", Y),
+    ("mae", Y)])
+def test_losses_match_tf_keras(tk, loss, target):
+    # (binary cross-entropy on a sigmoid output: tf-keras 2.21 would feed a softmax's
+    # logits to a sigmoid cross-entropy, which neither TF 1.15 nor the maths does)
+    activation = "sigmoid" if loss == "binary_crossentropy" else "softmax"
+
+    def build(keras):
+        return keras.Sequential([
+            keras.layers.Dense(16, activation="relu", input_shape=(12,)),
+            keras.layers.Dense(4, activation=activation)])
+    theirs, ours = build(tk), build(tf.keras)
+    copy_weights(theirs, ours)
+    theirs.compile(optimizer="sgd", loss=loss)
+    ours.compile(optimizer="sgd", loss=loss)
+    assert_close(ours.evaluate(X, target, verbose=0), theirs.evaluate(X, target, verbose=0),
+                 rtol=1e-5)
+
+
+@pytest.mark.parametrize("builder", [mlp, cnn, branchy, recurrent_model],
+                         ids=lambda b: b.__name__)
+def test_hdf5_files_written_by_tfteach_are_read_by_tf_keras(tk, builder, tmp_path):
+    ours = builder(tf.keras)
+    ours.compile(optimizer="adam", loss="categorical_crossentropy", metrics=["accuracy"])
+    data = data_for(builder)
+    ours.fit(data, one_hot_targets(ours, len(data)), epochs=1, verbose=0)
+    ours.save(str(tmp_path / "model.h5"))
+    ours.save_weights(str(tmp_path / "weights.h5"))
+    expected = ours.predict(data)
+    loaded = tk.models.load_model(str(tmp_path / "model.h5"))
+    assert_close(loaded.predict(data), expected, rtol=1e-5)
+    # the optimizer's state (step, every m, every v) goes across too
+    their_state = loaded.optimizer.get_weights()
+    assert len(their_state) == len(ours.optimizer.weights) > 1
+    for a, b in zip(their_state, ours.optimizer.get_weights()):
+        assert_close(a, b, rtol=1e-6)
+    fresh = builder(tk)
+    fresh.load_weights(str(tmp_path / "weights.h5"))
+    assert_close(fresh.predict(data), expected, rtol=1e-5)
+
+
+@pytest.mark.parametrize("builder", [mlp, cnn, branchy, recurrent_model],
+                         ids=lambda b: b.__name__)
+def test_hdf5_files_written_by_tf_keras_are_read_by_tfteach(tk, builder, tmp_path):
+    theirs = builder(tk)
+    theirs.compile(optimizer=tk.optimizers.legacy.Adam(),
+                   loss="categorical_crossentropy", metrics=["accuracy"])
+    data = data_for(builder)
+    theirs.fit(data, one_hot_targets(theirs, len(data)), epochs=1, verbose=0)
+    theirs.save(str(tmp_path / "model.h5"))
+    theirs.save_weights(str(tmp_path / "weights.h5"))
+    expected = theirs.predict(data)
+    loaded = tf.keras.models.load_model(str(tmp_path / "model.h5"))
+    assert [type(l).__name__ for l in loaded.layers] == \
+        [type(l).__name__ for l in theirs.layers]
+    assert_close(loaded.predict(data), expected, rtol=1e-5)
+    assert isinstance(loaded.optimizer, tf.keras.optimizers.Adam)
+    for a, b in zip(loaded.optimizer.get_weights(), theirs.optimizer.get_weights()):
+        assert_close(a, b, rtol=1e-6)
+    assert len(loaded.optimizer.weights) == len(theirs.optimizer.weights)
+    fresh = builder(tf.keras)
+    fresh.load_weights(str(tmp_path / "weights.h5"))
+    assert_close(fresh.predict(data), expected, rtol=1e-5)
+
+
+SEQUENCES = RNG.randn(5, 7, 3).astype(np.float32)
+
+
+@pytest.mark.parametrize("layer,options", [
+    ("SimpleRNN", {}),
+    ("SimpleRNN", dict(return_sequences=True, go_backwards=True)),
+    ("LSTM", dict(recurrent_activation="sigmoid")),
+    ("LSTM", dict(recurrent_activation="sigmoid", return_sequences=True)),
+    ("GRU", dict(recurrent_activation="sigmoid", reset_after=False)),
+    ("GRU", dict(recurrent_activation="sigmoid", reset_after=True)),
+], ids=lambda v: v if isinstance(v, str) else "-".join("%s=%s" % kv for kv in v.items()))
+def test_recurrent_layers_compute_what_tf_keras_computes(tk, layer, options):
+    # (recurrent_activation is given: TF 1.15's default 'hard_sigmoid' is 0.2x+0.5,
+    #  tf-keras 2.21's is x/6+0.5; both clip to [0, 1])
+    def build(keras):
+        # unroll=True: tf-keras' while-loop gradient fails in TF 2.21's graph mode;
+        # tfteach always unrolls.
+        return keras.Sequential([getattr(keras.layers, layer)(4, input_shape=(7, 3),
+                                                              unroll=True, **options),
+                                 keras.layers.Dense(2)])
+    theirs, ours = build(tk), build(tf.keras)
+    def names(model):   # tf-keras numbers layers per process, tfteach per graph
+        return [re.sub(r"_\d+/", "/", w.name) for w in model.weights]
+    assert names(ours) == names(theirs)
+    assert layout(ours) == layout(theirs)
+    copy_weights(theirs, ours)
+    assert_close(ours.predict(SEQUENCES), theirs.predict(SEQUENCES), rtol=1e-5)
+    targets = RNG.randn(5, 7, 2).astype(np.float32) if options.get("return_sequences") \
+        else RNG.randn(5, 2).astype(np.float32)
+    for model in (theirs, ours):
+        model.compile(optimizer=tk.optimizers.legacy.SGD(0.1) if model is theirs
+                      else tf.keras.optimizers.SGD(0.1), loss="mse")
+    h1 = theirs.fit(SEQUENCES, targets, epochs=3, verbose=0, shuffle=False)
+    h2 = ours.fit(SEQUENCES, targets, epochs=3, verbose=0, shuffle=False)
+    assert_close(h2.history["loss"], h1.history["loss"], rtol=1e-4)
+
+
+def test_lstm_defaults_are_tf_1_15s():
+    layer = tf.keras.layers.LSTM(3)
+    model = tf.keras.Sequential([layer])
+    model.build((None, 2, 4))
+    bias = tf.keras.backend.get_value(layer.cell.bias)
+    assert (bias == np.r_[np.zeros(3), np.ones(3), np.zeros(6)]).all()   # forget gate 1
+    recurrent = tf.keras.backend.get_value(layer.cell.recurrent_kernel)    # orthogonal
+    assert_close(recurrent @ recurrent.T, np.eye(3), rtol=1e-5, scale=1.0)
+    assert layer.get_config()["recurrent_activation"] == "hard_sigmoid"
+    x = np.linspace(-4, 4, 9).astype(np.float32)
+    with tf.Session() as sess:
+        hard = sess.run(tf.keras.layers.recurrent.hard_sigmoid(tf.constant(x)))
+    assert_close(hard, np.clip(0.2 * x + 0.5, 0, 1), rtol=1e-6)

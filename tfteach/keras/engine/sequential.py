@@ -1,0 +1,157 @@
+"""`tf.keras.Sequential`: a stack of layers, each fed the previous one's output.
+
+With `input_shape=` on the first layer (or an Input/InputLayer first), the model is
+built at once: an InputLayer named `<first layer>_input` and each layer called in turn,
+so `summary()` works before training. Without it, the model is built by the first
+`fit`/`predict`/call from the data's shape, as Keras does.
+"""
+import tfteach as tf
+from tfteach.keras import backend
+from tfteach.keras.engine.base_layer import Layer
+from tfteach.keras.engine.input_layer import InputLayer
+from tfteach.keras.engine.training import Model
+
+__all__ = ["Sequential"]
+
+
+class Sequential(Model):
+    def __init__(self, layers=None, name=None):
+        super().__init__(name=name)
+        self._stack = []
+        for layer in layers or []:
+            self.add(layer)
+
+    @property
+    def layers(self):
+        return [layer for layer in self._stack if not isinstance(layer, InputLayer)]
+
+    def add(self, layer):
+        if not isinstance(layer, Layer):
+            raise TypeError("The added layer must be an instance of class Layer. Found: "
+                            + str(layer))
+        if hasattr(layer, "_keras_history"):          # an Input(...) tensor
+            layer = layer._keras_history[0]
+        if backend.executing_eagerly():
+            self._add_eagerly(layer)
+            return
+        if not self._stack and isinstance(layer, InputLayer):
+            self._stack.append(layer)
+            self._start(layer._inbound_nodes[0].output_tensors[0])
+            return
+        self._stack.append(layer)
+        if self.outputs:
+            self._extend(layer)
+        elif len(self._stack) == 1 and layer._batch_input_shape is not None:
+            first = InputLayer(batch_input_shape=layer._batch_input_shape,
+                               dtype=layer.dtype, name=layer.name + "_input")
+            self._start(first._inbound_nodes[0].output_tensors[0])
+            self._extend(layer)
+
+    # -- eagerly: no placeholders; layers are built from shapes ---------------------------
+    def _add_eagerly(self, layer):
+        self._stack.append(layer)
+        if isinstance(layer, InputLayer):
+            self._eager_shape = layer._batch_input_shape
+        elif getattr(self, "_eager_shape", None) is not None:
+            self._eager_build(layer)
+        elif len(self.layers) == 1 and layer._batch_input_shape is not None:
+            self._eager_shape = layer._batch_input_shape
+            self._eager_build(layer)
+
+    def _eager_build(self, layer):
+        if layer is self.layers[0]:
+            self._eager_input_shapes = [list(self._eager_shape)]
+            self._eager_input_names = [layer.name + "_input"]
+        if not layer.built:
+            if layer._dtype is None:
+                layer._dtype = backend.floatx()
+            with tf.name_scope(layer.name):
+                layer._build_on_call(tf.TensorShape(self._eager_shape))
+        self._eager_shape = tuple(tf.TensorShape(
+            layer.compute_output_shape(self._eager_shape)).as_list())
+        layer._eager_output_shape = self._eager_shape
+        self.built = True
+
+    def _build_eager_from_data(self, inputs):
+        if getattr(self, "_eager_shape", None) is not None:
+            return
+        self._eager_shape = (None,) + inputs[0].shape[1:]
+        for layer in self.layers:
+            self._eager_build(layer)
+
+    def _start(self, input_tensor):
+        self.inputs, self.outputs = [input_tensor], [input_tensor]
+
+    def _extend(self, layer):
+        output = layer(self.outputs[0])
+        if isinstance(output, (list, tuple)):
+            raise TypeError("All layers in a Sequential model should have a single "
+                            "output tensor. For multi-output layers, use the functional "
+                            "API.")
+        self._init_graph_network(self.inputs, [output])
+
+    def pop(self):
+        if not self.layers:
+            raise TypeError("There are no layers in the model.")
+        self._stack.pop()
+        if self.inputs and self._stack and not isinstance(self._stack[-1], InputLayer):
+            self._init_graph_network(self.inputs, [self._stack[-1]._inbound_nodes[-1]
+                                                   .output_tensors[0]])
+
+    def build(self, input_shape=None):
+        if backend.executing_eagerly():
+            if getattr(self, "_eager_shape", None) is None:
+                self._eager_shape = tuple(tf.TensorShape(input_shape).as_list())
+                for layer in self.layers:
+                    self._eager_build(layer)
+            return
+        if self.outputs:
+            return
+        if input_shape is None:
+            raise ValueError("You must provide an `input_shape` argument.")
+        first = self._stack[0]
+        layer = InputLayer(batch_input_shape=tuple(tf.TensorShape(input_shape).as_list()),
+                           name=first.name + "_input")
+        self._start(layer._inbound_nodes[0].output_tensors[0])
+        for layer in self._stack:
+            self._extend(layer)
+
+    def _build_from_data(self, x):
+        if self.outputs:
+            return
+        if not self._stack:
+            raise ValueError("The model has no layers: add some before fitting.")
+        from tfteach.keras.engine import arrays
+        first = arrays.as_list(x)[0]
+        dtype = backend.floatx() if first.dtype.kind == "f" else tf.as_dtype(first.dtype)
+        layer = InputLayer(batch_input_shape=(None,) + first.shape[1:], dtype=dtype,
+                           name=self._stack[0].name + "_input")
+        self._start(layer._inbound_nodes[0].output_tensors[0])
+        for layer in self._stack:
+            self._extend(layer)
+
+    def call(self, inputs, training=None, mask=None):
+        if self._is_graph_network:
+            return super().call(inputs)
+        outputs = inputs
+        for layer in self.layers:
+            outputs = layer(outputs)
+        return outputs
+
+    def get_config(self):
+        configs = []
+        for index, layer in enumerate(self.layers):
+            config = layer.get_config()
+            if index == 0 and self.inputs and "batch_input_shape" not in config:
+                config["batch_input_shape"] = self.inputs[0].get_shape().as_list()
+            configs.append({"class_name": type(layer).__name__, "config": config})
+        return {"name": self.name, "layers": configs}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from tfteach.keras.layers import deserialize
+        entries = config["layers"] if isinstance(config, dict) else config
+        model = cls(name=config.get("name") if isinstance(config, dict) else None)
+        for entry in entries:
+            model.add(deserialize(entry, custom_objects))
+        return model
