@@ -7,12 +7,13 @@ for every bit pattern are used, and only where broadcasting cannot change the sh
 - `x - 0` (floats: -0.0 - 0.0 is -0.0);
 - `x + (-0.0)`, `(-0.0) + x` for floats, `x + 0`, `0 + x` for integers.
 `x + 0.0` is *not* rewritten: -0.0 + 0.0 is +0.0. The step's readers read x's slot
-instead (slots.read_through); x must have the output's dtype.
+instead (slots.read_through); x must have the output's dtype. Not where the result is
+fetched or read by a stateful op (an Assign may keep the array it is given).
 """
 import numpy as np
 
 from tfteach.runtime.optimizer.rewrite import Rewrite
-from tfteach.runtime.optimizer.slots import plain, read_through
+from tfteach.runtime.optimizer.slots import plain, read_by_stateful_ops, read_through
 
 __all__ = ["run", "NAME"]
 
@@ -20,10 +21,12 @@ NAME = "arithmetic"
 
 
 def run(steps, plan, rewrites):
-    template, fetched = plan.template, set(plan.fetch_slots)
+    template = plan.template
+    left_alone = set(plan.fetch_slots) | read_by_stateful_ops(steps)
     aliases, kept = {}, []
     for step in steps:
-        position = _identity_operand(step, template) if step.single_out not in fetched else None
+        position = (_identity_operand(step, template) if step.single_out not in left_alone
+                    else None)
         if position is None:
             kept.append(step)
             continue

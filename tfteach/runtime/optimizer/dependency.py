@@ -8,7 +8,7 @@ a variable (`v/read`: a TF1 read aliases the variable, runtime/ref_reads.py), th
 control inputs, or whose output a stateful op reads (an Assign may keep the array).
 """
 from tfteach.runtime.optimizer.rewrite import Rewrite
-from tfteach.runtime.optimizer.slots import plain, read_through
+from tfteach.runtime.optimizer.slots import plain, read_by_stateful_ops, read_through
 
 __all__ = ["run", "NAME"]
 
@@ -17,8 +17,7 @@ NAME = "dependency"
 
 def run(steps, plan, rewrites):
     fetched = set(plan.fetch_slots)
-    stateful_reads = {s for step in steps if step.op._op_def.stateful or
-                      step.op._op_def.ref_inputs for s in step.in_slots}
+    stateful_reads = read_by_stateful_ops(steps)
     aliases, kept = {}, []
     for step in steps:
         if step.type == "NoOp" and plain(step):

@@ -1,7 +1,8 @@
 """Helpers the passes share: who reads a slot, and when a slot can be freed."""
 from collections import Counter
 
-__all__ = ["readers", "producers", "plain", "reassign_frees", "read_through"]
+__all__ = ["readers", "producers", "plain", "reassign_frees", "read_through",
+           "read_by_stateful_ops"]
 
 
 def readers(steps, fetch_slots):
@@ -20,6 +21,14 @@ def plain(step):
     """Whether `step` runs its op's own kernel on the CPU: not a copy, not fused, not a
     re-reading wrapper (ref_reads.py), not on a device that accounts memory."""
     return (step.source is None and step.alloc is None and step.kernel is step.ctx.kernel)
+
+
+def read_by_stateful_ops(steps):
+    """The slots a stateful op (or one taking refs) reads: an Assign may keep the array
+    it is given (runtime/assign_forwarding.py), so a pass never changes which array
+    such an op reads."""
+    return {s for step in steps if step.op._op_def.stateful or step.op._op_def.ref_inputs
+            for s in step.in_slots}
 
 
 def read_through(steps, aliases):
