@@ -196,14 +196,18 @@ def test_shape_arithmetic_of_known_shapes_is_folded():
     assert same_bits(d, np.array([10, 6], np.int32)) and same_bits(n, np.array(15, np.int32))
 
 
-def test_unknown_shapes_are_not_folded():
+def test_unknown_shapes_are_folded_only_per_fed_signature():
     graph = tf.Graph()
     with graph.as_default():
         x = tf.placeholder(tf.float32, [None, 3])
         shape = tf.shape(x)
-    assert rewrites(graph, [shape], [x]) == []
+    done = rewrites(graph, [shape], [x])
+    assert [(r.pass_name, r.nodes) for r in done] == [("shape_specialisation", ("Shape",))]
     with tf.Session(graph=graph) as sess:
-        assert list(sess.run(shape, {x: np.zeros((7, 3))})) == [7, 3]
+        for n in (7, 2, 7, 0):
+            assert same_bits(sess.run(shape, {x: np.zeros((n, 3))}), np.array([n, 3], np.int32))
+        assert sorted(sess._plan((shape,), (x,), ()).specialiser.cache) == [
+            ((0, 3),), ((2, 3),), ((7, 3),)]
 
 
 @pytest.mark.parametrize("build, rewritten", [
@@ -344,3 +348,73 @@ def test_optimizer_options_l0_turns_constant_folding_off_unless_asked():
     l0_folding = ConfigProto(graph_options=GraphOptions(optimizer_options=OptimizerOptions(
         opt_level=OptimizerOptions.L0, do_constant_folding=True)))
     assert "shape_folding" in {r.pass_name for r in rewrites(graph, fetches, [x], l0_folding)}
+
+
+# -- shape specialisation --------------------------------------------------------------------
+def linear_regression_graph():
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None, 1])
+        y = tf.placeholder(tf.float32, [None, 1])
+        w = tf.Variable([[0.5]])
+        b = tf.Variable([0.1])
+        loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+        train = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
+        init = tf.global_variables_initializer()
+    return graph, x, y, loss, train, init
+
+
+def test_shapes_of_fed_batches_are_folded_per_signature():
+    graph, x, y, loss, train, init = linear_regression_graph()
+    rng = np.random.RandomState(1)
+    batches = [(rng.rand(n, 1).astype(np.float32), rng.rand(n, 1).astype(np.float32))
+               for n in (100, 7, 100, 1, 7, 0)]
+    results = []
+    for config in (None, OFF):
+        with tf.Session(graph=graph, config=config) as sess:
+            sess.run(init)
+            losses = [sess.run([loss, train], {x: a, y: b})[0] for a, b in batches]
+            results.append(losses + sess.run(_variables(graph)))
+            if config is None:
+                plan = sess._plan((loss,), (x, y), (train,))
+                assert sorted(plan.specialiser.cache) == [((0, 1), (0, 1)), ((1, 1), (1, 1)),
+                                                          ((7, 1), (7, 1)),
+                                                          ((100, 1), (100, 1))]
+                folded = plan.specialiser.rewrites[((7, 1), (7, 1))][0].nodes
+                assert "gradients/sub_grad/BroadcastGradientArgs" in folded
+                assert "gradients/Mean_grad/Shape" in folded
+                generic = len(plan.specialiser.generic[1])
+                assert len(plan.specialiser.cache[((7, 1), (7, 1))][1]) < generic
+    assert_same_bits(results[0], results[1])
+
+
+def _variables(graph):
+    with graph.as_default():
+        return tf.global_variables()
+
+
+def test_past_sixteen_signatures_the_unspecialised_steps_run():
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float64, [None])
+        g = tf.gradients(tf.reduce_sum(tf.square(x - tf.reduce_mean(x))), x)[0]
+    with tf.Session(graph=graph) as sess:
+        for n in range(1, 20):
+            value = np.linspace(-1, 1, n)
+            expected = 2 * (value - value.mean()) - 2 * (value - value.mean()).sum() / n
+            np.testing.assert_allclose(sess.run(g, {x: value}), expected, atol=1e-12)
+        plan = sess._plan((g,), (x,), ())
+        assert len(plan.specialiser.cache) == 16
+
+
+def test_a_failing_step_of_a_specialised_plan_names_its_op():
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None])
+        w = tf.placeholder(tf.float32, [None])
+        y = tf.reduce_sum(x * w) * tf.cast(tf.size(x), tf.float32)
+    with tf.Session(graph=graph) as sess:
+        assert sess.run(y, {x: np.ones(3), w: np.ones(3)}) == 9.0
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"Incompatible shapes: \[3\] vs. \[2\]") as info:
+            sess.run(y, {x: np.ones(3), w: np.ones(2)})
+        assert info.value.op.name == "mul"

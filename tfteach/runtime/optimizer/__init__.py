@@ -14,6 +14,9 @@ folding and fusions (runtime/fusion.py), with passes that are each one small mod
                     (TF's arithmetic_optimization);
 - `dependency`      Identity steps read through, NoOp steps dropped
                     (TF's dependency_optimization);
+- `specialise`      where a Shape waits for a fed shape (`[None, 1]`), the steps are
+                    folded again for each fed-shape signature, cached (TF's constant
+                    folding on the shapes Grappler is fed);
 - `elementwise_chains` a chain of float ufunc ops, each value read by the next op
                     only, runs as one step that writes one buffer in place
                     (TF's remapping; XLA would make one kernel).
@@ -26,7 +29,7 @@ fetches, feed_dict)` shows it for a run. `ConfigProto.graph_options.rewrite_opti
 (`RewriterConfig`) and `OptimizerOptions` turn passes off, as in TensorFlow (toggles.py).
 """
 from tfteach.runtime.optimizer import (arithmetic, dependency, elementwise_chains,
-                                       shape_folding, toggles)
+                                       shape_folding, specialise, toggles)
 from tfteach.runtime.optimizer.rewrite import Rewrite
 from tfteach.runtime.optimizer.slots import reassign_frees
 
@@ -34,22 +37,35 @@ __all__ = ["optimize", "PASSES", "Rewrite", "rewrites_of"]
 
 # In the order they run: folding first (it makes constants the others read),
 # then what reads through steps, then the fusion of what is left.
-PASSES = (shape_folding, arithmetic, dependency, elementwise_chains)
+# shape specialisation and chain fusion come last (specialise.wrap, `finish` below):
+# a specialised list of steps is fused again for each fed-shape signature.
+PASSES = (shape_folding, arithmetic, dependency)
 
 
-def optimize(plan, config):
+def optimize(plan, config, feed_tensors=()):
     """The plan's fast steps after the passes `config` (a ConfigProto) leaves on.
-    Records what each pass did in `plan.rewrites`."""
+    Records what each pass did in `plan.rewrites`. `feed_tensors`: the plan's fed
+    tensors, in the order of its feed slots (shape specialisation keys on their shapes)."""
     enabled = toggles.enabled_passes(config)
     steps = plan.fast_steps
     rewrites = []
     for optimizer_pass in PASSES:
-        if optimizer_pass.NAME not in enabled:
-            continue
-        steps = optimizer_pass.run(steps, plan, rewrites)
+        if optimizer_pass.NAME in enabled:
+            steps = optimizer_pass.run(steps, plan, rewrites)
+    keep = set(plan.feed_slots) | set(plan.fetch_slots)
+    before = list(plan.fast_steps)
+
+    def finish(steps, record=rewrites):
+        """What runs after the shapes are known: chain fusion, then the frees."""
+        if elementwise_chains.NAME in enabled:
+            steps = elementwise_chains.run(steps, plan, record)
+        return reassign_frees(steps, keep) if steps != before else steps
+
+    if shape_folding.NAME in enabled:
+        steps = specialise.wrap(steps, plan, feed_tensors, finish, rewrites)
+    else:
+        steps = finish(steps)
     plan.rewrites = rewrites
-    if rewrites:
-        steps = reassign_frees(steps, set(plan.feed_slots) | set(plan.fetch_slots))
     return steps
 
 

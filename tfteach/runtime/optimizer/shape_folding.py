@@ -38,12 +38,21 @@ def run(steps, plan, rewrites):
             if value is None:
                 kept.append(step)
                 continue
-            if isinstance(value, np.ndarray):
-                value.flags.writeable = False      # shared by every run, like a Const
-            template[step.single_out] = value
-            known.add(step.single_out)
+            store(step, value, template, known, plan.num_slots - 1)
             rewrites.append(Rewrite(NAME, (step.name,), "constant %s" % _words(value)))
     return kept
+
+
+def store(step, value, template, known, sink):
+    """Puts a folded step's value (a tuple for several outputs) into the template."""
+    outputs = (value,) if step.single_out is not None else value
+    for s, v in zip(step.out_slots, outputs):
+        if s == sink:
+            continue
+        if isinstance(v, np.ndarray):
+            v.flags.writeable = False      # shared by every run, like a Const
+        template[s] = v
+        known.add(s)
 
 
 def _shape_value(step):
@@ -64,7 +73,7 @@ def _shape_value(step):
 
 def _foldable(step, known):
     op = step.op
-    return (plain(step) and step.in_slots and step.single_out is not None
+    return (plain(step) and step.in_slots and step.out_slots
             and not op._op_def.stateful and not op._control_inputs
             and not op._op_def.ref_inputs and all(s in known for s in step.in_slots))
 
@@ -74,12 +83,18 @@ def _computed(step, template):
         value = step.kernel(step.ctx, *[template[s] for s in step.in_slots])
     except Exception:  # noqa: BLE001 - it fails again, properly, at run time
         return None
-    if getattr(value, "nbytes", 0) > MAX_FOLDED_BYTES:
+    outputs = (value,) if step.single_out is not None else value
+    if step.single_out is None and (not isinstance(value, (tuple, list))
+                                    or len(value) != len(step.out_slots)):
+        return None
+    if sum(getattr(v, "nbytes", 0) for v in outputs) > MAX_FOLDED_BYTES:
         return None
     return value
 
 
 def _words(value):
+    if isinstance(value, (tuple, list)):
+        return ", ".join(_words(v) for v in value)
     a = np.asarray(value)
     if a.size <= 8:
         return np.array2string(a, separator=", ")
