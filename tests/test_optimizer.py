@@ -8,6 +8,7 @@ from hypothesis import given, settings, strategies as st
 import tfteach as tf
 from tfteach.ops.op_builder import apply_op
 from tfteach.runtime import optimizer
+from tfteach.runtime.optimizer import specialise
 from tfteach.runtime.config import ConfigProto, GraphOptions, OptimizerOptions, RewriterConfig
 from tests.gradient_cases import CASES
 from tests.graph_io_models import MODELS, load_values, variable_values
@@ -65,6 +66,18 @@ def test_gradient_cases_give_the_same_bits_optimized(op_type, static):
         fetches = ys + [g for g in tf.gradients(loss, xs) if g is not None]
     on, off = run_both(graph, fetches, dict(zip(xs, case.inputs)))
     assert_same_bits(on, off, op_type)
+
+
+def test_only_the_feeds_a_shape_reads_make_the_signature():
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None])
+        other = tf.placeholder(tf.float32, [None])
+        y = tf.cast(tf.size(x), tf.float32) * tf.reduce_sum(other)
+    with tf.Session(graph=graph) as sess:
+        for n in (1, 2, 3):
+            assert sess.run(y, {x: np.ones(4), other: np.ones(n)}) == 4.0 * n
+        assert list(sess._plan((y,), (x, other), ()).specialiser.cache) == [((4,),)]
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
@@ -393,18 +406,18 @@ def _variables(graph):
         return tf.global_variables()
 
 
-def test_past_sixteen_signatures_the_unspecialised_steps_run():
+def test_past_the_most_signatures_the_unspecialised_steps_run():
     graph = tf.Graph()
     with graph.as_default():
         x = tf.placeholder(tf.float64, [None])
         g = tf.gradients(tf.reduce_sum(tf.square(x - tf.reduce_mean(x))), x)[0]
     with tf.Session(graph=graph) as sess:
-        for n in range(1, 20):
+        for n in range(1, specialise.MAX_SIGNATURES + 4):
             value = np.linspace(-1, 1, n)
             expected = 2 * (value - value.mean()) - 2 * (value - value.mean()).sum() / n
             np.testing.assert_allclose(sess.run(g, {x: value}), expected, atol=1e-12)
         plan = sess._plan((g,), (x,), ())
-        assert len(plan.specialiser.cache) == 16
+        assert len(plan.specialiser.cache) == specialise.MAX_SIGNATURES
 
 
 def test_a_failing_step_of_a_specialised_plan_names_its_op():

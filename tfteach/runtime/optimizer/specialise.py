@@ -4,11 +4,11 @@
 `Shape(x)`, `BroadcastGradientArgs` and the shape work after them run on every step
 (shape_folding.py folds only what the graph knows). TensorFlow's Grappler specialises
 the graph on the shapes it is fed; so does this pass. The first run with a new
-signature (the shapes of the fed values) propagates those shapes through the ops whose
+signature (the shapes of the fed values a waiting Shape is computed from) propagates those shapes through the ops whose
 output shape depends on their input shapes only (shape_rules.py), folds the Shape, Size
 and Rank steps whose input shape is then known and every pure step computing from
 constants only, and keeps that (template, steps) for the signature; later runs with the
-same shapes take it from a dict (16 signatures at most; beyond, the unspecialised
+same shapes take it from a dict (64 signatures at most; beyond, the unspecialised
 steps run). The plan's `specialiser` then runs in place of its fast loop (one test
 in executor.Plan._run): it picks the signature's steps, puts its folded constants
 into the run's slots and runs the steps as the fast loop would. `plan.fast_steps`
@@ -26,7 +26,7 @@ from tfteach.runtime.optimizer.slots import plain, reassign_frees
 __all__ = ["wrap", "NAME"]
 
 NAME = "shape_specialisation"
-MAX_SIGNATURES = 16
+MAX_SIGNATURES = 64
 
 
 def wrap(steps, plan, feed_tensors, finish, rewrites):
@@ -40,10 +40,32 @@ def wrap(steps, plan, feed_tensors, finish, rewrites):
     if not waiting or not feed_tensors or not steps:
         return finish(steps)
     generic = finish(steps)
-    plan.specialiser = _Specialiser(plan, feed_tensors, steps, generic, finish)
+    keyed = _feeds_reaching(waiting, feed_tensors)
+    if not keyed:
+        return generic
+    plan.specialiser = _Specialiser(plan, feed_tensors, keyed, steps, generic, finish)
     rewrites.append(Rewrite(NAME, tuple(s.name for s in waiting),
                             "folded for each fed-shape signature"))
     return generic
+
+
+def _feeds_reaching(waiting, feed_tensors):
+    """The fed tensors (with their slots, in feed order) a waiting step's input is
+    computed from: only their shapes make a signature (a loop body's other loop
+    variables may change shape every iteration without changing what is folded)."""
+    fed = {t: i for i, t in enumerate(feed_tensors)}
+    reached, seen = set(), set()
+    stack = [s.op._inputs[0] for s in waiting]
+    while stack:
+        t = stack.pop()
+        if t in seen:
+            continue
+        seen.add(t)
+        if t in fed:
+            reached.add(t)
+        elif not _static(t):
+            stack.extend(t.op._inputs)
+    return [t for t in feed_tensors if t in reached]
 
 
 def _static(t):
@@ -51,13 +73,14 @@ def _static(t):
 
 
 class _Specialiser:
-    def __init__(self, plan, feed_tensors, steps, generic, finish):
-        self.plan, self.feed_tensors, self.steps = plan, tuple(feed_tensors), steps
+    def __init__(self, plan, all_feeds, keyed, steps, generic, finish):
+        self.plan, self.feed_tensors, self.steps = plan, tuple(keyed), steps
         self.finish = finish
         self.generic = ((), generic)
         self.cache = {}
         self.rewrites = {}                   # signature -> [Rewrite]
-        self.feed_slots = tuple(plan.feed_slots)
+        slot_of_feed = dict(zip(all_feeds, plan.feed_slots))
+        self.feed_slots = tuple(slot_of_feed[t] for t in self.feed_tensors)
         self.fetch_slots = tuple(plan.fetch_slots)
         sink = plan.num_slots - 1
         self.slot_of = {}
@@ -66,7 +89,7 @@ class _Specialiser:
                 for t, s in zip(step.op._outputs, step.out_slots):
                     if s != sink:
                         self.slot_of[t] = s
-        self.slot_of.update(zip(self.feed_tensors, self.feed_slots))
+        self.slot_of.update(slot_of_feed)
         self.step_of = {step.op: step for step in steps}
 
     def run(self, values):
