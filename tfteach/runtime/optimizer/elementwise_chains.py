@@ -80,22 +80,27 @@ def _chain_kernel(head, program):
 
     def run_chain(ctx, *args):
         buf = _run(head, args[:n_head])
+        # While `buf` is an array of its own with >= 1 dimension, each link writes into
+        # it; its shape and dtype do not change then (checked per operand by _fits).
+        owned = type(buf) is np.ndarray and buf.ndim > 0
         i = n_head
         for ufunc, link, chain_at, has_other in program:
             if has_other:
                 other = args[i]
                 i += 1
-                if _fits(buf, other):
+                if owned and _fits(buf, other):
                     if chain_at == 0:
                         ufunc(buf, other, out=buf)
                     else:
                         ufunc(other, buf, out=buf)
-                else:
-                    buf = _run(link, (buf, other) if chain_at == 0 else (other, buf))
-            elif type(buf) is np.ndarray and buf.ndim:
+                    continue
+                buf = _run(link, (buf, other) if chain_at == 0 else (other, buf))
+            elif owned:
                 ufunc(buf, out=buf)
+                continue
             else:
                 buf = _run(link, (buf,))
+            owned = type(buf) is np.ndarray and buf.ndim > 0
         return buf
     return run_chain
 
@@ -109,11 +114,12 @@ def _run(step, args):
 
 def _fits(buf, other):
     """Whether `ufunc(buf, other)` has buf's shape and dtype, so it can go into buf."""
-    if type(buf) is not np.ndarray or not buf.ndim:
+    dtype = getattr(other, "dtype", None)
+    if dtype is not buf.dtype and dtype != buf.dtype:
         return False
-    if getattr(other, "dtype", None) != buf.dtype:
-        return False
-    shape = np.shape(other)
+    shape = other.shape
+    if not shape or shape == buf.shape:          # the usual cases: a scalar, same shape
+        return True
     if len(shape) > buf.ndim:
         return False
     return all(d == 1 or d == b for d, b in zip(reversed(shape), reversed(buf.shape)))
