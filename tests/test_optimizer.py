@@ -431,3 +431,33 @@ def test_a_failing_step_of_a_specialised_plan_names_its_op():
         with pytest.raises(tf.errors.InvalidArgumentError, match=r"Incompatible shapes: \[3\] vs. \[2\]") as info:
             sess.run(y, {x: np.ones(3), w: np.ones(2)})
         assert info.value.op.name == "mul"
+
+
+@pytest.mark.parametrize("update", ["assign", "assign_add", "deferred_sgd"])
+def test_a_chain_moved_past_a_variable_update_reads_the_value_it_read_before(update):
+    # tanh(q) * w runs before the update as built; fused, it runs at exp's place, after
+    # it: the value of the read must be the same (variables are copy-on-write).
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [4, 3])
+        q = tf.placeholder(tf.float32, [3, 2])
+        w = tf.Variable(np.arange(6, dtype=np.float32).reshape(3, 2) / 10)
+        m = tf.tanh(q) * w
+        if update == "assign":
+            up = tf.assign(w, tf.fill([3, 2], 5.0))
+        elif update == "assign_add":
+            up = tf.assign_add(w, tf.fill([3, 2], 10.0))
+        else:                                   # the product deferred into the update
+            up = tf.train.GradientDescentOptimizer(0.1).minimize(
+                tf.reduce_sum(tf.square(tf.matmul(x, w))))
+        z = tf.exp(m) + 1.0
+        init = tf.global_variables_initializer()
+    feed = {x: np.ones((4, 3), np.float32), q: np.ones((3, 2), np.float32)}
+    with tf.Session(graph=graph) as sess:
+        sess.run(init)
+        assert [r.nodes for r in optimizer.rewrites_of(sess, [z], [x, q], )
+                if r.pass_name == "elementwise_chains"]
+    on, off = run_both(graph, [z, up], feed, setup=init)
+    assert_same_bits(on[:1], off[:1])
+    w0 = np.arange(6, dtype=np.float32).reshape(3, 2) / np.float32(10)
+    assert same_bits(on[0], np.exp(np.tanh(np.float32(1)) * w0) + np.float32(1))
