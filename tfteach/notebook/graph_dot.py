@@ -34,6 +34,7 @@ RAN_COLOR = "#c0392b"
 FED_COLOR = "#1f77b4"
 DIM_TEXT = "#9a9a9a"
 NOW_COLOR = "#f39c12"
+FUSED_COLOR = "#e67e22"          # --optimized: what the graph optimizer rewrote
 LABEL_CHARS = 60           # a name in a box or a cluster's title
 TOOLTIP_LINE_CHARS = 300   # one line of a tooltip
 # Graphviz's limit is 16,384 bytes per quoted string; escaping can make a character 6
@@ -90,20 +91,26 @@ class _Folding:
         return not any("/".join(parts[:i + 1]) in self.scopes for i in range(len(parts)))
 
 
-def to_dot(export, run_index=None, collapse="view", current_step=None, folded="view"):
+def to_dot(export, run_index=None, collapse="view", current_step=None, folded="view",
+           optimized=False):
     """DOT source for `export`, highlighting run `run_index` (default: the export's
     selected run; -1 or no runs: none). `collapse`: a depth, None, or "view" (the
     export's own hint). `folded`: scope paths drawn as one box each, or "view" (the
     export's `view.folded`: training scopes of a big graph). `current_step`: index into
     that run's steps, marked as "now" (the step-through view). Auxiliary nodes (the
     initialization subgraph) are drawn apart, in their own cluster, as TensorBoard
-    does, with their edges into the model not shaping the layout."""
+    does, with their edges into the model not shaping the layout. `optimized`: draw what
+    the graph optimizer did to the run's plan (the run's `optimized` field): nodes it
+    folded or read through faded and dotted, fused ones with an orange border, each
+    labelled with its pass (optimized_view.marks)."""
     if collapse == "view":
         collapse = export.get("view", {}).get("collapse")
     runs = export.get("runs", [])
     if run_index is None:
         run_index = export.get("view", {}).get("selected_run")
     run = runs[run_index] if run_index is not None and 0 <= run_index < len(runs) else None
+    from tfteach.notebook.optimized_view import marks
+    rewritten = marks(run) if optimized and run else {}
     fold = _Folding(export, collapse,
                     export.get("view", {}).get("folded") or () if folded == "view" else folded)
     auxiliary = {n["name"] for n in export["nodes"] if n.get("auxiliary")}
@@ -171,6 +178,15 @@ def to_dot(export, run_index=None, collapse="view", current_step=None, folded="v
             if n["name"] == now:
                 label = "now: " + label
                 kw.update(color=quote(NOW_COLOR), penwidth="5")
+        if n["name"] in rewritten:
+            pass_name, words = rewritten[n["name"]]
+            label += "\n" + words
+            if pass_name == "elementwise_chains":
+                kw.update(color=quote(FUSED_COLOR), penwidth="3")
+            else:
+                fill = fill[:7] + "33"        # gone from the optimized run
+                kw.update(fontcolor=quote(DIM_TEXT), color=quote(FUSED_COLOR))
+                style.append("dotted")
         kw.update(label=quote(label), fillcolor=quote(fill), style=quote(",".join(style)))
         boxes.append((_AUX if is_aux else n["scope"],
                       "%s %s;" % (node_id(n["name"]), _attrs(**kw))))
@@ -192,6 +208,12 @@ def to_dot(export, run_index=None, collapse="view", current_step=None, folded="v
         parent = path.rsplit("/", 1)[0] if "/" in path else ""
         boxes.append((parent, "%s %s;" % (node_id(box), _attrs(**kw))))
     lines += _clusters(export, boxes, fold)
+    if rewritten:
+        lines.append('  optimized_key [shape=note, style=filled, fillcolor="#ffffff", '
+                     'fontsize=8, label=%s];' % quote(
+                         "optimized (what an untraced run executes):\n"
+                         "orange border: fused into one step\n"
+                         "dotted, faded: folded or read through (the pass in the label)"))
 
     # -- edges ----------------------------------------------------------------------------
     seen = set()

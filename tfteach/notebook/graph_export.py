@@ -190,6 +190,9 @@ def _run(index, run, graph_names):
         "copies": copies,
         "total_us": sum(s["time_us"] for s in steps),
         "error": run.error,
+        # what the graph optimizer did to this run's plan (%%tfgraph --optimized):
+        # [{"pass", "nodes", "result"}]; empty when not asked (docs/optimizer.md)
+        "optimized": list(getattr(run, "optimized", None) or []),
     }
 
 

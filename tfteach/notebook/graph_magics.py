@@ -1,6 +1,7 @@
 """`%%tfgraph` and `%tfgraph`: the graph a cell built and what each `Session.run` ran.
 
     %%tfgraph [--fetch NAME[,NAME]] [--collapse LEVEL] [--no-run] [--keep] [--no-release]
+              [--optimized]
     <cell>
 
 runs the cell (in a fresh default graph unless `--keep`), records every `Session.run`
@@ -68,6 +69,8 @@ def _parser(cell):
                        help="add to the current default graph instead of a fresh one")
         p.add_argument("--no-release", action="store_true",
                        help="keep device memory after the cell (the memory half)")
+        p.add_argument("--optimized", action="store_true",
+                       help="also draw what the graph optimizer made of each run")
     else:
         p.add_argument("graph", nargs="?", default=None, help="a tf.Graph expression")
     return p
@@ -150,7 +153,7 @@ class TfGraphMagics(Magics):
                 note = ("the default graph is held (an open InteractiveSession?), so this "
                         "cell ran in a fresh graph that is the default only inside it; "
                         "use --keep to add to the held graph")
-        recorder = RunRecorder(dry_run=args.no_run)
+        recorder = RunRecorder(dry_run=args.no_run, optimized=args.optimized)
         error = None
         with scope, recorder:
             try:
@@ -218,6 +221,9 @@ class TfGraphMagics(Magics):
         view = GraphView(export, runs, graph)
         _state["view"] = view
         view.display()
+        if getattr(args, "optimized", False) and runs:
+            from IPython.display import display
+            display(view.optimized)     # below the graph as built: what really ran
         box = graph_widgets.controls(view)
         if box is not None:
             from IPython.display import display

@@ -21,9 +21,10 @@ from tfteach.notebook.graph_export import MIME_TYPE
 __all__ = ["mime_bundle", "GraphView"]
 
 
-def mime_bundle(export, run_index=None, collapse="view", step=None):
+def mime_bundle(export, run_index=None, collapse="view", step=None, optimized=False):
     """The three-part bundle for `export`, showing run `run_index` (default: the export's
-    selected run) at collapse level `collapse`, with step `step` of that run marked."""
+    selected run) at collapse level `collapse`, with step `step` of that run marked;
+    `optimized`: the picture marks what the graph optimizer did to that run's plan."""
     export = copy.copy(export)
     view = dict(export.get("view", {}))
     if run_index is not None:
@@ -35,7 +36,7 @@ def mime_bundle(export, run_index=None, collapse="view", step=None):
     export["view"] = view
     bundle = {MIME_TYPE: export, "text/plain": graph_outline.outline(export)}
     try:
-        svg = graph_dot.svg(graph_dot.to_dot(export, current_step=step))
+        svg = graph_dot.svg(graph_dot.to_dot(export, current_step=step, optimized=optimized))
     except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
         svg = None          # the JSON and the outline still say everything
         bundle["text/plain"] += "\n(no picture: %s)" % e
@@ -66,6 +67,12 @@ class GraphView:
         collapse = self.collapse if self.chosen_collapse else "view"
         return mime_bundle(self.export, self.run_index, collapse, self.step)
 
+    @property
+    def optimized(self):
+        """The picture of what the executor really runs for the selected run (the
+        graph optimizer's folds and fusions marked: docs/optimizer.md), displayable."""
+        return _Bundle(mime_bundle(self.export, self.run_index, "view", None, optimized=True))
+
     def display(self):
         from IPython.display import display
         self.handle = display(self.bundle(), raw=True, display_id=True)
@@ -91,3 +98,13 @@ class GraphView:
         if self.run_index is None:
             return None
         return self.runs[self.run_index]
+
+
+class _Bundle:
+    """A mime bundle IPython displays as it is."""
+
+    def __init__(self, bundle):
+        self.bundle = bundle
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return self.bundle

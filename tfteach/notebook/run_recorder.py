@@ -19,7 +19,7 @@ class RecordedRun:
     """One run as the views need it (plain Python values; no engine objects)."""
 
     def __init__(self, kind, fetches, feeds, targets, executed, steps, placement,
-                 error=None, graph=None):
+                 error=None, graph=None, optimized=None):
         self.kind = kind                # "run", "dry_run" (--no-run) or "fetch" (--fetch)
         self.fetches = list(fetches)
         self.feeds = list(feeds)
@@ -29,6 +29,7 @@ class RecordedRun:
         self.placement = placement      # op name -> full device name
         self.error = error              # "InvalidArgumentError: ..." or None
         self.graph = graph
+        self.optimized = optimized or []   # the optimizer's rewrites (--optimized)
 
     @property
     def label(self):
@@ -79,8 +80,9 @@ def _error_text(error):
 class RunRecorder:
     """A run observer that keeps the runs of one cell (`with recorder:` registers it)."""
 
-    def __init__(self, dry_run=False, max_runs=20):
+    def __init__(self, dry_run=False, max_runs=20, optimized=False):
         self.dry_run = dry_run
+        self.optimized = optimized      # also keep what the optimizer did to each plan
         self.max_runs = max_runs
         self.runs = []
 
@@ -101,10 +103,14 @@ class RunRecorder:
         else:
             steps = _steps(record, True)
             executed = [s["name"] for s in steps]
+        optimized = None
+        if self.optimized:
+            from tfteach.notebook.optimized_view import rewrites_of_record
+            optimized = rewrites_of_record(record)
         self.runs.append(RecordedRun("dry_run" if record.dry_run else "run", record.fetches,
                                      record.feeds, record.targets, executed, steps,
                                      record.placement, _error_text(record.error),
-                                     record.graph))
+                                     record.graph, optimized))
 
     def __enter__(self):
         run_observers.add_observer(self)

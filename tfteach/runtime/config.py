@@ -5,7 +5,8 @@ They are plain records with TensorFlow's field names and defaults, so the notes'
 and memory is the devices issue's; the Session keeps them.
 """
 
-__all__ = ["ConfigProto", "GPUOptions", "RunOptions", "GraphOptions", "OptimizerOptions"]
+__all__ = ["ConfigProto", "GPUOptions", "RunOptions", "GraphOptions", "OptimizerOptions",
+           "RewriterConfig"]
 
 
 class _Record:
@@ -51,12 +52,40 @@ class GPUOptions(_Record):
 
 
 class OptimizerOptions(_Record):
+    # Level (TF's enum): L1 (0, the default) optimizes, L0 (-1) does not.
+    L1 = 0
+    L0 = -1
+    # GlobalJitLevel (no effect: tfteach has no XLA).
+    DEFAULT = 0
+    OFF = -1
+    ON_1 = 1
+    ON_2 = 2
     _fields = {"do_common_subexpression_elimination": False, "do_constant_folding": False,
+               "max_folded_constant_in_bytes": 0, "do_function_inlining": False,
                "opt_level": 0, "global_jit_level": 0}
 
 
+class RewriterConfig(_Record):
+    """Grappler's switches (TF's rewriter_config.proto); runtime/optimizer/toggles.py
+    says which of tfteach's passes each one turns off."""
+    # Toggle
+    DEFAULT = 0
+    ON = 1
+    OFF = 2
+    AGGRESSIVE = 3
+    _fields = {"layout_optimizer": 0, "constant_folding": 0, "shape_optimization": 0,
+               "remapping": 0, "arithmetic_optimization": 0, "dependency_optimization": 0,
+               "loop_optimization": 0, "function_optimization": 0, "debug_stripper": 0,
+               "disable_model_pruning": False, "scoped_allocator_optimization": 0,
+               "pin_to_host_optimization": 0, "implementation_selector": 0,
+               "auto_mixed_precision": 0, "disable_meta_optimizer": False,
+               "meta_optimizer_iterations": 0, "min_graph_nodes": 0,
+               "memory_optimization": 0, "optimizers": list}
+
+
 class GraphOptions(_Record):
-    _fields = {"optimizer_options": OptimizerOptions, "build_cost_model": 0,
+    _fields = {"optimizer_options": OptimizerOptions, "rewrite_options": RewriterConfig,
+               "build_cost_model": 0,
                "infer_shapes": False, "place_pruned_graph": False,
                "enable_bfloat16_sendrecv": False}
 

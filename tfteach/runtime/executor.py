@@ -27,7 +27,8 @@ import numpy as np
 from tfteach.framework import errors
 from tfteach.framework.dead import DEAD
 from tfteach.kernels.cpu import run_state, two_workers
-from tfteach.runtime import assign_forwarding, device_run, errors_text, fusion, ref_reads
+from tfteach.runtime import (assign_forwarding, device_run, errors_text, fusion, optimizer,
+                             ref_reads)
 from tfteach.runtime.run_metadata import (AllocationDescription, NodeExecStats, NodeOutput,
                                           TensorDescription)
 
@@ -173,6 +174,7 @@ class Plan:
                             if t.dtype.is_ref_dtype]
         self.has_control_flow = any(op._op_def.handles_dead_inputs or op.type == "Switch"
                                     for op in ops)
+        self.specialiser = None             # set by runtime/optimizer where shapes are fed
         if not self.has_control_flow:
             self._fold_constants()
         # A step that a write of its variable precedes reads the variable again when it
@@ -200,6 +202,8 @@ class Plan:
             if summed:
                 self.fast_steps = fusion.defer_summed_products(
                     self.fast_steps, self.fetch_slots, [slot_of[t] for t in summed])
+            # Grappler's passes on what is left (runtime/optimizer, docs/optimizer.md).
+            self.fast_steps = optimizer.optimize(self, session._config, feed_tensors)
         # A step with a convolution splits its big kernels over two workers (see run).
         self.splits_work = any(step.type in two_workers.SPLITTING_OPS for step in self.steps)
         # Whether a kernel of the plan keeps state in its run's RunState (run_state.py):
@@ -207,6 +211,7 @@ class Plan:
         self.keeps_run_state = any(step.type in run_state.KEEPING_OP_TYPES
                                    for step in self.steps)
         self._partitions = None
+        self.rewrites = getattr(self, "rewrites", [])   # what runtime/optimizer did
         self._device_order = [d.name for d in placer.devices.devices]
 
     def _fold_constants(self):
@@ -290,6 +295,8 @@ class Plan:
                 device_run.run_accounted(self, values, step_stats, report_oom)
             elif step_stats is not None or self.has_control_flow:
                 self._run_general(values, step_stats)
+            elif self.specialiser is not None:   # runtime/optimizer/specialise.py
+                self.specialiser.run(values)
             else:
                 self._run_fast(values)
         results = [values[s] for s in self.fetch_slots]

@@ -40,6 +40,7 @@ def ufunc_kernel(ufunc):
         except ValueError:          # the only ValueError a ufunc raises: broadcasting
             raise incompatible_shapes(ctx, *inputs) from None
     kernel.__name__ = "%s_kernel" % ufunc.__name__
+    kernel.ufunc = ufunc            # what the optimizer's chain fusion calls in place
     return kernel
 
 
@@ -54,6 +55,7 @@ def quiet_ufunc_kernel(ufunc):
         except ValueError:          # the only ValueError a ufunc raises: broadcasting
             raise incompatible_shapes(ctx, *inputs) from None
     kernel.__name__ = "quiet_%s_kernel" % getattr(ufunc, "__name__", "ufunc")
+    kernel.ufunc = ufunc
     return kernel
 
 
@@ -69,6 +71,7 @@ def quiet_add_kernel():
             return add_channel_bias(*operands)
         return plain(ctx, x, y)
     kernel.__name__ = "quiet_add_kernel"
+    kernel.ufunc = np.add           # the bias path adds the same numbers
     return kernel
 
 

@@ -1,0 +1,54 @@
+"""What the optimizer did to a recorded run, for `%%tfgraph --optimized` (docs/optimizer.md).
+
+A traced run (every `%%tfgraph` run is) executes the graph as built, one op at a time;
+untraced runs execute the plan's optimized steps (runtime/optimizer). This module asks
+the run's Session for that plan and lists its rewrites as plain dicts, which the
+export carries in each run's `optimized` field and graph_dot draws: folded and
+read-through nodes faded with the pass that removed them, fused nodes marked with the
+pass and the step they became.
+"""
+__all__ = ["rewrites_of_record", "marks"]
+
+# What each pass does to the nodes it names, in the picture's words.
+_VERB = {"shape_folding": "folded", "shape_specialisation": "folded for the fed shapes",
+         "arithmetic": "read through", "dependency": "read through",
+         "elementwise_chains": "fused"}
+
+
+def rewrites_of_record(record):
+    """[{"pass", "nodes", "result"}] for the plan of a run observer's `record`."""
+    session, graph = record.session, record.graph
+    try:
+        fetches = tuple(graph.as_graph_element(n, allow_tensor=True, allow_operation=False)
+                        for n in record.fetches)
+        feeds = tuple(graph.as_graph_element(n, allow_tensor=True, allow_operation=False)
+                      for n in record.feeds)
+        targets = tuple(graph.as_graph_element(n, allow_tensor=False, allow_operation=True)
+                        for n in record.targets)
+        plan = session._plan(fetches, feeds, targets)
+    except Exception:  # noqa: BLE001 - a view never breaks the cell
+        return []
+    rewrites = list(getattr(plan, "rewrites", ()))
+    specialiser = getattr(plan, "specialiser", None)
+    if specialiser is not None and specialiser.rewrites:
+        # the latest signature an untraced run of this plan used
+        rewrites = [r for r in rewrites if r.pass_name != "shape_specialisation"]
+        rewrites += list(specialiser.rewrites.values())[-1]
+    return [{"pass": r.pass_name, "nodes": list(r.nodes), "result": r.result}
+            for r in rewrites]
+
+
+def marks(run):
+    """node name -> (pass, words for the picture) for an exported run's `optimized`."""
+    out = {}
+    for k, rewrite in enumerate(run.get("optimized") or []):
+        name = rewrite["pass"]
+        verb = _VERB.get(name, name)
+        if name == "elementwise_chains":
+            nodes = rewrite["nodes"]
+            for i, node in enumerate(nodes):
+                out[node] = (name, "fused %d/%d (%s)" % (i + 1, len(nodes), name))
+            continue
+        for node in rewrite["nodes"]:
+            out[node] = (name, "%s (%s)" % (verb, name))
+    return out

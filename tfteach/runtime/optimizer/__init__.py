@@ -1,0 +1,77 @@
+"""The graph optimizer: Grappler for the classroom (docs/optimizer.md).
+
+Between pruning and execution, TensorFlow's Grappler rewrites the graph a run needs:
+it folds shape arithmetic once shapes are known, drops Identity and NoOp nodes, turns
+`x * 1` into `x`, and fuses chains of elementwise ops. tfteach does the same to the
+fast loop's steps of a `Plan` (runtime/executor.py), after the plan's own constant
+folding and fusions (runtime/fusion.py), with passes that are each one small module:
+
+- `shape_folding`   Shape/Size/Rank of a statically known shape become constants, and
+                    the pure ops computing from them (BroadcastGradientArgs, Pack, ...)
+                    fold with them (TF's constant_folding, MaterializeShapes);
+- `arithmetic`      `x * 1`, `x / 1`, `x - 0`, `x + (-0.0)` (integers: `x + 0`) read
+                    `x` itself: only where the result is bit-identical
+                    (TF's arithmetic_optimization);
+- `dependency`      Identity steps read through, NoOp steps dropped
+                    (TF's dependency_optimization);
+- `specialise`      where a Shape waits for a fed shape (`[None, 1]`), the steps are
+                    folded again for each fed-shape signature, cached (TF's constant
+                    folding on the shapes Grappler is fed);
+- `elementwise_chains` a chain of float ufunc ops, each value read by the next op
+                    only, runs as one step that writes one buffer in place
+                    (TF's remapping; XLA would make one kernel).
+
+Every pass keeps the values bit-identical to the unoptimized plan
+(tests/test_optimizer.py runs a corpus of graphs both ways). A traced run
+(`RunOptions(trace_level=FULL_TRACE)`, the notebook's views) runs the graph as built,
+one op at a time; `Plan.rewrites` lists what the passes did, and `rewrites_of(sess,
+fetches, feed_dict)` shows it for a run. `ConfigProto.graph_options.rewrite_options`
+(`RewriterConfig`) and `OptimizerOptions` turn passes off, as in TensorFlow (toggles.py).
+"""
+from tfteach.runtime.optimizer import (arithmetic, dependency, elementwise_chains,
+                                       shape_folding, specialise, toggles)
+from tfteach.runtime.optimizer.rewrite import Rewrite
+from tfteach.runtime.optimizer.slots import reassign_frees
+
+__all__ = ["optimize", "PASSES", "Rewrite", "rewrites_of"]
+
+# In the order they run: folding first (it makes constants the others read),
+# then what reads through steps, then the fusion of what is left.
+# shape specialisation and chain fusion come last (specialise.wrap, `finish` below):
+# a specialised list of steps is fused again for each fed-shape signature.
+PASSES = (shape_folding, arithmetic, dependency)
+
+
+def optimize(plan, config, feed_tensors=()):
+    """The plan's fast steps after the passes `config` (a ConfigProto) leaves on.
+    Records what each pass did in `plan.rewrites`. `feed_tensors`: the plan's fed
+    tensors, in the order of its feed slots (shape specialisation keys on their shapes)."""
+    enabled = toggles.enabled_passes(config)
+    steps = plan.fast_steps
+    rewrites = []
+    for optimizer_pass in PASSES:
+        if optimizer_pass.NAME in enabled:
+            steps = optimizer_pass.run(steps, plan, rewrites)
+    keep = set(plan.feed_slots) | set(plan.fetch_slots)
+    before = list(plan.fast_steps)
+
+    def finish(steps, record=rewrites):
+        """What runs after the shapes are known: chain fusion, then the frees."""
+        if elementwise_chains.NAME in enabled:
+            steps = elementwise_chains.run(steps, plan, record)
+        return reassign_frees(steps, keep) if steps != before else steps
+
+    if shape_folding.NAME in enabled:
+        steps = specialise.wrap(steps, plan, feed_tensors, finish, rewrites)
+    else:
+        steps = finish(steps)
+    plan.rewrites = rewrites
+    return steps
+
+
+def rewrites_of(session, fetches, fed=()):
+    """What the optimizer did to the plan that `session.run(fetches, {t: ...})` runs,
+    `fetches` a list of tensors and `fed` the fed tensors: a list of
+    `Rewrite(pass_name, nodes, result)` (builds the plan; runs nothing)."""
+    plan = session._plan(tuple(fetches), tuple(fed), ())
+    return list(getattr(plan, "rewrites", ()))

@@ -1,0 +1,74 @@
+"""Helpers the passes share: who reads a slot, and when a slot can be freed."""
+from collections import Counter
+
+__all__ = ["readers", "producers", "plain", "reassign_frees", "read_through",
+           "read_by_stateful_ops"]
+
+
+def readers(steps, fetch_slots):
+    """How many times each slot is read by `steps` (a fetch counts once more)."""
+    count = Counter(s for step in steps for s in step.in_slots)
+    count.update(fetch_slots)
+    return count
+
+
+def producers(steps):
+    """slot -> the step that writes it (single-output steps)."""
+    return {step.single_out: step for step in steps if step.single_out is not None}
+
+
+def plain(step):
+    """Whether `step` runs its op's own kernel on the CPU: not a copy, not fused, not a
+    re-reading wrapper (ref_reads.py), not on a device that accounts memory."""
+    return (step.source is None and step.alloc is None and step.kernel is step.ctx.kernel)
+
+
+def read_by_stateful_ops(steps):
+    """The slots a stateful op (or one taking refs) reads: an Assign may keep the array
+    it is given (runtime/assign_forwarding.py), so a pass never changes which array
+    such an op reads."""
+    return {s for step in steps if step.op._op_def.stateful or step.op._op_def.ref_inputs
+            for s in step.in_slots}
+
+
+def read_through(steps, aliases):
+    """`steps` with every input slot in `aliases` (slot -> slot it equals) replaced by
+    the slot it stands for (a step's copy is made only where an input changes)."""
+    def resolve(s):
+        while s in aliases:
+            s = aliases[s]
+        return s
+    out = []
+    for step in steps:
+        ins = tuple(resolve(s) for s in step.in_slots)
+        if ins != step.in_slots:
+            step = _copy(step)
+            step.in_slots = ins
+        out.append(step)
+    return out
+
+
+def reassign_frees(steps, keep):
+    """`steps` with each step's `frees` the slots it reads last (not those in `keep`:
+    fed and fetched), after the passes changed who reads what. A step whose frees
+    change is copied: the traced loop shares the originals."""
+    last = {}
+    for i, step in enumerate(steps):
+        for s in step.in_slots:
+            last[s] = i
+    frees = [[] for _ in steps]
+    for s, i in last.items():
+        if s not in keep:
+            frees[i].append(s)
+    out = []
+    for step, f in zip(steps, frees):
+        if tuple(f) != step.frees:
+            step = _copy(step)
+            step.frees = tuple(f)
+        out.append(step)
+    return out
+
+
+def _copy(step):
+    import copy
+    return copy.copy(step)
