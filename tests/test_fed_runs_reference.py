@@ -136,3 +136,26 @@ def test_a_fetched_feed_is_a_value_the_student_may_modify():
         out[0] = 9.0
         np.testing.assert_array_equal(sess.run(y, {x: np.array([1.0, 2.0], np.float32)}),
                                       [1.0, 2.0])
+
+
+def test_a_kernel_error_after_the_loop_is_compiled_names_its_op():
+    # Runs 1-2 take the step-by-step loop, later ones the compiled one (fast_loop.py):
+    # an error is the same InvalidArgumentError, naming the op that failed.
+    tf = tfteach
+    a = tf.placeholder(tf.float32, [None], name="a")
+    b = tf.placeholder(tf.float32, [None], name="b")
+    c = tf.tanh(a, name="first") * 2.0
+    d = tf.add(c, b, name="the_add")
+    e = tf.identity(d * 3.0, name="last")
+    with tf.Session() as sess:
+        errors = []
+        for run in range(5):
+            x = np.full(3, 0.5, np.float32)
+            np.testing.assert_allclose(sess.run(e, {a: x, b: x}),
+                                       (np.tanh(x) * 2.0 + x) * 3.0, rtol=1e-6)
+            with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                sess.run(e, {a: x, b: np.ones(2, np.float32)})
+            errors.append(info.value)
+        assert all(err.op is not None and err.op.name == "the_add" for err in errors)
+        assert len({str(err) for err in errors}) == 1
+        assert "Incompatible shapes: [3] vs. [2]" in str(errors[-1])
