@@ -159,3 +159,54 @@ def test_a_kernel_error_after_the_loop_is_compiled_names_its_op():
         assert all(err.op is not None and err.op.name == "the_add" for err in errors)
         assert len({str(err) for err in errors}) == 1
         assert "Incompatible shapes: [3] vs. [2]" in str(errors[-1])
+
+
+@pytest.mark.parametrize("kind", [list, tuple])
+def test_a_flat_list_of_fetches_is_shaped_as_tensorflow_shapes_it(kind):
+    # [train_op, loss] (None for an op), a tensor fetched twice, a tuple stays a tuple:
+    # the same on every run as on TF 1.15, warm or not. (The variable is read in a run of
+    # its own: fetched beside its update, TF's value depends on its scheduling.)
+    pytest.importorskip("tensorflow")
+
+    def program(tf):
+        with tf.Graph().as_default():
+            x = tf.placeholder(tf.float32, [None, 1])
+            w = tf.Variable(np.full((1, 1), 0.5, np.float32))
+            loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - 1.0))
+            train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+            out = []
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                for i in range(4):
+                    got = sess.run(kind([train, loss, loss]), {x: [[1.0], [2.0 + i]]})
+                    out.append((type(got).__name__, got[0], float(got[1]), float(got[2]),
+                                sess.run(w).tolist()))
+                out.append(type(sess.run(kind([w, loss]), {x: [[1.0]]})).__name__)
+            return out
+    ours, theirs = program(tfteach), program(tensorflow_v1())
+    assert [o[:2] for o in ours[:-1]] == [t[:2] for t in theirs[:-1]]
+    assert ours[-1] == theirs[-1] == kind.__name__
+    for o, t in zip(ours[:-1], theirs[:-1]):
+        np.testing.assert_allclose(o[2:4], t[2:4], rtol=1e-5)
+        np.testing.assert_allclose(o[4], t[4], rtol=1e-5)
+
+
+def test_a_list_fetched_without_feeds_runs_each_time():
+    tf = tfteach
+    v = tf.Variable(0.0)
+    inc = tf.assign_add(v, 1.0)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = [sess.run([inc, v.op]) for _ in range(4)]
+    assert got == [[1.0, None], [2.0, None], [3.0, None], [4.0, None]]
+
+
+def test_a_duplicated_fetch_is_one_result_object():
+    tf = tfteach
+    x = tf.placeholder(tf.float32, [2])
+    y = x * 2.0
+    with tf.Session() as sess:
+        for _ in range(4):
+            a, b = sess.run([y, y], {x: [1.0, 2.0]})
+            assert a is b
+            np.testing.assert_array_equal(a, [2.0, 4.0])

@@ -1,5 +1,6 @@
-"""The session's fast path for the commonest run: one Tensor fetched, a feed_dict of
-plain Tensor keys (`sess.run(loss, {x: xs, y: ys})`).
+"""The session's fast path for the commonest runs: one Tensor, or a flat list of Tensors
+and Operations, fetched with a feed_dict of plain Tensor keys (`sess.run(loss, {x: xs,
+y: ys})`, `sess.run([train_op, loss], {x: xs, y: ys})`).
 
 What such a run checks about its fetch and its feed keys — that they are in the graph,
 fetchable, feedable, which Plan runs them — depends on the keys only, never on the fed
@@ -12,6 +13,7 @@ raises what it raises.
 """
 import numpy as np
 
+from tfteach.framework.operation import Operation
 from tfteach.framework.tensor import Tensor
 from tfteach.runtime import fetches as fetches_lib
 
@@ -22,10 +24,24 @@ _PLAIN = (float, int, bool, list, tuple, np.ndarray)
 
 
 def signature_of(fetches, feed_dict):
-    """The cache key of a run, or None when the run is not of the fast kind."""
-    if type(fetches) is not Tensor or type(feed_dict) is not dict or not feed_dict:
+    """The cache key of a run, or None when the run is not of the fast kind: one Tensor,
+    or a flat list or tuple of Tensors and Operations (`[train_op, loss]`), fetched with a
+    dict of Tensor keys (or none)."""
+    if feed_dict is None:
+        keys = ()
+    elif type(feed_dict) is dict:
+        keys = tuple(feed_dict)
+    else:
         return None
-    return (fetches, tuple(feed_dict))
+    kind = type(fetches)
+    if kind is Tensor:
+        return (fetches, keys)
+    if kind is list or kind is tuple:
+        for fetch in fetches:
+            if type(fetch) is not Tensor and type(fetch) is not Operation:
+                return None
+        return (kind, tuple(fetches), keys)
+    return None
 
 
 class _FedTensor:
@@ -69,13 +85,18 @@ class _FedTensor:
 class FedRun:
     """A (fetch, feed keys) signature whose checks passed once, and its Plan."""
 
-    __slots__ = ("plan", "feeds", "graph", "marks")
+    __slots__ = ("plan", "feeds", "graph", "marks", "tensors", "positions")
 
-    def __init__(self, plan, feed_tensors, graph):
+    def __init__(self, plan, feed_tensors, graph, fetches, tensors):
+        """`tensors`: the distinct fetched tensors, in the plan's order."""
         self.plan = plan
         self.feeds = [_FedTensor(t) for t in feed_tensors]
         self.graph = graph
         self.marks = self._marks()
+        self.tensors = tuple(tensors)
+        # For a list/tuple: each fetch's index in `tensors`, -1 for an Operation (None).
+        self.positions = None if type(fetches) is Tensor else tuple(
+            self.tensors.index(f) if type(f) is Tensor else -1 for f in fetches)
 
     def _marks(self):
         # The graph's sets of unfeedable / unfetchable nodes only grow: while their sizes
@@ -86,6 +107,8 @@ class FedRun:
     def applies_to(feed_dict, feed_tensors):
         """Whether the feed_dict's keys are the fed tensors themselves, one each (no
         nested, sparse or named keys) and none of them a string."""
+        if not feed_dict:
+            return not feed_tensors
         return (len(feed_tensors) == len(feed_dict) and
                 all(k is t for k, t in zip(feed_dict, feed_tensors)) and
                 all(t.dtype.base_dtype.name != "string" for t in feed_tensors))

@@ -207,9 +207,9 @@ class BaseSession:
             if signature is not None:
                 fed_run = self._fed_runs.get(signature)
                 if fed_run is not None:           # checked before: only the values now
-                    values = fed_run.feed_values(feed_dict.values())
+                    values = fed_run.feed_values(feed_dict.values() if feed_dict else ())
                     if values is not None:
-                        return _to_result(fed_run.plan.run(values)[0], fetches)
+                        return _fast_results(fed_run, fed_run.plan.run(values), fetches)
         else:
             signature = None
         structure = fetches_lib.FetchStructure(self._graph, fetches)
@@ -229,7 +229,8 @@ class BaseSession:
         step_stats = run_metadata.step_stats if (trace and run_metadata is not None) else None
         report_oom = options is not None and options.report_tensor_allocations_upon_oom
         if signature is not None and fed_runs.FedRun.applies_to(feed_dict, feed_tensors):
-            self._fed_runs[signature] = fed_runs.FedRun(plan, feed_tensors, self._graph)
+            self._fed_runs[signature] = fed_runs.FedRun(plan, feed_tensors, self._graph,
+                                                        fetches, tensors)
         values = plan.run(feed_values, step_stats, report_oom)
         if options is not None and options.output_partition_graphs and run_metadata is not None:
             run_metadata.partition_graphs = list(plan.partition_graphs())
@@ -301,6 +302,16 @@ class BaseSession:
     def list_devices(self):
         """TensorFlow's `Session.list_devices()`: name, device_type, memory_limit_bytes."""
         return [devices_lib.SessionDeviceAttributes(d) for d in self._devices.devices]
+
+
+def _fast_results(fed_run, values, fetches):
+    """What the general path's FetchStructure builds, for a fetch or a flat list/tuple of
+    fetches (fed_runs.FedRun.positions)."""
+    positions = fed_run.positions
+    if positions is None:
+        return _to_result(values[0], fetches)
+    results = [_to_result(v, t) for v, t in zip(values, fed_run.tensors)]
+    return type(fetches)([None if p < 0 else results[p] for p in positions])
 
 
 def _to_result(value, tensor):
