@@ -117,3 +117,14 @@ def test_a_graphdef_naming_an_op_of_a_lazy_namespace_imports_and_runs(tmp_path):
     expected = (images - mean) * 2.0 + mean
     assert got[0] is False
     np.testing.assert_allclose(got[1], expected.ravel(), rtol=1e-6, atol=1e-5)
+
+
+@pytest.mark.parametrize("module", [
+    "tfteach.notebook.scalars_magic", "tfteach.io.records", "tfteach.io.tfrecord",
+    "tfteach.train", "tfteach.summary", "tfteach.data", "tfteach.image", "tfteach.estimator"])
+def test_each_namespace_imports_first_in_a_fresh_process(module):
+    # A submodule imported before anything else imported its neighbours (the notebook
+    # extension's %tfscalars reads event files first) must not meet a circular import.
+    got = fresh("import json, importlib\nimport tfteach\n"
+                "importlib.import_module(%r)\nprint(json.dumps(True))\n" % module)
+    assert got is True

@@ -25,13 +25,20 @@ evaluated, and every checksum is checked.
 def __getattr__(name):
     # tf.io's public names (io_api.py), imported on first use: framework/ imports the
     # format modules of this package, and io_api imports ops/ built on framework/.
-    if name.startswith("__"):
+    if name.startswith("__") or _is_submodule(name):
+        # `from tfteach.io import crc32c` asks for the attribute before it imports the
+        # submodule: answering from io_api would import it (and its users) first.
         raise AttributeError(name)
     from tfteach import io_api
     try:
         return getattr(io_api, name)
     except AttributeError:
         raise AttributeError("module 'tensorflow.io' has no attribute '%s'" % name) from None
+
+
+def _is_submodule(name):
+    import importlib.util
+    return importlib.util.find_spec("%s.%s" % (__name__, name)) is not None
 
 
 def __dir__():
