@@ -2,8 +2,11 @@
 
 Prints, for each workload, microseconds per run for tfteach, NumPy and (when
 `tensorflow` is importable) TensorFlow 1.x graph mode via tf.compat.v1, plus ratios —
-all measured in this one process run. Also the cost of `import tfteach` (warm Numba
-cache) and its resident memory, next to `import tensorflow`, in fresh subprocesses.
+all measured in this one process run (issue 20's rows: the fed scalar add, the 50-op
+tanh/*/+ chain, the linear-regression training step with [None, 1] placeholders, one
+512x512 float32 matmul, also as GFLOP/s). Also the cost of `import tfteach` (warm Numba
+cache) and its resident memory, and of the import plus a tiny graph run, next to
+TensorFlow's, in fresh subprocesses. The CPU model is printed first: ratios depend on it.
 
     python bench/session_overhead.py [--quick]
 """
@@ -45,6 +48,44 @@ def chain_50(tf):
     return y, {v: np.linspace(0, 1, 100, dtype=np.float32)}
 
 
+def chain_50_tanh(tf):
+    # Issue 20's chain: tanh, * and + in turn, 50 ops on a fed 100-vector.
+    v = tf.placeholder(tf.float32, [100])
+    y = v
+    for i in range(50):
+        y = tf.tanh(y) if i % 3 == 0 else (y * 1.0001 if i % 3 == 1 else y + 0.5)
+    return y, {v: np.linspace(0, 1, 100, dtype=np.float32)}
+
+
+def linreg_step(tf):
+    # As students write it: [None, 1] placeholders, matmul, reduce_mean(square), SGD.
+    xs, ys = _linreg_points()
+    x = tf.placeholder(tf.float32, [None, 1])
+    y = tf.placeholder(tf.float32, [None, 1])
+    w = tf.Variable(tf.zeros([1, 1]))
+    b = tf.Variable(tf.zeros([1]))
+    loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    return [train, loss], {x: xs, y: ys}
+
+
+MATMUL_N = 512
+
+
+def matmul_512(tf):
+    # Variables, not constants: a product of constants is folded once per plan.
+    rng = np.random.RandomState(0)
+    a = tf.Variable(rng.rand(MATMUL_N, MATMUL_N).astype(np.float32))
+    b = tf.Variable(rng.rand(MATMUL_N, MATMUL_N).astype(np.float32))
+    return tf.matmul(a, b), None
+
+
+def _linreg_points():
+    rng = np.random.RandomState(0)
+    xs = rng.rand(100, 1).astype(np.float32)
+    return xs, (3 * xs + 2).astype(np.float32)
+
+
 def linreg_forward(tf):
     rng = np.random.RandomState(0)
     xs = rng.rand(100).astype(np.float32)
@@ -71,7 +112,30 @@ def numpy_equivalents():
             y = y * np.float32(1.0001) + np.float32(0.5) if i % 2 else y - np.float32(0.25)
         return y
 
+    def chain_tanh():
+        y = v0
+        for i in range(50):
+            y = (np.tanh(y) if i % 3 == 0 else
+                 y * np.float32(1.0001) if i % 3 == 1 else y + np.float32(0.5))
+        return y
+
+    lx, ly = _linreg_points()
+    lw, lb = np.zeros((1, 1), np.float32), np.zeros(1, np.float32)
+
+    def linreg_sgd():
+        err = lx @ lw + lb - ly
+        loss = np.mean(np.square(err))
+        grad = (2.0 / err.size) * err
+        lw[...] -= np.float32(0.1) * (lx.T @ grad)
+        lb[...] -= np.float32(0.1) * grad.sum(axis=0)
+        return loss
+
+    ma = rng.rand(MATMUL_N, MATMUL_N).astype(np.float32)
+    mb = rng.rand(MATMUL_N, MATMUL_N).astype(np.float32)
     return {
+        "chain_50_tanh": chain_tanh,
+        "linreg_step": linreg_sgd,
+        "matmul_512": lambda: ma @ mb,
         "scalar_add": lambda: one + two,
         "scalar_add_fed": lambda: np.asarray(1.0, np.float32) + two,
         "chain_50": chain,
@@ -80,7 +144,11 @@ def numpy_equivalents():
 
 
 WORKLOADS = [("scalar_add", scalar_add, 20000), ("scalar_add_fed", scalar_add_fed, 20000),
-             ("chain_50", chain_50, 2000), ("linreg_forward", linreg_forward, 5000)]
+             ("chain_50", chain_50, 2000), ("chain_50_tanh", chain_50_tanh, 2000),
+             ("linreg_forward", linreg_forward, 5000), ("linreg_step", linreg_step, 5000),
+             ("matmul_512", matmul_512, 50)]
+# Rows also shown as GFLOP/s: name -> floating-point operations per run.
+FLOPS = {"matmul_512": 2 * MATMUL_N ** 3}
 
 
 def time_graph(tf, build, number):
@@ -97,13 +165,25 @@ def time_graph(tf, build, number):
     return us
 
 
-def import_cost(module):
-    """Seconds and max RSS (MiB) of `import module` in a fresh interpreter."""
+TINY_RUN = {
+    "tfteach": "import tfteach as tf\n",
+    "tensorflow": "import tensorflow as _tf\n_tf.compat.v1.disable_eager_execution()\n"
+                  "tf = _tf.compat.v1\n",
+}
+TINY_GRAPH = ("x = tf.placeholder(tf.float32, [])\n"
+              "with tf.Session() as sess:\n"
+              "    sess.run(x * 2.0 + 1.0, {x: 3.0})\n")
+
+
+def import_cost(module, tiny_run=False):
+    """Seconds and max RSS (MiB) of `import module` in a fresh interpreter; with
+    `tiny_run`, of the import plus building and running a two-op graph in a Session."""
     # VmHWM (peak RSS of this process image); ru_maxrss would include the forking parent.
-    code = ("import time; t = time.perf_counter(); import %s; "
-            "dt = time.perf_counter() - t; "
-            "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0]; "
-            "print(dt, int(hwm.split()[1]) / 1024)" % module)
+    body = (TINY_RUN[module] + TINY_GRAPH) if tiny_run else "import %s\n" % module
+    code = ("import time\nt = time.perf_counter()\n%s"
+            "dt = time.perf_counter() - t\n"
+            "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0]\n"
+            "print(dt, int(hwm.split()[1]) / 1024)\n" % body)
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
     runs = []
     for _ in range(3):
@@ -128,11 +208,13 @@ def main():
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
         import tensorflow
         tensorflow.compat.v1.disable_eager_execution()
+        tensorflow.compat.v1.disable_resource_variables()     # TF 1.15: ref variables
         tf1 = tensorflow.compat.v1
     except ImportError:
         tf1 = None
     numpy_fns = numpy_equivalents()
 
+    print("CPU: %s, %d cores" % (cpu_model(), os.cpu_count() or 0))
     print("Session.run overhead, microseconds per run (best of 5)")
     header = "%-16s %10s %10s %10s %12s %12s" % (
         "workload", "tfteach", "numpy", "tensorflow", "tfteach/np", "tfteach/tf")
@@ -146,15 +228,41 @@ def main():
         print("%-16s %10.1f %10.2f %10s %12.1f %12s" % (
             name, ours, np_us, "-" if tf_us is None else "%.1f" % tf_us, ours / np_us,
             "-" if tf_us is None else "%.3f" % (ours / tf_us)))
+        if name in FLOPS:
+            gflops = [None if us is None else FLOPS[name] / us / 1e3
+                      for us in (ours, np_us, tf_us)]
+            print("%-16s %10.1f %10.1f %10s %12.2f %12s   GFLOP/s (higher is better)" % (
+                "", gflops[0], gflops[1], "-" if tf_us is None else "%.1f" % gflops[2],
+                gflops[0] / gflops[1],
+                "-" if tf_us is None else "%.2f" % (gflops[0] / gflops[2])))
 
     print()
     print("import cost in a fresh process (best of 3; warm Numba cache)")
-    for module in ("tfteach", "tensorflow"):
-        cost = import_cost(module)
-        if cost is None:
-            print("%-12s not importable" % module)
-        else:
-            print("%-12s %.3f s  %6.0f MiB max RSS" % (module, cost[0], cost[1]))
+    costs = {}
+    for tiny_run in (False, True):
+        for module in ("tfteach", "tensorflow"):
+            cost = costs[module, tiny_run] = import_cost(module, tiny_run)
+            what = module + (" + tiny run" if tiny_run else "")
+            if cost is None:
+                print("%-24s not importable" % what)
+            else:
+                print("%-24s %.3f s  %6.0f MiB max RSS" % (what, cost[0], cost[1]))
+        ours, theirs = costs["tfteach", tiny_run], costs["tensorflow", tiny_run]
+        if ours is not None and theirs is not None:
+            print("%-24s %.3fx wall  %.3fx RSS" % ("  tfteach/tensorflow", ours[0] / theirs[0],
+                                                 ours[1] / theirs[1]))
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+    return platform.processor() or "unknown CPU"
 
 
 if __name__ == "__main__":

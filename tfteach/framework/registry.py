@@ -58,11 +58,30 @@ def get_op_def(op_type):
     try:
         return _OP_DEFS[op_type]
     except KeyError:
-        raise KeyError("Op type not registered '%s' in tfteach" % op_type) from None
+        pass
+    # An op of a namespace `import tfteach` has not loaded yet (tfteach/_lazy_names.py):
+    # load them all once, then look again.
+    if _load_lazy_namespaces():
+        return get_op_def(op_type)
+    raise KeyError("Op type not registered '%s' in tfteach" % op_type)
 
 
 def registered_op_types():
+    _load_lazy_namespaces()
     return sorted(_OP_DEFS)
+
+
+_lazy_loaded = []
+
+
+def _load_lazy_namespaces():
+    """Imports tfteach's lazy namespaces the first time it is called (True then)."""
+    if _lazy_loaded:
+        return False
+    _lazy_loaded.append(True)
+    from tfteach import _lazy_names
+    _lazy_names.load_all()
+    return True
 
 
 def kernel(op_type, device_type="CPU"):

@@ -18,7 +18,9 @@ A Session sees a `DeviceSet`: the process devices filtered by its ConfigProto
 (`device_count={'GPU': 0}`, `gpu_options.visible_device_list="1"`, which also renumbers:
 physical GPU 1 becomes that session's `/device:GPU:0`, as in TensorFlow).
 """
+import ctypes
 import os
+import sys
 
 from tfteach.runtime import allocator as allocator_lib
 
@@ -110,7 +112,7 @@ def _cuda_gpus():
     simulator. Every call into numba.cuda is guarded: it may be missing or broken."""
     try:
         from numba import config as numba_config
-        if getattr(numba_config, "ENABLE_CUDASIM", 0):
+        if getattr(numba_config, "ENABLE_CUDASIM", 0) or not _cuda_driver_present():
             return []
         from numba import cuda
         if not cuda.is_available():
@@ -142,6 +144,23 @@ def _cuda_gpus():
         return gpus
     except Exception:  # noqa: BLE001 - a broken CUDA install means: no real GPU
         return []
+
+
+def _cuda_driver_present():
+    """Whether the CUDA driver library loads. Importing numba.cuda takes ~0.3 s (the
+    first session of every process on a CPU-only machine paid it); without a driver it
+    can only answer "no GPU", so we ask the dynamic loader first, as Numba would."""
+    if os.environ.get("NUMBA_CUDA_DRIVER"):
+        return True                  # a driver at a path of the user's choosing
+    names = (("nvcuda.dll",) if sys.platform == "win32" else
+             ("libcuda.so.1", "libcuda.so", "libcuda.dylib"))
+    for name in names:
+        try:
+            ctypes.CDLL(name)
+            return True
+        except OSError:
+            continue
+    return False
 
 
 def _register_cuda_kernels():

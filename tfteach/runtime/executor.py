@@ -27,8 +27,8 @@ import numpy as np
 from tfteach.framework import errors
 from tfteach.framework.dead import DEAD
 from tfteach.kernels.cpu import run_state, two_workers
-from tfteach.runtime import (assign_forwarding, device_run, errors_text, fusion, optimizer,
-                             ref_reads)
+from tfteach.runtime import (assign_forwarding, device_run, errors_text, fast_loop, fusion,
+                             optimizer, ref_reads)
 from tfteach.runtime.run_metadata import (AllocationDescription, NodeExecStats, NodeOutput,
                                           TensorDescription)
 
@@ -212,6 +212,8 @@ class Plan:
                                    for step in self.steps)
         self._partitions = None
         self.rewrites = getattr(self, "rewrites", [])   # what runtime/optimizer did
+        self._fast_runs = 0             # untraced CPU runs before the loop is compiled
+        self._fast_loop = self._loop_steps = None
         self._device_order = [d.name for d in placer.devices.devices]
 
     def _fold_constants(self):
@@ -310,6 +312,20 @@ class Plan:
         return results
 
     def _run_fast(self, values):
+        loop = self._fast_loop
+        if loop is not None and self._loop_steps is self.fast_steps:
+            try:
+                return loop(values)
+            except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError
+                step = fast_loop.failed_step(e, self.fast_steps)
+                if step is None:
+                    raise
+                raise errors_text.op_error_from(e, step.op) from _cause(e)
+        self._fast_runs += 1
+        if self._fast_runs >= fast_loop.COMPILE_AFTER_RUNS:
+            # Straight-line code for a plan that runs again and again (fast_loop.py).
+            self._loop_steps = steps = self.fast_steps
+            self._fast_loop = fast_loop.compile_steps(steps)
         step = None
         try:
             for step in self.fast_steps:

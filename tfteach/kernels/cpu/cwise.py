@@ -15,7 +15,7 @@ import numpy as np
 
 from tfteach.framework.errors import InvalidArgumentError
 from tfteach.kernels.cpu.channel_loops import add_channel_bias, bias_operands
-from tfteach.kernels.cpu.two_workers import split_ufunc
+from tfteach.kernels.cpu.two_workers import THIS_THREAD, split_ufunc
 
 __all__ = ["shape_string", "incompatible_shapes", "ufunc_kernel", "quiet_ufunc_kernel",
            "quiet_add_kernel",
@@ -51,9 +51,12 @@ def quiet_ufunc_kernel(ufunc):
     with convolutions a large one runs in two halves (two_workers.split_ufunc)."""
     def kernel(ctx, *inputs):
         try:
+            if not window.depth:    # outside a BLAS window: the ufunc, with no more calls
+                return ufunc(*inputs)
             return split_ufunc(ufunc, inputs)
         except ValueError:          # the only ValueError a ufunc raises: broadcasting
             raise incompatible_shapes(ctx, *inputs) from None
+    window = THIS_THREAD
     kernel.__name__ = "quiet_%s_kernel" % getattr(ufunc, "__name__", "ufunc")
     kernel.ufunc = ufunc
     return kernel
@@ -66,9 +69,11 @@ def quiet_add_kernel():
     plain = quiet_ufunc_kernel(np.add)
 
     def kernel(ctx, x, y):
-        operands = bias_operands(x, y)
-        if operands is not None:
-            return add_channel_bias(*operands)
+        # bias_operands' first test, inlined: most adds have operands of equal ranks.
+        if type(x) is np.ndarray and type(y) is np.ndarray and x.ndim != y.ndim:
+            operands = bias_operands(x, y)
+            if operands is not None:
+                return add_channel_bias(*operands)
         return plain(ctx, x, y)
     kernel.__name__ = "quiet_add_kernel"
     kernel.ufunc = np.add           # the bias path adds the same numbers

@@ -112,6 +112,9 @@ class _Depth(threading.local):
 
 
 _THIS_THREAD = _Depth()
+# Read by the hottest kernels (cwise.py) as `THIS_THREAD.depth`: 0 means no window, so
+# nothing to split, without a call to in_blas_window.
+THIS_THREAD = _THIS_THREAD
 
 
 def in_blas_window():

@@ -1,0 +1,126 @@
+"""The session's fast path for the commonest runs: one Tensor, or a flat list of Tensors
+and Operations, fetched with a feed_dict of plain Tensor keys (`sess.run(loss, {x: xs,
+y: ys})`, `sess.run([train_op, loss], {x: xs, y: ys})`).
+
+What such a run checks about its fetch and its feed keys — that they are in the graph,
+fetchable, feedable, which Plan runs them — depends on the keys only, never on the fed
+values. The Session's general path does those checks the first time (with TensorFlow's
+errors); a `FedRun` remembers their outcome for that (fetch, keys) signature, so a later
+run only converts each fed value and checks its shape (docs/engine.md, "The session fast
+path"). A value this path does not handle in exactly the general path's way (a string
+feed, a Tensor, anything unusual) makes it step aside: the general path runs instead and
+raises what it raises.
+"""
+import numpy as np
+
+from tfteach.framework.operation import Operation
+from tfteach.framework.tensor import Tensor
+from tfteach.runtime import fetches as fetches_lib
+
+__all__ = ["FedRun", "signature_of"]
+
+# The Python and NumPy value types converted here as process_feeds converts them.
+_PLAIN = (float, int, bool, list, tuple, np.ndarray)
+
+
+def signature_of(fetches, feed_dict):
+    """The cache key of a run, or None when the run is not of the fast kind: one Tensor,
+    or a flat list or tuple of Tensors and Operations (`[train_op, loss]`), fetched with a
+    dict of Tensor keys (or none)."""
+    if feed_dict is None:
+        keys = ()
+    elif type(feed_dict) is dict:
+        keys = tuple(feed_dict)
+    else:
+        return None
+    kind = type(fetches)
+    if kind is Tensor:
+        return (fetches, keys)
+    if kind is list or kind is tuple:
+        for fetch in fetches:
+            if type(fetch) is not Tensor and type(fetch) is not Operation:
+                return None
+        return (kind, tuple(fetches), keys)
+    return None
+
+
+class _FedTensor:
+    """One feed key: its NumPy dtype and its static shape as a tuple, re-read whenever
+    `set_shape` has given the tensor a new TensorShape."""
+
+    __slots__ = ("tensor", "np_dtype", "dtype", "shape", "dims")
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+        self.dtype = tensor.dtype.base_dtype
+        self.np_dtype = self.dtype.np
+        self.shape = None
+        self.dims = None
+
+    def convert(self, value):
+        """The fed array, or None to let the general path handle (and judge) the value."""
+        kind = type(value)
+        if kind not in _PLAIN and not isinstance(value, np.generic):
+            return None
+        if kind is int or kind is bool:
+            fetches_lib._check_python_int(value, self.dtype)    # TF's TypeError, if any
+        try:
+            array = np.asarray(value, dtype=self.np_dtype)
+        except (ValueError, TypeError):
+            return None
+        shape = self.tensor._shape
+        if shape is not self.shape:
+            self.shape, self.dims = shape, shape.as_tuple()
+        dims = self.dims
+        if dims is not None:
+            got = array.shape
+            if len(got) != len(dims):
+                return None
+            for want, have in zip(dims, got):
+                if want is not None and want != have:
+                    return None
+        return array
+
+
+class FedRun:
+    """A (fetch, feed keys) signature whose checks passed once, and its Plan."""
+
+    __slots__ = ("plan", "feeds", "graph", "marks", "tensors", "positions")
+
+    def __init__(self, plan, feed_tensors, graph, fetches, tensors):
+        """`tensors`: the distinct fetched tensors, in the plan's order."""
+        self.plan = plan
+        self.feeds = [_FedTensor(t) for t in feed_tensors]
+        self.graph = graph
+        self.marks = self._marks()
+        self.tensors = tuple(tensors)
+        # For a list/tuple: each fetch's index in `tensors`, -1 for an Operation (None).
+        self.positions = None if type(fetches) is Tensor else tuple(
+            self.tensors.index(f) if type(f) is Tensor else -1 for f in fetches)
+
+    def _marks(self):
+        # The graph's sets of unfeedable / unfetchable nodes only grow: while their sizes
+        # are unchanged, the feedable / fetchable checks passed once still hold.
+        return len(self.graph._unfeedable), len(self.graph._unfetchable)
+
+    @staticmethod
+    def applies_to(feed_dict, feed_tensors):
+        """Whether the feed_dict's keys are the fed tensors themselves, one each (no
+        nested, sparse or named keys) and none of them a string."""
+        if not feed_dict:
+            return not feed_tensors
+        return (len(feed_tensors) == len(feed_dict) and
+                all(k is t for k, t in zip(feed_dict, feed_tensors)) and
+                all(t.dtype.base_dtype.name != "string" for t in feed_tensors))
+
+    def feed_values(self, values):
+        """The converted values in the plan's feed order, or None (general path)."""
+        if self._marks() != self.marks:
+            return None
+        out = []
+        for feed, value in zip(self.feeds, values):
+            array = feed.convert(value)
+            if array is None:
+                return None
+            out.append(array)
+        return out
