@@ -9,7 +9,6 @@ previous one is done, as TF's reader datasets do. `compression_type` is "" (none
 TFRecord framing and its DataLossError on a corrupt record come from
 `tfteach.io.tfrecord.iterate_records` (the one TFRecord reader of the package).
 """
-import glob
 import gzip
 import io
 import zlib
@@ -186,24 +185,10 @@ class FixedLengthRecordDataset(DatasetV1):
 
 
 # -- list_files -------------------------------------------------------------------------------
-def _matching_files_shape(op):
-    return [(dtypes.string, tensor_shape.TensorShape([None]))]
+# TF's MatchingFiles op, the one tf.train.match_filenames_once also uses, is registered by
+# ops/reader_ops.py: one op, one kernel, whichever namespace a program imports first.
+from tfteach.ops import reader_ops as _reader_ops  # noqa: E402,F401 (registers MatchingFiles)
 
-
-def _matching_files_kernel(ctx, pattern):
-    found = []
-    for p in _file_names(pattern):
-        found.extend(glob.glob(p))
-    return np.array(sorted(set(n.encode("utf-8") for n in found)), dtype=object)
-
-
-# TF's MatchingFiles op (also used by tf.train.match_filenames_once): registered here
-# unless another module of the package already did.
-try:
-    get_op_def("MatchingFiles")
-except KeyError:
-    register_op("MatchingFiles", _matching_files_shape, cpu=_matching_files_kernel)
-    not_differentiable("MatchingFiles")
 
 def list_files(file_pattern, shuffle=None, seed=None):
     """The files matching `file_pattern` (a glob, or several), sorted, then shuffled

@@ -94,14 +94,9 @@ def _matching_files_kernel(ctx, pattern):
     return out
 
 
-# TF's MatchingFiles (tf.data's list_files uses it too: registered by whichever module
-# is imported first, tfteach/data/readers.py or this one).
-try:
-    get_op_def("MatchingFiles")
-except KeyError:
-    register_op("MatchingFiles", lambda op: [(dtypes.string, _VECTOR)],
-                cpu=_matching_files_kernel)
-    not_differentiable("MatchingFiles")
+# TF's MatchingFiles (tf.data's list_files uses it too, data/readers.py)
+register_op("MatchingFiles", lambda op: [(dtypes.string, _VECTOR)], cpu=_matching_files_kernel)
+not_differentiable("MatchingFiles")
 for _type in ("ReaderReadV2", "ReaderReadUpToV2", "ReaderNumRecordsProducedV2",
               "ReaderNumWorkUnitsCompletedV2", "ReaderResetV2"):
     not_differentiable(_type)
