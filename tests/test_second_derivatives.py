@@ -23,6 +23,12 @@ REFUSED = {
     "TensorArrayReadV3": "Second-order gradient through a TensorArray",
     "TensorArrayWriteV3": "Second-order gradient through a TensorArray",
     "TensorArrayGatherV3": "Second-order gradient through a TensorArray",
+    # TF 1.15's image_grad.py registers no gradient for the resize/crop gradient ops
+    # (TF 2 later added one for ResizeBilinearGrad only)
+    "ResizeBilinear": "op type: ResizeBilinearGrad",
+    "ResizeBicubic": "op type: ResizeBicubicGrad",
+    "ResizeNearestNeighbor": "op type: ResizeNearestNeighborGrad",
+    "CropAndResize": "op type: CropAndResizeGrad",
 }
 # Where tfteach's second derivative deliberately differs from TensorFlow's.
 DIFFERS_FROM_TF = {

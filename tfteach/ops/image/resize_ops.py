@@ -152,9 +152,11 @@ def _nearest_grad_kernel(ctx, grads, size):
 register_op("ResizeBilinearGrad", _bilinear_grad_shape, cpu=_bilinear_grad_kernel)
 register_op("ResizeBicubicGrad", _bilinear_grad_shape, cpu=_bicubic_grad_kernel)
 register_op("ResizeNearestNeighborGrad", _nearest_grad_shape, cpu=_nearest_grad_kernel)
+# No gradient of their own, as in TF 1.15 (image_grad.py registers none): a second
+# derivative through a resize raises TF's LookupError. Marking them not_differentiable
+# would instead give a silent zero.
 for _op_type in ("ResizeBilinearGrad", "ResizeBicubicGrad", "ResizeNearestNeighborGrad"):
     register_cpu_only(_op_type)
-    not_differentiable(_op_type)
 
 
 def _attrs(op):
