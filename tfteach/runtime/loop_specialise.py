@@ -46,6 +46,22 @@ SHAPE_OPS = frozenset(("Shape", "ShapeN", "Size", "Rank"))
 MAX_SIGNATURES = 8
 
 
+# Ops whose output shapes follow from their inputs' shapes and the values of the inputs
+# listed (which must be known: constants or folded shapes). A guard on a value such an
+# op computed from shapes the signature fixes is dropped: it could not fail.
+_ELEMENTWISE = (
+    "Abs Add AddN AddV2 BiasAdd BiasAddGrad Cast Cos Equal Exp Floor FloorDiv FloorMod "
+    "Greater GreaterEqual Identity Less LessEqual Log LogicalAnd LogicalNot LogicalOr "
+    "MatMul Maximum Minimum Mul Neg NotEqual OnesLike RealDiv Reciprocal Relu ReluGrad "
+    "Rsqrt Select SelectV2 Sigmoid SigmoidGrad Sign Sin Softplus Sqrt Square "
+    "SquaredDifference Sub Tanh TanhGrad ZerosLike Pack Squeeze StopGradient").split()
+SHAPE_DETERMINING_INPUTS = dict({t: () for t in _ELEMENTWISE}, **{
+    "Sum": (1,), "Mean": (1,), "Max": (1,), "Min": (1,), "Prod": (1,), "Reshape": (1,),
+    "Slice": (1, 2), "StridedSlice": (1, 2, 3), "ConcatV2": (-1,), "Split": (0,),
+    "SplitV": (1, 2), "ExpandDims": (1,), "Transpose": (1,), "Tile": (1,), "Fill": (0,),
+    "GatherV2": (2,), "UnsortedSegmentSum": (2,)})
+
+
 def enabled():
     return os.environ.get("TFTEACH_LOOP_SPECIALISE", "1") != "0"
 
@@ -175,7 +191,12 @@ def _shape_guard(expected):
     return guard_shapes
 
 
-def _guard_step(step, in_slots, values):
+def _guard_step(step, in_slots, values, signed):
+    """A step checking the shapes of `in_slots`, or None: a fed array's shape is in the
+    signature already (`signed`), checked once a run instead of once per op."""
+    in_slots = [s for s in in_slots if s not in signed]
+    if not in_slots:
+        return None
     guard = copy.copy(step)
     guard.in_slots = tuple(in_slots)
     guard.kernel = _shape_guard(tuple(np.shape(deref(values[s])) for s in in_slots))
@@ -192,6 +213,10 @@ def _specialise(plan, values, const_slots, varying):
     known = {s for s, v in enumerate(template) if v is not None}   # constants, folded
     known.update(const_slots)
     swallow = plan.num_slots - 1
+    # Slots whose shapes the signature determines: fed arrays of stable shape, and what
+    # SHAPE_DETERMINING_INPUTS ops compute from them (their guards are dropped).
+    signed = {s for s in plan.feed_slots
+              if s not in varying and isinstance(values[s], (np.ndarray, np.generic))}
     alias = {}
     kept = []
     for step in plan.fast_steps:
@@ -206,30 +231,55 @@ def _specialise(plan, values, const_slots, varying):
             continue
         if step.type in SHAPE_OPS and outs and all(_small(values[s]) for s in outs) and \
                 not any(s in varying for s in step.in_slots):
-            kept.append(_guard_step(step, ins, values))
+            kept.append(_guard_step(step, ins, values, signed))
             for s in outs:
                 template[s] = _frozen(values[s])
                 known.add(s)
             continue
+        if step.type == "ShapeN" and len(outs) == len(ins) == len(step.out_slots):
+            # Some inputs change shape: the op runs, but the shapes of the others are
+            # fixed by the signature, and what is computed from them alone folds.
+            for s, out in zip(ins, outs):
+                if s in signed:
+                    template[out] = _frozen(values[out])
+                    known.add(out)
         identity_of = _identity_input(step, ins, values, known)
         if step.type == "Reshape" and identity_of is not None and \
                 step.in_slots[0] in varying:
             identity_of = None               # its input's shape changes: a real Reshape
         if identity_of is not None and step.single_out is not None:
             if step.type == "Reshape":       # identity while its input keeps its shape
-                kept.append(_guard_step(step, [identity_of], values))
+                kept.append(_guard_step(step, [identity_of], values, signed))
             alias[step.single_out] = identity_of
             continue
+        if _shape_determined(step, ins, signed, known, template):
+            signed.update(outs)
         if ins != list(step.in_slots):
             step = copy.copy(step)
             step.in_slots = tuple(ins)
         kept.append(step)
+    kept = [step for step in kept if step is not None]
     special = copy.copy(plan)
     special.template = template
     special.fetch_slots = [alias.get(s, s) for s in plan.fetch_slots]
     special.fast_steps = _with_frees(kept, set(plan.feed_slots) | set(special.fetch_slots) |
                                      known)
     return special
+
+
+def _shape_determined(step, ins, signed, known, template):
+    determining = SHAPE_DETERMINING_INPUTS.get(step.type)
+    if determining is None or step.source is not None or not ins:
+        return False
+    # A Slice's size or a Reshape's shape without -1 is the output's shape, whatever the
+    # input's (one that does not fit fails, it does not make another shape).
+    explicit = {"Slice": 2, "Reshape": 1}.get(step.type)
+    if explicit is not None and len(ins) > explicit and ins[explicit] in known and \
+            np.all(np.asarray(template[ins[explicit]]) >= 0):
+        return True
+    if any(ins[i] not in known for i in determining if -len(ins) <= i < len(ins)):
+        return False
+    return all(s in signed or s in known for s in ins)
 
 
 def _frozen(value):
