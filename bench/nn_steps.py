@@ -277,8 +277,13 @@ def loop_specialisation_ab(tfteach, numbers, only):
             steps[flag] = graph_step(tfteach, build)
             steps[flag]()
         os.environ.pop("TFTEACH_LOOP_SPECIALISE")
-        best = {flag: min(best_ms(step, numbers[name], repeat=1) for _ in range(3))
-                for flag, step in steps.items()}
+        for step in steps.values():
+            best_ms(step, 1, repeat=1)                     # warm-up
+        best = {flag: float("inf") for flag in steps}
+        for _ in range(5):             # alternating rounds: both see the same host load
+            for flag, step in steps.items():
+                best[flag] = min(best[flag], timeit.timeit(step, number=numbers[name]) /
+                                 numbers[name] * 1e3)
         print("%-8s %9.2f %9.2f %9.2f" % (name, best["1"], best["0"], best["1"] / best["0"]))
 
 
