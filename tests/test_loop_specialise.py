@@ -172,3 +172,44 @@ def test_errors_are_the_plain_plans(monkeypatch):
     np.testing.assert_array_equal(ok, expected)
     assert message == message_plain
     assert "MatMul" in message and "[2,2]" in message and "[3,3]" in message
+
+
+def _gradients_program():
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(3)
+        x = tf.placeholder(tf.float32, [None, 7, 4])
+        outputs, _ = tf.nn.dynamic_rnn(CELLS["lstm2"](), x, dtype=tf.float32)
+        loss = tf.reduce_sum(tf.square(outputs))
+        grads = tf.gradients(loss, tf.trainable_variables())
+        sess = tf.Session(graph=graph)
+        sess.run(tf.global_variables_initializer())
+    return sess, x, grads
+
+
+def test_threads_with_different_batches_get_the_plain_numbers(monkeypatch):
+    import threading
+    rng = np.random.RandomState(1)
+    batches = [rng.randn(n, 7, 4).astype(np.float32) for n in (3, 5)]
+    monkeypatch.setenv("TFTEACH_LOOP_SPECIALISE", "0")
+    sess, x, grads = _gradients_program()
+    expected = [sess.run(grads, {x: b}) for b in batches]
+    monkeypatch.setenv("TFTEACH_LOOP_SPECIALISE", "1")
+    sess, x, grads = _gradients_program()
+    results, errors = {}, []
+
+    def work(k):
+        try:
+            results[k] = [sess.run(grads, {x: batches[k]}) for _ in range(4)]
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for k in range(2):
+        for run in results[k]:
+            for a, b in zip(run, expected[k]):
+                np.testing.assert_array_equal(a, b)

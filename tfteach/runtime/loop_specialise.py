@@ -33,9 +33,11 @@ which raises the usual error at the usual op.
 """
 import copy
 import os
+import threading
 
 import numpy as np
 
+from tfteach.kernels.cpu import run_state
 from tfteach.runtime.executor import MAX_FOLDED_BYTES, deref
 
 __all__ = ["SpecialisingPlan", "enabled"]
@@ -85,6 +87,7 @@ class SpecialisingPlan:
         self.first_shapes = None     # every slot's shape in the first run
         self.varying = None          # the slots whose shapes changed in the second
         self.stable_feeds = ()
+        self.lock = threading.Lock()
 
     def __getattr__(self, name):     # the plain plan's attributes (fast_steps, ...)
         return getattr(self.plan, name)
@@ -94,7 +97,9 @@ class SpecialisingPlan:
         if not self.eligible or plan.has_control_flow:
             return plan.run(feed_values)
         if self.varying is None:
-            return self._learn(feed_values)
+            with self.lock:                  # two threads' first runs: one learns
+                if self.varying is None:
+                    return self._learn(feed_values)
         signature = _signature(feed_values[i] for i in self.stable_feeds) + tuple(
             feed_values[i] is value for i, value in self.const_feeds)
         special = self.by_signature.get(signature, False)
@@ -102,7 +107,7 @@ class SpecialisingPlan:
             return plan.run(feed_values)
         if special is not False:
             try:
-                return special.run(feed_values)
+                return _run_specialised(special, feed_values)
             except _ShapesChanged:
                 self.by_signature[signature] = None
                 return plan.run(feed_values)
@@ -130,15 +135,30 @@ class SpecialisingPlan:
         if self.first_shapes is None:
             self.first_shapes = shapes
         else:
-            self.varying = frozenset(s for s, (a, b) in enumerate(zip(self.first_shapes, shapes))
-                                     if a != b)
+            varying = frozenset(s for s, (a, b) in enumerate(zip(self.first_shapes, shapes))
+                                if a != b)
             self.stable_feeds = tuple(i for i, s in enumerate(self.plan.feed_slots)
-                                      if s not in self.varying)
+                                      if s not in varying)
             signature = _signature(feed_values[i] for i in self.stable_feeds) + tuple(
                 feed_values[i] is value for i, value in self.const_feeds)
             self.by_signature[signature] = _specialise(
-                self.plan, values, self._const_slots(feed_values), self.varying)
+                self.plan, values, self._const_slots(feed_values), varying)
+            # Last: another thread reads stable_feeds once it sees `varying` set.
+            self.varying = varying
         return [values[s] for s in self.plan.fetch_slots]
+
+
+def _run_specialised(special, feed_values):
+    """`special.run(feed_values)` without what a pure CPU plan run from inside a loop
+    kernel does not need: the While kernel runs in its caller's run, which holds the
+    RunState and NumPy's errstate already; no fetch is a reference (_pure)."""
+    if run_state.THIS_THREAD.state is None:   # not inside a run (never, from a loop)
+        return special.run(feed_values)
+    values = special.template.copy()
+    for s, v in zip(special.feed_slots, feed_values):
+        values[s] = v
+    special._run_fast(values)
+    return [values[s] for s in special.fetch_slots]
 
 
 def _shape_of(value):
