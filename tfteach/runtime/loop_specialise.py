@@ -7,20 +7,25 @@ every broadcasting op is `Reshape(Sum(g, BroadcastGradientArgs(Shape(x), Shape(y
 Shape(x))`): about a third of the LSTM gradient body's 119 ops, each a Python call.
 TensorFlow's Grappler folds them once the shapes are known; so does this, per loop:
 
-1. The first run with a new feed-shape signature runs the plan step by step, keeping
-   every value. From it:
-   - `Shape`, `ShapeN`, `Size` and `Rank` steps become guards: they only check that
-     their input has the shape it had (their value is the recorded one);
+1. The first two runs execute the plan step by step, keeping every value, and compare
+   shapes: a slot whose shape changed between them (dynamic_rnn's outputs accumulator,
+   one row longer each iteration, its gradient, what is sliced from it) is *varying*.
+2. From then on, each signature (the shapes of the fed values that do not vary, and
+   whether the constants fed to a gradient body are the constants' own values) gets a
+   specialised copy of the plan, made from one recorded run:
+   - `Shape`, `Size`, `Rank` (and each output of `ShapeN`) of a non-varying value take
+     the recorded value;
    - a pure step all of whose inputs are constants or such shape values ("derived":
      `BroadcastGradientArgs`, the `Pack`/`StridedSlice`/`ConcatOffset` of shapes, a
      `Fill` of zeros) does not run: its recorded value joins the plan's template;
    - steps that are then identities pass their input on without a call: `Identity`, a
-     `Sum` over no axes, and a `Reshape` to the shape its input already has (guarded
-     like a `Shape`).
-2. Later runs with the same signature run the shorter plan (cached per signature). A
-   guard that sees another shape (a shape that depends on values, not only on the fed
-   shapes) abandons the run, which the plain plan then runs again from the start, and
-   that signature stays unspecialised.
+     `Sum` over no axes, and a `Reshape` to the shape its input already has;
+   - a shape taken as recorded is checked by a guard step only where the signature does
+     not fix it already: fed arrays' shapes are in the signature, and so are those of
+     what SHAPE_DETERMINING_INPUTS ops compute from them. Behind a `tf.where` (a row
+     count that depends on values) a guard stays; if it sees another shape it abandons
+     the run, which the plain plan then runs again from the start, and that signature
+     stays unspecialised.
 
 Only plans of pure ops are specialised (no stateful op, no reference input, no control
 flow, nothing on a device that accounts memory), so abandoning a run and running it again
