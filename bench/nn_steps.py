@@ -4,7 +4,9 @@ Workloads (float32, GradientDescent):
   mlp    784-500-10, ReLU, softmax cross entropy, batch 100;
   lenet  LeNet-5 as in TF's "Deep MNIST" tutorial: conv 5x5x32 SAME + relu + maxpool 2x2,
          conv 5x5x64 SAME + relu + maxpool 2x2, fc 1024 + relu, fc 10, batch 50;
-  lstm   2-layer LSTM, hidden 128, 20 steps, batch 32, softmax loss on the last output.
+  lstm   2-layer LSTM, hidden 128, 20 steps, batch 32, softmax loss on the last output;
+  gru    the same with GRU cells;
+  charlm a character LM: embedding 65 -> 32, LSTM 128, softmax at each of 20 steps.
 TensorFlow runs the same TF1 graph through tf.compat.v1 (when importable), twice: as
 installed (TF 2.x calls Intel's oneDNN kernels on x86), and in a child process with
 TF_ENABLE_ONEDNN_OPTS=0, which gives Eigen's kernels — what TF 1.15's pip wheels used,
@@ -13,7 +15,10 @@ backward pass by hand (MLP and LeNet). Rows whose
 ops tfteach does not have yet (max_pool, dynamic_rnn) print why and are skipped.
 Then conv2d forward throughput in GFLOP/s: tfteach, NumPy im2col + matmul, TensorFlow.
 
-    python bench/nn_steps.py [--quick] [--device gpu]
+    python bench/nn_steps.py [--quick] [--device gpu] [--only lstm gru charlm]
+
+The RNN rows are followed by an A/B of loop specialisation (runtime/loop_specialise.py)
+in the same process: the before/after of issue 20.
 
 With `--device gpu` (a machine with an NVIDIA GPU): the same three steps run by
 tfteach's CUDA kernels, next to tfteach on the CPU and TensorFlow on the same GPU
@@ -88,17 +93,44 @@ def lenet_graph(tf):
 
 
 def lstm_graph(tf):
+    return _two_layer_rnn_graph(tf, tf.nn.rnn_cell.LSTMCell)
+
+
+def gru_graph(tf):
+    return _two_layer_rnn_graph(tf, tf.nn.rnn_cell.GRUCell)
+
+
+def _two_layer_rnn_graph(tf, cell_class):
     rng = np.random.RandomState(0)
     x_val = rng.rand(32, 20, 28).astype(np.float32)
     y_val = np.eye(10, dtype=np.float32)[rng.randint(0, 10, size=32)]
     x = tf.placeholder(tf.float32, [None, 20, 28])
     y = tf.placeholder(tf.float32, [None, 10])
-    cells = [tf.nn.rnn_cell.LSTMCell(128) for _ in range(2)]
+    cells = [cell_class(128) for _ in range(2)]
     outputs, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.MultiRNNCell(cells), x, dtype=tf.float32)
     w = tf.Variable(_weights(rng, (128, 10)))
     logits = tf.matmul(outputs[:, -1, :], w)
     loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=logits))
     return tf.train.GradientDescentOptimizer(0.1).minimize(loss), {x: x_val, y: y_val}
+
+
+def charlm_graph(tf):
+    """A character language model as the notes train one: embedding 65 -> 32, an LSTM of
+    128, a softmax over the 65 characters at each of 20 steps, batch 32."""
+    rng = np.random.RandomState(0)
+    vocab, steps = 65, 20
+    ids = rng.randint(0, vocab, (32, steps + 1))
+    x = tf.placeholder(tf.int32, [None, steps])
+    y = tf.placeholder(tf.int32, [None, steps])
+    embedding = tf.Variable(_weights(rng, (vocab, 32)))
+    inputs = tf.nn.embedding_lookup(embedding, x)
+    outputs, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.LSTMCell(128), inputs, dtype=tf.float32)
+    w, b = tf.Variable(_weights(rng, (128, vocab))), tf.Variable(tf.zeros([vocab]))
+    logits = tf.reshape(tf.matmul(tf.reshape(outputs, [-1, 128]), w) + b, [-1, steps, vocab])
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y,
+                                                                         logits=logits))
+    return (tf.train.GradientDescentOptimizer(0.5).minimize(loss),
+            {x: ids[:, :-1], y: ids[:, 1:]})
 
 
 def graph_step(tf, build, config=None):
@@ -214,7 +246,45 @@ def _flops(x_shape, f_shape):
 TARGETS = {"lenet": 1.0, "mlp": 0.8}
 
 WORKLOADS = [("mlp", mlp_graph, numpy_mlp, 50), ("lenet", lenet_graph, numpy_lenet, 10),
-             ("lstm", lstm_graph, None, 5)]
+             ("lstm", lstm_graph, None, 5), ("gru", gru_graph, None, 5),
+             ("charlm", charlm_graph, None, 5)]
+RNN_WORKLOADS = ("lstm", "gru", "charlm")
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+    return platform.processor() or "unknown CPU"
+
+
+def loop_specialisation_ab(tfteach, numbers, only):
+    """tfteach's RNN steps with loop specialisation (runtime/loop_specialise.py) on and
+    off, alternating in this one process: the before/after of issue 20."""
+    print("\nloop specialisation A/B (same run; off = TFTEACH_LOOP_SPECIALISE=0), ms per step")
+    print("%-8s %9s %9s %9s" % ("workload", "on", "off", "on/off"))
+    for name, build, _, _ in WORKLOADS:
+        if name not in RNN_WORKLOADS or (only and name not in only):
+            continue
+        steps = {}
+        for flag in ("1", "0"):        # the flag is read when a loop's plans are built
+            os.environ["TFTEACH_LOOP_SPECIALISE"] = flag
+            steps[flag] = graph_step(tfteach, build)
+            steps[flag]()
+        os.environ.pop("TFTEACH_LOOP_SPECIALISE")
+        for step in steps.values():
+            best_ms(step, 1, repeat=1)                     # warm-up
+        best = {flag: float("inf") for flag in steps}
+        for _ in range(5):             # alternating rounds: both see the same host load
+            for flag, step in steps.items():
+                best[flag] = min(best[flag], timeit.timeit(step, number=numbers[name]) /
+                                 numbers[name] * 1e3)
+        print("%-8s %9.2f %9.2f %9.2f" % (name, best["1"], best["0"], best["1"] / best["0"]))
 
 
 def import_tf1():
@@ -244,6 +314,8 @@ def eigen_tf_times(quick):
     switch is read when TensorFlow loads); {} when that fails."""
     env = dict(os.environ, TF_ENABLE_ONEDNN_OPTS="0")
     cmd = [sys.executable, os.path.abspath(__file__), "--tf-only"] + (["--quick"] * quick)
+    only = [name for name, _, _, _ in WORKLOADS]
+    cmd += ["--only"] + only
     try:
         out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
         return json.loads(out.stdout.strip().splitlines()[-1])
@@ -294,10 +366,14 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--tf-only", action="store_true",
                         help="print TensorFlow's step times as JSON (used for the Eigen run)")
+    parser.add_argument("--only", nargs="*", default=None,
+                        help="only these workloads (e.g. --only lstm gru charlm)")
     parser.add_argument("--device", choices=("cpu", "gpu"), default="cpu",
                         help="gpu: the steps on a real CUDA GPU, against tfteach on the "
                              "CPU and TensorFlow on the same GPU")
     args = parser.parse_args()
+    if args.only:
+        WORKLOADS[:] = [w for w in WORKLOADS if w[0] in args.only]
     numbers = {name: max(2, number // (5 if args.quick else 1))
                for name, _, _, number in WORKLOADS}
     if args.device == "gpu":
@@ -309,7 +385,7 @@ def main():
         return
     import tfteach
     eigen = eigen_tf_times(args.quick) if tf1 is not None else {}
-    print("Training step time, milliseconds per step (best of 5)")
+    print("Training step time on %s, milliseconds per step (best of 5)" % cpu_model())
     print("tf: TensorFlow as installed (oneDNN); tf-eigen: TF_ENABLE_ONEDNN_OPTS=0, the "
           "kernels of TF 1.15's wheels")
     header = "%-8s %9s %9s %9s %9s %11s %9s %14s" % (
@@ -341,6 +417,9 @@ def main():
                 print("  %-6s vs %-9s %.2f  %s" % (name, column, ratio,
                                                   "met" if ratio <= limit else "not met"))
 
+    loop_specialisation_ab(tfteach, numbers, args.only)
+    if args.only:
+        return
     print("\nconv2d forward (SAME, stride 1), GFLOP/s")
     print("%-32s %9s %9s %11s" % ("case", "tfteach", "numpy", "tensorflow"))
     rng = np.random.RandomState(0)

@@ -31,6 +31,7 @@ from tfteach.kernels.cpu import run_state
 from tfteach.kernels.cpu.linalg import DeferredProduct
 from tfteach.kernels.cpu.two_workers import split_matmul
 from tfteach.runtime import executor
+from tfteach.runtime.loop_specialise import SpecialisingPlan
 
 __all__ = ["run_while", "request_history", "run_while_grad", "run_loop_history"]
 
@@ -56,7 +57,8 @@ class _History:
 
 
 def _plans(ctx, loop):
-    """The (condition, body) sub-plans, built once per session and set of saved tensors."""
+    """The (condition, body) sub-plans, built once per session and set of saved tensors,
+    each specialised on the shapes it is fed (loop_specialise.py)."""
     saved = getattr(loop, "saved", None)
     plans = ctx.state.get("plans")
     if plans is None or plans[0] is not saved:
@@ -65,9 +67,11 @@ def _plans(ctx, loop):
             plans = ctx.state.get("plans")
             if plans is None or plans[0] is not saved:
                 plans = ctx.state["plans"] = (saved, (
-                    executor.Plan(ctx.session, (loop.cond,), feeds, ()),
-                    executor.Plan(ctx.session, tuple(loop.next_values) + (saved or ()),
-                                  feeds, ())))
+                    SpecialisingPlan(executor.Plan(ctx.session, (loop.cond,), feeds, ()),
+                                     feeds),
+                    SpecialisingPlan(executor.Plan(
+                        ctx.session, tuple(loop.next_values) + (saved or ()), feeds, ()),
+                        feeds)))
     return plans[1]
 
 
@@ -89,7 +93,7 @@ def _run_with_dead_captures(ctx, loop, values, captured):
     dead = DEAD if n == 1 else (DEAD,) * n
     if any(v is DEAD for v in values):
         return dead
-    cond_plan, body_plan = _plans(ctx, loop)
+    cond_plan, body_plan = (p.plan for p in _plans(ctx, loop))
     cond_plan.has_control_flow = body_plan.has_control_flow = True
     saved = getattr(loop, "saved", None)
     steps = []
@@ -139,8 +143,8 @@ def _grad_plan(ctx, grad_loop):
         fetches = tuple(g for g in grad_loop.var_grads + grad_loop.cap_grads if g is not None)
         # The captured tensors' gradients are only summed over the iterations (below).
         summed = tuple(g for g in grad_loop.cap_grads if g is not None)
-        plan = ctx.session.build_once(ctx.state, "plan", lambda: executor.Plan(
-            ctx.session, fetches, feeds, (), summed))
+        plan = ctx.session.build_once(ctx.state, "plan", lambda: SpecialisingPlan(
+            executor.Plan(ctx.session, fetches, feeds, (), summed), feeds))
     return plan
 
 

@@ -11,6 +11,7 @@ keeps its plain NumPy path.
 import ctypes
 import glob
 import os
+import threading
 
 import numpy as np
 
@@ -18,20 +19,24 @@ __all__ = ["function", "blas_int"]
 
 _LIBRARY = None
 _SEARCHED = False
+_SEARCH_LOCK = threading.Lock()
 
 
 def _library():
     """The loaded OpenBLAS of NumPy's wheel, or None."""
     global _LIBRARY, _SEARCHED
     if not _SEARCHED:
-        _SEARCHED = True
-        libs = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
-        for path in sorted(glob.glob(os.path.join(libs, "*openblas*.so*"))):
-            try:
-                _LIBRARY = ctypes.CDLL(path)   # CDLL: calls release the GIL
-                break
-            except OSError:
-                continue
+        with _SEARCH_LOCK:      # two threads' first calls: both get the library
+            if not _SEARCHED:
+                libs = os.path.join(os.path.dirname(os.path.dirname(np.__file__)),
+                                    "numpy.libs")
+                for path in sorted(glob.glob(os.path.join(libs, "*openblas*.so*"))):
+                    try:
+                        _LIBRARY = ctypes.CDLL(path)   # CDLL: calls release the GIL
+                        break
+                    except OSError:
+                        continue
+                _SEARCHED = True
     return _LIBRARY
 
 

@@ -78,13 +78,19 @@ def _find_blas():
     """NumPy's bundled OpenBLAS's thread-count getter and setter, or None."""
     global _BLAS, _SEARCHED
     if not _SEARCHED:
-        _SEARCHED = True
-        getter = openblas.function("openblas_get_num_threads")
-        setter = openblas.function("openblas_set_num_threads")
-        if getter is not None and setter is not None:
-            getter.argtypes, getter.restype = [], ctypes.c_int
-            setter.argtypes, setter.restype = [ctypes.c_int], None
-            _BLAS = (getter, setter)
+        # Under the lock, and _SEARCHED set last: two session threads opening their first
+        # windows at once both see the functions (one that saw None would open a window
+        # without saving the thread count, and another close it with None: a ctypes
+        # ArgumentError, "argument 1: TypeError: wrong type").
+        with _WINDOW_LOCK:
+            if not _SEARCHED:
+                getter = openblas.function("openblas_get_num_threads")
+                setter = openblas.function("openblas_set_num_threads")
+                if getter is not None and setter is not None:
+                    getter.argtypes, getter.restype = [], ctypes.c_int
+                    setter.argtypes, setter.restype = [ctypes.c_int], None
+                    _BLAS = (getter, setter)
+                _SEARCHED = True
     return _BLAS
 
 
