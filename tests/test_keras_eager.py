@@ -132,9 +132,125 @@ def test_eager_save_and_load(tf2, tmp_path):
     assert_close(restored.predict(X), model.predict(X), rtol=1e-6)
 
 
-def test_functional_models_need_graph_mode(tf2):
-    with pytest.raises(NotImplementedError, match="graph mode only"):
-        tf2.keras.Input(shape=(3,))
+def functional(keras, dropout=0.25):
+    """Branches, a merge with two inputs, BatchNormalization and Dropout (which take
+    `training`): what a Sequential model cannot express."""
+    inputs = keras.Input(shape=(6,))
+    hidden = keras.layers.Dense(8, activation="relu")(inputs)
+    left = keras.layers.Dense(4, activation="tanh")(hidden)
+    right = keras.layers.BatchNormalization()(keras.layers.Dense(4)(hidden))
+    merged = keras.layers.Concatenate()([left, keras.layers.Add()([left, right])])
+    merged = keras.layers.Dropout(dropout)(merged)
+    outputs = keras.layers.Dense(2, activation="softmax")(merged)
+    return keras.Model(inputs, outputs)
+
+
+def summary_lines(model):
+    lines = []
+    model.summary(print_fn=lines.append)
+    return lines
+
+
+def test_eager_input_is_a_keras_tensor(tf2):
+    inputs = tf2.keras.Input(shape=(3,), name="features")
+    assert repr(inputs) == ("<KerasTensor: shape=(None, 3) dtype=float32 "
+                            "(created by layer 'features')>")
+    outputs = tf2.keras.layers.Dense(5)(inputs)
+    assert outputs.shape.as_list() == [None, 5] and outputs.dtype == tf2.float32
+    assert outputs._keras_history[0].kernel.numpy().shape == (3, 5)   # built eagerly
+    with pytest.raises(TypeError, match="Keras layers only"):
+        outputs + 1.0
+
+
+def test_eager_functional_model_matches_graph_mode(tf2):
+    # (Dropout draws random masks while training: compare training without them)
+    model = functional(tf2.keras, dropout=0.0)
+    assert tf2.executing_eagerly()
+    weights = model.get_weights()
+    optimizer = lambda keras: keras.optimizers.SGD(0.1, momentum=0.9)  # noqa: E731
+    model.compile(optimizer=optimizer(tf2.keras), loss="sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+    history = model.fit(X, LABELS, batch_size=12, epochs=3, shuffle=False, verbose=0,
+                        validation_split=0.25)
+
+    expected, graph_weights, graph_predictions = graph_run(
+        lambda keras: functional(keras, dropout=0.0), weights, optimizer, X, LABELS,
+        "sparse_categorical_crossentropy", 3)
+    for key in ("loss", "val_loss", "acc", "val_acc"):
+        assert_close(history.history[key], expected[key], rtol=1e-5)
+    for a, b in zip(model.get_weights(), graph_weights):   # moving statistics included
+        assert_close(a, b, rtol=1e-5, scale=1.0)
+    assert_close(model.predict(X), graph_predictions, rtol=1e-5)
+    loss, accuracy = model.evaluate(X, LABELS, verbose=0)
+    probabilities = graph_predictions[np.arange(len(X)), LABELS]
+    assert_close(loss, -np.log(probabilities).mean(), rtol=1e-5)
+    assert accuracy == (graph_predictions.argmax(1) == LABELS).mean()
+
+
+def test_eager_functional_summary_is_graph_modes(tf2):
+    eager_lines = summary_lines(functional(tf2.keras))
+    with tfteach.Graph().as_default():
+        graph_lines = summary_lines(functional(tfteach.keras))
+    assert eager_lines == graph_lines
+    assert eager_lines[2] == ("Layer (type)                    Output Shape         "
+                              "Param #     Connected to").ljust(98)
+    # Dense 6*8+8, two Dense 8*4+4, BatchNormalization 4*4, Dense 8*2+2
+    assert eager_lines[-4] == "Total params: %d" % (56 + 36 + 36 + 16 + 18)
+
+
+def test_eager_functional_model_is_called_and_reused(tf2):
+    model = functional(tf2.keras)
+    values = model(tf2.constant(X[:5]))
+    assert isinstance(values, tf2.Tensor) and values.shape.as_list() == [5, 2]
+    assert_close(values.numpy(), model.predict(X[:5]), rtol=1e-6)
+    # a model is a layer: called on a new Input it is reused with its weights
+    inputs = tf2.keras.Input(shape=(6,))
+    outer = tf2.keras.Model(inputs, tf2.keras.layers.Dense(1)(model(inputs)))
+    assert outer.count_params() == model.count_params() + 3
+    assert [layer.name for layer in outer.layers][1] == model.name
+    assert_close(outer.layers[2](model(tf2.constant(X))).numpy(), outer.predict(X),
+                 rtol=1e-6)
+
+
+def test_eager_functional_sequence_model(tf2):
+    inputs = tf2.keras.Input(shape=(5,), dtype="int32")
+    embedded = tf2.keras.layers.Embedding(10, 4)(inputs)
+    state = tf2.keras.layers.LSTM(3)(embedded)
+    model = tf2.keras.Model(inputs, tf2.keras.layers.Dense(10)(state))
+    tokens = RNG.randint(0, 10, size=(7, 5))
+    outputs = model.predict(tokens)
+    _, _, graph_predictions = graph_run(
+        lambda keras: keras.Model(*_sequence_graph(keras)), model.get_weights(),
+        lambda keras: "sgd", tokens, np.zeros((7, 10), np.float32), "mse", 0)
+    assert_close(outputs, graph_predictions, rtol=1e-5)
+
+
+def _sequence_graph(keras):
+    inputs = keras.Input(shape=(5,), dtype="int32")
+    state = keras.layers.LSTM(3)(keras.layers.Embedding(10, 4)(inputs))
+    return inputs, keras.layers.Dense(10)(state)
+
+
+def test_eager_functional_bad_graphs_and_data(tf2):
+    inputs, other = tf2.keras.Input(shape=(6,)), tf2.keras.Input(shape=(6,))
+    outputs = tf2.keras.layers.Add()([inputs, other])
+    with pytest.raises(ValueError, match="Graph disconnected"):
+        tf2.keras.Model(inputs, outputs)
+    model = functional(tf2.keras)
+    with pytest.raises(ValueError, match=r"expected input_\d+ to have shape \(6,\)"):
+        model.predict(X[:, :5])
+    with pytest.raises(TypeError, match="mixed with other values"):
+        tf2.keras.layers.Add()([inputs, tf2.constant(X)])
+
+
+def test_eager_functional_save_and_load(tf2, tmp_path):
+    model = functional(tf2.keras)
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+    model.fit(X, LABELS, epochs=1, verbose=0)
+    model.save(str(tmp_path / "m.h5"))
+    restored = tf2.keras.models.load_model(str(tmp_path / "m.h5"))
+    assert summary_lines(restored)[4:] == summary_lines(model)[4:]
+    assert_close(restored.predict(X), model.predict(X), rtol=1e-6)
 
 
 def test_eager_optimizer_state_is_saved_with_keras_names(tf2, tmp_path):
