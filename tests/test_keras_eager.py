@@ -290,3 +290,38 @@ def test_tf_train_checkpoint_saves_and_restores_a_keras_model(tf2, tmp_path, sub
     for a, b in zip(model.get_weights() + model.optimizer.get_weights(),
                     saved + saved_state):
         assert_close(a, b, rtol=0)
+
+
+def test_a_tf_nn_cell_kept_by_a_keras_model_is_tracked(eager):
+    """Note 002's character RNN keeps a `tf.nn.rnn_cell.BasicLSTMCell` as an attribute
+    of a subclassed Keras model (TF 1.15 eager): its variables are the model's and a
+    tape step trains them."""
+    tf = eager
+
+    class RNN(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.cell = tf.nn.rnn_cell.BasicLSTMCell(num_units=4)
+            self.dense = tf.keras.layers.Dense(units=3)
+
+        def call(self, inputs):
+            state = self.cell.zero_state(batch_size=2, dtype=tf.float32)
+            output, state = self.cell(inputs, state)
+            return self.dense(output)
+
+    model = RNN()
+    inputs = tf.constant(X[:2, :5])
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(inputs)))
+    assert [v.name.split("/")[-1] for v in model.variables] == [
+        "kernel:0", "bias:0", "kernel:0", "bias:0"]
+    assert model.variables[0] is model.cell.trainable_weights[0]
+    assert model.variables[0].shape.as_list() == [5 + 4, 4 * 4]
+    grads = tape.gradient(loss, model.variables)
+    assert all(g is not None for g in grads)
+    before = model.cell.trainable_weights[0].numpy()
+    tf.train.GradientDescentOptimizer(0.5).apply_gradients(zip(grads, model.variables))
+    assert_close(model.cell.trainable_weights[0].numpy(), before - 0.5 * grads[0].numpy(),
+                 rtol=1e-6, scale=1.0)
+    model.trainable = False
+    assert model.trainable_weights == [] and len(model.non_trainable_weights) == 4

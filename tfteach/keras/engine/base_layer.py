@@ -100,12 +100,17 @@ class Layer:
         # Layers kept as attributes are tracked, so a subclassed Model finds its weights.
         # (also layers in a list, tuple or dict attribute, as Keras tracks them)
         if "_layers" in self.__dict__ and not name.startswith("_"):
-            found = [value] if isinstance(value, Layer) else \
+            found = [value] if isinstance(value, Layer) or _is_rnn_cell(value) else \
                 list(value.values()) if isinstance(value, dict) else \
                 list(value) if isinstance(value, (list, tuple)) else []
             for item in found:
                 if isinstance(item, Layer) and not any(item is l for l in self._layers):
                     self._layers.append(item)
+                elif _is_rnn_cell(item) and not any(getattr(l, "cell", None) is item
+                                                    for l in self._layers):
+                    # a tf.nn cell is a layer in TF 1.15: its variables are ours
+                    from tfteach.keras.engine.tracked_cell import TrackedCell
+                    self._layers.append(TrackedCell(item))
         object.__setattr__(self, name, value)
 
     name = property(lambda self: self._name)
@@ -397,6 +402,11 @@ class Layer:
 
     def __repr__(self):
         return "<tf.keras.layers.%s %r>" % (type(self).__name__, self._name)
+
+
+def _is_rnn_cell(value):
+    from tfteach.keras.engine.tracked_cell import is_rnn_cell
+    return is_rnn_cell(value)
 
 
 def _convert_inputs(inputs):
