@@ -325,3 +325,20 @@ def test_a_tf_nn_cell_kept_by_a_keras_model_is_tracked(eager):
                  rtol=1e-6, scale=1.0)
     model.trainable = False
     assert model.trainable_weights == [] and len(model.non_trainable_weights) == 4
+
+
+def test_sequential_may_start_with_an_input_tensor(tf2):
+    # TF 1.15's Sequential.add takes an Input(...) tensor as its InputLayer; eagerly it
+    # is a Keras tensor
+    model = tf2.keras.Sequential([tf2.keras.Input(shape=(6,)), tf2.keras.layers.Dense(2)])
+    assert summary_lines(model)[4].split() == ["dense", "(Dense)", "(None,", "2)", "14"]
+    kernel, bias = model.get_weights()
+    assert_close(model.predict(X), X @ kernel + bias, rtol=1e-5)
+    with tfteach.Graph().as_default():
+        graph_model = tfteach.keras.Sequential([tfteach.keras.Input(shape=(6,)),
+                                                tfteach.keras.layers.Dense(2)])
+        assert graph_model.inputs[0].op.type == "Placeholder"
+        assert summary_lines(graph_model)[4:] == summary_lines(model)[4:]
+        tfteach.keras.backend.get_session().close()
+    with pytest.raises(TypeError, match="must be an instance of class Layer"):
+        tf2.keras.Sequential([tf2.constant(X)])
