@@ -206,6 +206,8 @@ def test_eager_functional_model_is_called_and_reused(tf2):
     # a model is a layer: called on a new Input it is reused with its weights
     inputs = tf2.keras.Input(shape=(6,))
     outer = tf2.keras.Model(inputs, tf2.keras.layers.Dense(1)(model(inputs)))
+    # finding the output's shape ran the inner layers in inference: no updates recorded
+    assert model.get_layer("batch_normalization").updates == []
     assert outer.count_params() == model.count_params() + 3
     assert [layer.name for layer in outer.layers][1] == model.name
     assert_close(outer.layers[2](model(tf2.constant(X))).numpy(), outer.predict(X),

@@ -81,8 +81,12 @@ def infer_outputs(call, inputs):
     """Keras tensors shaped like what `call(graph inputs)` returns, found by tracing it
     into a FuncGraph fed placeholders of the inputs' shapes and dtypes."""
     from tfteach.eager.concrete_function import FuncGraph
+    from tfteach.keras import backend
     graph = FuncGraph("keras_output_spec")
     with graph.as_default(), _no_node_recording():
+        # the layers a nested model calls run as in inference: no moving-average updates
+        # (ops of this scratch graph) are added to eager layers
+        backend._graph_state("fixed_learning_phase", lambda: [None])[0] = False
         if isinstance(inputs, (list, tuple)):
             placeholders = type(inputs)(tf.placeholder(x.dtype, x.shape) for x in inputs)
         else:
