@@ -132,9 +132,127 @@ def test_eager_save_and_load(tf2, tmp_path):
     assert_close(restored.predict(X), model.predict(X), rtol=1e-6)
 
 
-def test_functional_models_need_graph_mode(tf2):
-    with pytest.raises(NotImplementedError, match="graph mode only"):
-        tf2.keras.Input(shape=(3,))
+def functional(keras, dropout=0.25):
+    """Branches, a merge with two inputs, BatchNormalization and Dropout (which take
+    `training`): what a Sequential model cannot express."""
+    inputs = keras.Input(shape=(6,))
+    hidden = keras.layers.Dense(8, activation="relu")(inputs)
+    left = keras.layers.Dense(4, activation="tanh")(hidden)
+    right = keras.layers.BatchNormalization()(keras.layers.Dense(4)(hidden))
+    merged = keras.layers.Concatenate()([left, keras.layers.Add()([left, right])])
+    merged = keras.layers.Dropout(dropout)(merged)
+    outputs = keras.layers.Dense(2, activation="softmax")(merged)
+    return keras.Model(inputs, outputs)
+
+
+def summary_lines(model):
+    lines = []
+    model.summary(print_fn=lines.append)
+    return lines
+
+
+def test_eager_input_is_a_keras_tensor(tf2):
+    inputs = tf2.keras.Input(shape=(3,), name="features")
+    assert repr(inputs) == ("<KerasTensor: shape=(None, 3) dtype=float32 "
+                            "(created by layer 'features')>")
+    outputs = tf2.keras.layers.Dense(5)(inputs)
+    assert outputs.shape.as_list() == [None, 5] and outputs.dtype == tf2.float32
+    assert outputs._keras_history[0].kernel.numpy().shape == (3, 5)   # built eagerly
+    with pytest.raises(TypeError, match="Keras layers only"):
+        outputs + 1.0
+
+
+def test_eager_functional_model_matches_graph_mode(tf2):
+    # (Dropout draws random masks while training: compare training without them)
+    model = functional(tf2.keras, dropout=0.0)
+    assert tf2.executing_eagerly()
+    weights = model.get_weights()
+    optimizer = lambda keras: keras.optimizers.SGD(0.1, momentum=0.9)  # noqa: E731
+    model.compile(optimizer=optimizer(tf2.keras), loss="sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+    history = model.fit(X, LABELS, batch_size=12, epochs=3, shuffle=False, verbose=0,
+                        validation_split=0.25)
+
+    expected, graph_weights, graph_predictions = graph_run(
+        lambda keras: functional(keras, dropout=0.0), weights, optimizer, X, LABELS,
+        "sparse_categorical_crossentropy", 3)
+    for key in ("loss", "val_loss", "acc", "val_acc"):
+        assert_close(history.history[key], expected[key], rtol=1e-5)
+    for a, b in zip(model.get_weights(), graph_weights):   # moving statistics included
+        assert_close(a, b, rtol=1e-5, scale=1.0)
+    assert_close(model.predict(X), graph_predictions, rtol=1e-5)
+    loss, accuracy = model.evaluate(X, LABELS, verbose=0)
+    probabilities = graph_predictions[np.arange(len(X)), LABELS]
+    assert_close(loss, -np.log(probabilities).mean(), rtol=1e-5)
+    assert accuracy == (graph_predictions.argmax(1) == LABELS).mean()
+
+
+def test_eager_functional_summary_is_graph_modes(tf2):
+    eager_lines = summary_lines(functional(tf2.keras))
+    with tfteach.Graph().as_default():
+        graph_lines = summary_lines(functional(tfteach.keras))
+    assert eager_lines == graph_lines
+    assert eager_lines[2] == ("Layer (type)                    Output Shape         "
+                              "Param #     Connected to").ljust(98)
+    # Dense 6*8+8, two Dense 8*4+4, BatchNormalization 4*4, Dense 8*2+2
+    assert eager_lines[-4] == "Total params: %d" % (56 + 36 + 36 + 16 + 18)
+
+
+def test_eager_functional_model_is_called_and_reused(tf2):
+    model = functional(tf2.keras)
+    values = model(tf2.constant(X[:5]))
+    assert isinstance(values, tf2.Tensor) and values.shape.as_list() == [5, 2]
+    assert_close(values.numpy(), model.predict(X[:5]), rtol=1e-6)
+    # a model is a layer: called on a new Input it is reused with its weights
+    inputs = tf2.keras.Input(shape=(6,))
+    outer = tf2.keras.Model(inputs, tf2.keras.layers.Dense(1)(model(inputs)))
+    # finding the output's shape ran the inner layers in inference: no updates recorded
+    assert model.get_layer("batch_normalization").updates == []
+    assert outer.count_params() == model.count_params() + 3
+    assert [layer.name for layer in outer.layers][1] == model.name
+    assert_close(outer.layers[2](model(tf2.constant(X))).numpy(), outer.predict(X),
+                 rtol=1e-6)
+
+
+def test_eager_functional_sequence_model(tf2):
+    inputs = tf2.keras.Input(shape=(5,), dtype="int32")
+    embedded = tf2.keras.layers.Embedding(10, 4)(inputs)
+    state = tf2.keras.layers.LSTM(3)(embedded)
+    model = tf2.keras.Model(inputs, tf2.keras.layers.Dense(10)(state))
+    tokens = RNG.randint(0, 10, size=(7, 5))
+    outputs = model.predict(tokens)
+    _, _, graph_predictions = graph_run(
+        lambda keras: keras.Model(*_sequence_graph(keras)), model.get_weights(),
+        lambda keras: "sgd", tokens, np.zeros((7, 10), np.float32), "mse", 0)
+    assert_close(outputs, graph_predictions, rtol=1e-5)
+
+
+def _sequence_graph(keras):
+    inputs = keras.Input(shape=(5,), dtype="int32")
+    state = keras.layers.LSTM(3)(keras.layers.Embedding(10, 4)(inputs))
+    return inputs, keras.layers.Dense(10)(state)
+
+
+def test_eager_functional_bad_graphs_and_data(tf2):
+    inputs, other = tf2.keras.Input(shape=(6,)), tf2.keras.Input(shape=(6,))
+    outputs = tf2.keras.layers.Add()([inputs, other])
+    with pytest.raises(ValueError, match="Graph disconnected"):
+        tf2.keras.Model(inputs, outputs)
+    model = functional(tf2.keras)
+    with pytest.raises(ValueError, match=r"expected input_\d+ to have shape \(6,\)"):
+        model.predict(X[:, :5])
+    with pytest.raises(TypeError, match="mixed with other values"):
+        tf2.keras.layers.Add()([inputs, tf2.constant(X)])
+
+
+def test_eager_functional_save_and_load(tf2, tmp_path):
+    model = functional(tf2.keras)
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+    model.fit(X, LABELS, epochs=1, verbose=0)
+    model.save(str(tmp_path / "m.h5"))
+    restored = tf2.keras.models.load_model(str(tmp_path / "m.h5"))
+    assert summary_lines(restored)[4:] == summary_lines(model)[4:]
+    assert_close(restored.predict(X), model.predict(X), rtol=1e-6)
 
 
 def test_eager_optimizer_state_is_saved_with_keras_names(tf2, tmp_path):
@@ -174,3 +292,55 @@ def test_tf_train_checkpoint_saves_and_restores_a_keras_model(tf2, tmp_path, sub
     for a, b in zip(model.get_weights() + model.optimizer.get_weights(),
                     saved + saved_state):
         assert_close(a, b, rtol=0)
+
+
+def test_a_tf_nn_cell_kept_by_a_keras_model_is_tracked(eager):
+    """Note 002's character RNN keeps a `tf.nn.rnn_cell.BasicLSTMCell` as an attribute
+    of a subclassed Keras model (TF 1.15 eager): its variables are the model's and a
+    tape step trains them."""
+    tf = eager
+
+    class RNN(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.cell = tf.nn.rnn_cell.BasicLSTMCell(num_units=4)
+            self.dense = tf.keras.layers.Dense(units=3)
+
+        def call(self, inputs):
+            state = self.cell.zero_state(batch_size=2, dtype=tf.float32)
+            output, state = self.cell(inputs, state)
+            return self.dense(output)
+
+    model = RNN()
+    inputs = tf.constant(X[:2, :5])
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(inputs)))
+    assert [v.name.split("/")[-1] for v in model.variables] == [
+        "kernel:0", "bias:0", "kernel:0", "bias:0"]
+    assert model.variables[0] is model.cell.trainable_weights[0]
+    assert model.variables[0].shape.as_list() == [5 + 4, 4 * 4]
+    grads = tape.gradient(loss, model.variables)
+    assert all(g is not None for g in grads)
+    before = model.cell.trainable_weights[0].numpy()
+    tf.train.GradientDescentOptimizer(0.5).apply_gradients(zip(grads, model.variables))
+    assert_close(model.cell.trainable_weights[0].numpy(), before - 0.5 * grads[0].numpy(),
+                 rtol=1e-6, scale=1.0)
+    model.trainable = False
+    assert model.trainable_weights == [] and len(model.non_trainable_weights) == 4
+
+
+def test_sequential_may_start_with_an_input_tensor(tf2):
+    # TF 1.15's Sequential.add takes an Input(...) tensor as its InputLayer; eagerly it
+    # is a Keras tensor
+    model = tf2.keras.Sequential([tf2.keras.Input(shape=(6,)), tf2.keras.layers.Dense(2)])
+    assert summary_lines(model)[4].split() == ["dense", "(Dense)", "(None,", "2)", "14"]
+    kernel, bias = model.get_weights()
+    assert_close(model.predict(X), X @ kernel + bias, rtol=1e-5)
+    with tfteach.Graph().as_default():
+        graph_model = tfteach.keras.Sequential([tfteach.keras.Input(shape=(6,)),
+                                                tfteach.keras.layers.Dense(2)])
+        assert graph_model.inputs[0].op.type == "Placeholder"
+        assert summary_lines(graph_model)[4:] == summary_lines(model)[4:]
+        tfteach.keras.backend.get_session().close()
+    with pytest.raises(TypeError, match="must be an instance of class Layer"):
+        tf2.keras.Sequential([tf2.constant(X)])

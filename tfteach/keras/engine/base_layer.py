@@ -18,6 +18,7 @@ import numpy as np
 import tfteach as tf
 from tfteach.framework import tensor_shape
 from tfteach.keras import backend, initializers, regularizers
+from tfteach.keras.engine import keras_tensor
 
 __all__ = ["Layer", "Node", "InputSpec", "to_snake_case"]
 
@@ -99,12 +100,17 @@ class Layer:
         # Layers kept as attributes are tracked, so a subclassed Model finds its weights.
         # (also layers in a list, tuple or dict attribute, as Keras tracks them)
         if "_layers" in self.__dict__ and not name.startswith("_"):
-            found = [value] if isinstance(value, Layer) else \
+            found = [value] if isinstance(value, Layer) or _is_rnn_cell(value) else \
                 list(value.values()) if isinstance(value, dict) else \
                 list(value) if isinstance(value, (list, tuple)) else []
             for item in found:
                 if isinstance(item, Layer) and not any(item is l for l in self._layers):
                     self._layers.append(item)
+                elif _is_rnn_cell(item) and not any(getattr(l, "cell", None) is item
+                                                    for l in self._layers):
+                    # a tf.nn cell is a layer in TF 1.15: its variables are ours
+                    from tfteach.keras.engine.tracked_cell import TrackedCell
+                    self._layers.append(TrackedCell(item))
         object.__setattr__(self, name, value)
 
     name = property(lambda self: self._name)
@@ -206,6 +212,8 @@ class Layer:
     # -- calling -------------------------------------------------------------------------------
     def __call__(self, inputs, *args, **kwargs):
         """Build on the first call, add the ops of `call`, record the node."""
+        if keras_tensor.any_keras_tensor(inputs):
+            return self._call_on_keras_tensors(inputs, args, kwargs)
         inputs = _convert_inputs(inputs)
         flat_inputs = _flatten(inputs)
         self._assert_input_compatibility(flat_inputs)
@@ -231,13 +239,46 @@ class Layer:
         self._add_node(flat_inputs, outputs)
         return outputs
 
+    def _call_on_keras_tensors(self, inputs, args, kwargs):
+        """Eagerly, on an Input's Keras tensors (TF 2's functional API): build the
+        weights from the shapes, find the outputs' shapes by tracing `call` (nothing
+        runs), record the node a functional Model will replay on eager values."""
+        flat_inputs = _flatten(inputs)
+        if not all(keras_tensor.is_keras_tensor(x) for x in flat_inputs):
+            raise TypeError("Layer %s was called on Keras tensors mixed with other values "
+                            "(%s): give it only the outputs of Input or of other layers"
+                            % (self.name, flat_inputs))
+        self._assert_input_compatibility(flat_inputs)
+        if not self.built:
+            if self._dtype is None:
+                self._dtype = flat_inputs[0].dtype.base_dtype.name
+            shapes = [t.get_shape() for t in flat_inputs]
+            with tf.name_scope(self._name):
+                self._build_on_call(shapes if isinstance(inputs, (list, tuple))
+                                    else shapes[0])
+            if self._initial_weights is not None:
+                self.set_weights(self._initial_weights)
+                self._initial_weights = None
+        if self._call_takes_training and kwargs.get("training") is None:
+            kwargs["training"] = False       # the shapes do not depend on it
+
+        def trace(graph_inputs):
+            with tf.name_scope(self._name):
+                return self.call(graph_inputs, *args, **kwargs)
+        outputs = keras_tensor.infer_outputs(trace, inputs)
+        self._add_node(flat_inputs, outputs)
+        return outputs
+
     def apply(self, inputs, *args, **kwargs):
         return self.__call__(inputs, *args, **kwargs)
 
     def _add_node(self, flat_inputs, outputs):
-        if backend.executing_eagerly():
-            return      # eager values are not symbolic: there is no graph of layers
         flat_outputs = _flatten(outputs)
+        if not keras_tensor.recording_nodes():
+            return      # a call traced only for its output shapes
+        if backend.executing_eagerly() and not all(
+                keras_tensor.is_keras_tensor(t) for t in flat_outputs):
+            return      # eager values are not symbolic: there is no graph of layers
         node = Node(self, flat_inputs, flat_outputs)
         node_index = len(self._inbound_nodes)
         self._inbound_nodes.append(node)
@@ -361,6 +402,11 @@ class Layer:
 
     def __repr__(self):
         return "<tf.keras.layers.%s %r>" % (type(self).__name__, self._name)
+
+
+def _is_rnn_cell(value):
+    from tfteach.keras.engine.tracked_cell import is_rnn_cell
+    return is_rnn_cell(value)
 
 
 def _convert_inputs(inputs):

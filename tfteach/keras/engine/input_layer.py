@@ -3,10 +3,13 @@
 `Input(shape=(784,))` makes a float32 placeholder of shape [None, 784] named `input_1`
 (the 1 counts per graph), wrapped in an InputLayer so Models can find where they start.
 A Sequential model whose first layer got `input_shape=` names it `<layer>_input`.
+Eagerly (TF 2's way) it is a Keras tensor instead: a shape and a dtype, no placeholder
+(engine/keras_tensor.py).
 """
 import tfteach as tf
 from tfteach.keras import backend
 from tfteach.keras.engine.base_layer import Layer
+from tfteach.keras.engine.keras_tensor import KerasTensor
 
 __all__ = ["InputLayer", "Input"]
 
@@ -22,12 +25,14 @@ class InputLayer(Layer):
         if batch_input_shape is None and input_shape is not None:
             batch_input_shape = (batch_size,) + tuple(input_shape)
         if input_tensor is None and backend.executing_eagerly():
-            # Eagerly there are no placeholders: a Sequential model only needs the shape.
+            # Eagerly there are no placeholders: a Keras tensor (a shape and a dtype)
+            # starts the functional graph; a Sequential model only needs the shape.
             if batch_input_shape is None:
                 raise ValueError("An Input layer should be passed either a "
                                  "`batch_input_shape` or an `input_shape`.")
             self._batch_input_shape = tuple(batch_input_shape)
             self.built, self.sparse = True, sparse
+            self._add_node([], [KerasTensor(batch_input_shape, dtype, name=name)])
             return
         if input_tensor is None:
             if batch_input_shape is None:
@@ -55,11 +60,6 @@ def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=False, tens
                          "dimension.")
     if shape is not None and not isinstance(shape, (list, tuple)):
         shape = (shape,)
-    if backend.executing_eagerly():
-        raise NotImplementedError(
-            "keras.Input builds a functional model, which tfteach's Keras builds in graph "
-            "mode only: use `import tfteach as tf` (TF 1.15's graph mode), or, eagerly, a "
-            "Sequential or subclassed Model")
     layer = InputLayer(input_shape=shape, batch_size=batch_size, name=name, dtype=dtype,
                        sparse=sparse, input_tensor=tensor, batch_input_shape=batch_shape)
     return layer._inbound_nodes[0].output_tensors[0]

@@ -26,11 +26,12 @@ class Sequential(Model):
         return [layer for layer in self._stack if not isinstance(layer, InputLayer)]
 
     def add(self, layer):
+        history = getattr(layer, "_keras_history", None)
+        if history is not None and isinstance(history[0], InputLayer):
+            layer = history[0]                        # an Input(...) tensor, as TF 1.15
         if not isinstance(layer, Layer):
             raise TypeError("The added layer must be an instance of class Layer. Found: "
                             + str(layer))
-        if hasattr(layer, "_keras_history"):          # an Input(...) tensor
-            layer = layer._keras_history[0]
         if backend.executing_eagerly():
             self._add_eagerly(layer)
             return

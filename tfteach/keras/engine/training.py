@@ -49,6 +49,10 @@ class Model(Layer):
         self._output_layers = [t._keras_history[0] for t in self.outputs]
         self.input_names = [layer.name for layer in self._input_layers]
         self.output_names = [layer.name for layer in self._output_layers]
+        if backend.executing_eagerly():
+            # fit/evaluate/predict check the data against the Inputs' Keras tensors
+            self._eager_input_shapes = list(self.inputs)
+            self._eager_input_names = list(self.input_names)
 
     @property
     def layers(self):
