@@ -43,6 +43,7 @@ import threading
 import numpy as np
 
 from tfteach.kernels.cpu import run_state
+from tfteach.runtime import fast_loop
 from tfteach.runtime.executor import MAX_FOLDED_BYTES, deref
 
 __all__ = ["SpecialisingPlan", "enabled"]
@@ -196,13 +197,7 @@ def _record(plan, feed_values):
         values[s] = v
     try:
         with np.errstate(all="ignore"):
-            for step in plan.fast_steps:
-                result = step.kernel(step.ctx, *[values[i] for i in step.in_slots])
-                if step.single_out is not None:
-                    values[step.single_out] = result
-                elif step.out_slots:
-                    for s, v in zip(step.out_slots, result):
-                        values[s] = v
+            fast_loop.run_steps(plan.fast_steps, values, free=False)
     except Exception:  # noqa: BLE001 - the plain plan runs again and raises it properly
         return None
     return values
