@@ -58,6 +58,14 @@ def _sample_position(k, size, low, high, image_size):
     return np.float32(0.5) * (low + high) * last
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _neighbours(position):
+    """The image rows (or columns) either side of a sample position inside the image,
+    and how far along from the first to the second it lies (float32, as TF)."""
+    low = int(np.floor(position))
+    return low, int(np.ceil(position)), np.float32(position - low)
+
+
 @njit(cache=True, nogil=True)
 def crop_and_resize(image, boxes, box_index, crop_h, crop_w, bilinear, extrapolation):
     batch, height, width, depth = image.shape
@@ -70,8 +78,7 @@ def crop_and_resize(image, boxes, box_index, crop_h, crop_w, bilinear, extrapola
             if in_y < 0 or in_y > height - 1:
                 out[n, y, :, :] = extrapolation
                 continue
-            top, bottom = int(np.floor(in_y)), int(np.ceil(in_y))
-            y_lerp = np.float32(in_y - top)
+            top, bottom, y_lerp = _neighbours(in_y)
             for x in range(crop_w):
                 in_x = _sample_position(x, crop_w, x1, x2, width)
                 if in_x < 0 or in_x > width - 1:
@@ -84,8 +91,7 @@ def crop_and_resize(image, boxes, box_index, crop_h, crop_w, bilinear, extrapola
                     for d in range(depth):
                         out[n, y, x, d] = image[b, yy, xx, d]
                     continue
-                left, right = int(np.floor(in_x)), int(np.ceil(in_x))
-                x_lerp = np.float32(in_x - left)
+                left, right, x_lerp = _neighbours(in_x)
                 for d in range(depth):
                     out[n, y, x, d] = bilinear_mix(
                         image[b, top, left, d], image[b, top, right, d],
@@ -182,8 +188,7 @@ def crop_and_resize_grad_image(grads, boxes, box_index, image_shape, bilinear):
             in_y = _sample_position(y, crop_h, y1, y2, height)
             if in_y < 0 or in_y > height - 1:
                 continue
-            top, bottom = int(np.floor(in_y)), int(np.ceil(in_y))
-            y_lerp = np.float32(in_y - top)
+            top, bottom, y_lerp = _neighbours(in_y)
             for x in range(crop_w):
                 in_x = _sample_position(x, crop_w, x1, x2, width)
                 if in_x < 0 or in_x > width - 1:
@@ -194,8 +199,7 @@ def crop_and_resize_grad_image(grads, boxes, box_index, image_shape, bilinear):
                     for d in range(depth):
                         out[b, yy, xx, d] += grads[n, y, x, d]
                     continue
-                left, right = int(np.floor(in_x)), int(np.ceil(in_x))
-                x_lerp = np.float32(in_x - left)
+                left, right, x_lerp = _neighbours(in_x)
                 for d in range(depth):
                     upper = (1 - y_lerp) * grads[n, y, x, d]
                     out[b, top, left, d] += (1 - x_lerp) * upper
@@ -224,14 +228,12 @@ def crop_and_resize_grad_boxes(grads, image, boxes, box_index):
             in_y = _sample_position(y, crop_h, y1, y2, height)
             if in_y < 0 or in_y > height - 1:
                 continue
-            top, bottom = int(np.floor(in_y)), int(np.ceil(in_y))
-            y_lerp = np.float32(in_y - top)
+            top, bottom, y_lerp = _neighbours(in_y)
             for x in range(crop_w):
                 in_x = _sample_position(x, crop_w, x1, x2, width)
                 if in_x < 0 or in_x > width - 1:
                     continue
-                left, right = int(np.floor(in_x)), int(np.ceil(in_x))
-                x_lerp = np.float32(in_x - left)
+                left, right, x_lerp = _neighbours(in_x)
                 for d in range(depth):
                     top_left = np.float32(image[b, top, left, d])
                     top_right = np.float32(image[b, top, right, d])
