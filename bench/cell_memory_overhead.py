@@ -16,14 +16,14 @@ import argparse
 import os
 import sys
 import time
-import timeit
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from _common import best_seconds  # noqa: E402
+
 
 def best_us(fn, number, repeat):
-    fn()
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
+    return best_seconds(fn, number, repeat) * 1e6
 
 
 def main():

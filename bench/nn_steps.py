@@ -35,11 +35,12 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from _common import best_seconds, cpu_model  # noqa: E402
+
 
 def best_ms(fn, number, repeat=5):
-    for _ in range(3):      # warm-up: Numba loads its cache, buffers get allocated
-        fn()
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e3
+    # Three warm-up calls: Numba loads its cache, buffers get allocated.
+    return best_seconds(fn, number, repeat, warmups=3) * 1e3
 
 
 def _weights(rng, shape, scale=0.05):
@@ -249,18 +250,6 @@ WORKLOADS = [("mlp", mlp_graph, numpy_mlp, 50), ("lenet", lenet_graph, numpy_len
              ("lstm", lstm_graph, None, 5), ("gru", gru_graph, None, 5),
              ("charlm", charlm_graph, None, 5)]
 RNN_WORKLOADS = ("lstm", "gru", "charlm")
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    import platform
-    return platform.processor() or "unknown CPU"
 
 
 def loop_specialisation_ab(tfteach, numbers, only):

@@ -14,17 +14,17 @@ import argparse
 import os
 import subprocess
 import sys
-import timeit
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from _common import best_seconds, cpu_model  # noqa: E402
+
 
 def best_us(fn, number, repeat=5):
     """Best per-call time in microseconds over `repeat` rounds of `number` calls."""
-    fn()  # warm up: plans built, kernels compiled
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
+    return best_seconds(fn, number, repeat) * 1e6
 
 
 # -- the workloads, each built by a function taking the tf module ---------------------------
@@ -251,18 +251,6 @@ def main():
         if ours is not None and theirs is not None:
             print("%-24s %.3fx wall  %.3fx RSS" % ("  tfteach/tensorflow", ours[0] / theirs[0],
                                                  ours[1] / theirs[1]))
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    import platform
-    return platform.processor() or "unknown CPU"
 
 
 if __name__ == "__main__":

@@ -11,16 +11,16 @@ the same TF1 graph through tf.compat.v1 when it is importable. All in one proces
 import argparse
 import os
 import sys
-import timeit
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from _common import best_seconds  # noqa: E402
+
 
 def best_ms(fn, number, repeat=5):
-    fn()
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e3
+    return best_seconds(fn, number, repeat) * 1e3
 
 
 def linreg_data():

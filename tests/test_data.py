@@ -60,6 +60,22 @@ def test_from_tensor_slices_list_is_one_tensor_not_a_structure():
     assert [e.tolist() for e in _elements(ds)] == [[1, 2], [3, 4], [5, 6]]
 
 
+def test_element_structure_treats_lists_as_leaves_where_tf_nest_does_not():
+    """data/structure.py packs with ops/nest.py's code under tf.data's rule (a list is a
+    value); both count the leaves before packing (TF's ValueError, not an IndexError)."""
+    from tfteach.data import structure
+    from tfteach.ops import nest
+    Point = collections.namedtuple("Point", "x y")
+    element = (1, [2, 3], {"b": 5, "a": Point(4, 6)})
+    assert structure.flatten(element) == [1, [2, 3], 4, 6, 5]
+    assert nest.flatten(element) == [1, 2, 3, 4, 6, 5]
+    assert structure.pack(element, "pqrst") == ("p", "q", {"a": Point("r", "s"), "b": "t"})
+    with pytest.raises(ValueError, match="Structure had 5 elements, but flat_sequence had 4"):
+        structure.pack(element, "pqrs")
+    with pytest.raises(ValueError, match="Structure had 6 elements, but flat_sequence had 7"):
+        nest.pack_sequence_as(element, range(7))
+
+
 def test_from_tensor_slices_sizes_must_agree():
     with pytest.raises(ValueError, match="Dimensions 3 and 2 are not compatible"):
         tf.data.Dataset.from_tensor_slices((np.arange(3), np.arange(2)))

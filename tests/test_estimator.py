@@ -5,14 +5,13 @@ Expected numbers come from NumPy: the model is linear regression trained by plai
 gradient descent on batches numpy_input_fn gives in order (shuffle=False), so every
 step can be replayed by hand.
 """
-import contextlib
-import logging
 import os
 
 import numpy as np
 import pytest
 
 import tfteach as tf
+from tests.logging_helpers import log_lines
 from tfteach.summary.summary_iterator import summary_iterator
 
 RNG = np.random.RandomState(7)
@@ -60,23 +59,6 @@ def estimator(tmp_path, **config):
                                   config=tf.estimator.RunConfig(**config) if config else None)
 
 
-@contextlib.contextmanager
-def log_lines():
-    """The tf.logging lines written while the block runs (at INFO)."""
-    lines = []
-
-    class Collect(logging.Handler):
-        def emit(self, record):
-            lines.append(record.getMessage())
-    logger = tf.logging.get_logger()
-    handler, level = Collect(), logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    try:
-        yield lines
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(level)
 
 
 def test_train_gives_numpy_gradient_descent_weights(tmp_path):

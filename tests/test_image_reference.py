@@ -23,6 +23,14 @@ F32 = RNG.uniform(0, 1, (6, 9, 3)).astype(np.float32)
 BATCH = RNG.uniform(0, 1, (2, 5, 7, 3)).astype(np.float32)
 
 
+def same_values_and_static_shapes(build, atol=0.0):
+    """`build(tf)`'s fetches have TF's values (within `atol`) and TF's static shapes."""
+    expected, got = run_both(build)
+    same(expected, got, atol=atol)
+    tf_shapes, our_shapes = static_shapes(build)
+    assert our_shapes == tf_shapes
+
+
 # -- resizes ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("method", [0, 1, 2, 3])
 @pytest.mark.parametrize("align_corners", [False, True])
@@ -34,11 +42,8 @@ def test_resize_images(method, align_corners, size, image):
     def build(tf):
         return [tf.image.resize_images(tf.constant(value), size, method=method,
                                        align_corners=align_corners)], None
-    expected, got = run_both(build)
     # float32 rounding of values up to 255 (uint8 input) or 1
-    same(expected, got, atol=2e-4 if image == "u8" else 2e-6)
-    tf_shapes, our_shapes = static_shapes(build)
-    assert our_shapes == tf_shapes
+    same_values_and_static_shapes(build, atol=2e-4 if image == "u8" else 2e-6)
 
 
 def test_resize_images_notes_static_shape():
@@ -112,10 +117,7 @@ def _geometry_program(tf):
 
 
 def test_flips_crops_pads_and_rotations():
-    expected, got = run_both(_geometry_program)
-    same(expected, got)
-    tf_shapes, our_shapes = static_shapes(_geometry_program)
-    assert our_shapes == tf_shapes
+    same_values_and_static_shapes(_geometry_program)
 
 
 def test_crop_and_pad_with_unknown_shape():
@@ -124,10 +126,7 @@ def test_crop_and_pad_with_unknown_shape():
         return [tf.image.resize_image_with_crop_or_pad(p, 4, 12),
                 tf.image.central_crop(p, 0.5),
                 tf.image.crop_to_bounding_box(p, 1, 1, 3, 3)], {p: F32}
-    expected, got = run_both(build)
-    same(expected, got)
-    tf_shapes, our_shapes = static_shapes(build)
-    assert our_shapes == tf_shapes
+    same_values_and_static_shapes(build)
 
 
 def test_crop_and_resize():
@@ -303,10 +302,7 @@ def test_resize_image_with_pad(target):
     def build(tf):
         return [tf.image.resize_image_with_pad(tf.constant(F32), *target),
                 tf.image.resize_image_with_pad(tf.constant(BATCH), *target, method=1)], None
-    expected, got = run_both(build)
-    same(expected, got, atol=2e-6)
-    tf_shapes, our_shapes = static_shapes(build)
-    assert our_shapes == tf_shapes
+    same_values_and_static_shapes(build, atol=2e-6)
 
 
 def _interop_program(tf):

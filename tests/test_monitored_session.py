@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import tfteach as tf
+from tests.logging_helpers import log_lines
 
 
 class Recorder(tf.train.SessionRunHook):
@@ -76,27 +77,14 @@ def test_out_of_range_ends_the_session_quietly():
 
 
 def test_logging_tensor_hook_logs_sorted_tags_every_n_iterations():
-    import logging
     with pytest.raises(ValueError, match="exactly one of every_n_iter and every_n_secs"):
         tf.train.LoggingTensorHook({"a": tf.constant(1)})
-    lines = []
-
-    class Collect(logging.Handler):
-        def emit(self, record):
-            lines.append(record.getMessage())
-    logger = tf.logging.get_logger()
-    handler, level = Collect(), logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
     hook = tf.train.LoggingTensorHook({"b": tf.constant(2), "a": tf.constant(1)},
                                       every_n_iter=2)
-    try:
+    with log_lines() as lines:
         with tf.train.MonitoredSession(hooks=[hook]) as sess:
             for _ in range(5):
                 sess.run([])
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(level)
     logged = [line for line in lines if line.startswith("a = ")]
     assert len(logged) == 3          # iterations 0, 2, 4
     assert logged[0] == "a = 1, b = 2"

@@ -1,6 +1,7 @@
 """QueueRunner, Coordinator, the input producers and the batching functions
 (train/queue_runner.py, coordinator.py, input.py), with real threads: what each produces
 against a Python reference, how threads stop, and that none outlives its session."""
+import contextlib
 import threading
 import time
 
@@ -31,12 +32,20 @@ def _drain(sess, fetch, limit=1000):
     raise AssertionError("no OutOfRangeError after %d runs" % limit)
 
 
-def _session_with_runners():
+@contextlib.contextmanager
+def _queue_runners_session():
+    """A session (local variables initialised) with the graph's queue runners started;
+    on leaving, the runners are stopped and joined and the session closed."""
     sess = tf.Session()
     sess.run(tf.local_variables_initializer())
     coord = tf.train.Coordinator()
     threads = tf.train.start_queue_runners(sess=sess, coord=coord)
-    return sess, coord, threads
+    try:
+        yield sess
+    finally:
+        coord.request_stop()
+        call_bounded(lambda: coord.join(threads))
+        sess.close()
 
 
 # -- Coordinator ---------------------------------------------------------------------------
@@ -213,13 +222,8 @@ def test_a_stop_request_cancels_runners_blocked_on_a_full_queue():
 def test_string_input_producer_epochs_in_order():
     names = tf.train.string_input_producer(["a", "b", "c"], num_epochs=2, shuffle=False)
     item = names.dequeue()
-    sess, coord, threads = _session_with_runners()
-    try:
+    with _queue_runners_session() as sess:
         assert _drain(sess, item) == [b"a", b"b", b"c"] * 2
-    finally:
-        coord.request_stop()
-        call_bounded(lambda: coord.join(threads))
-        sess.close()
     assert names.name == "input_producer"
 
 
@@ -227,13 +231,8 @@ def test_string_input_producer_shuffles_each_epoch_as_a_permutation():
     names = [b"f%d" % i for i in range(8)]
     queue = tf.train.string_input_producer(names, num_epochs=3, seed=1)
     item = queue.dequeue()
-    sess, coord, threads = _session_with_runners()
-    try:
+    with _queue_runners_session() as sess:
         got = _drain(sess, item)
-    finally:
-        coord.request_stop()
-        call_bounded(lambda: coord.join(threads))
-        sess.close()
     epochs = [got[i:i + 8] for i in (0, 8, 16)]
     assert all(sorted(e) == names for e in epochs) and len(got) == 24
     assert epochs != [names] * 3
@@ -251,14 +250,9 @@ def test_range_and_slice_input_producers():
     y = tf.constant(["a", "b", "c"])
     row, label = tf.train.slice_input_producer([x, y], num_epochs=1, shuffle=False)
     assert row.shape.as_list() == [2] and label.shape.as_list() == []
-    sess, coord, threads = _session_with_runners()
-    try:
+    with _queue_runners_session() as sess:
         assert _drain(sess, numbers) == [0, 1, 2, 3]
         got = _drain(sess, [row, label])
-    finally:
-        coord.request_stop()
-        call_bounded(lambda: coord.join(threads))
-        sess.close()
     assert [(r.tolist(), s) for r, s in got] == [([1, 2], b"a"), ([3, 4], b"b"),
                                                 ([5, 6], b"c")]
 
@@ -304,13 +298,8 @@ def test_batch_keeps_order_with_one_thread_and_a_smaller_final_batch():
     batch = tf.train.batch(pair, batch_size=3, allow_smaller_final_batch=True)
     assert [t.shape.as_list() for t in batch] == [[None], [None]]
     assert batch[0].op.name == "batch" and batch[0].op.type == "QueueDequeueUpToV2"
-    sess, coord, threads = _session_with_runners()
-    try:
+    with _queue_runners_session() as sess:
         got = _drain(sess, batch)
-    finally:
-        coord.request_stop()
-        call_bounded(lambda: coord.join(threads))
-        sess.close()
     assert [b[0].tolist() for b in got] == [[0, 1, 2], [3, 4, 5], [6]]
     assert [b[1].tolist() for b in got] == [[0, 10, 20], [30, 40, 50], [60]]
 
@@ -318,13 +307,8 @@ def test_batch_keeps_order_with_one_thread_and_a_smaller_final_batch():
 def test_batch_of_one_tensor_list_returns_a_tensor_and_drops_the_last_partial_batch():
     batch = tf.train.batch([_numbers_producer(7)], batch_size=3)
     assert isinstance(batch, tf.Tensor) and batch.shape.as_list() == [3]
-    sess, coord, threads = _session_with_runners()
-    try:
+    with _queue_runners_session() as sess:
         got = _drain(sess, batch)
-    finally:
-        coord.request_stop()
-        call_bounded(lambda: coord.join(threads))
-        sess.close()
     assert [b.tolist() for b in got] == [[0, 1, 2], [3, 4, 5]]
 
 
@@ -334,13 +318,8 @@ def test_batch_with_several_threads_and_enqueue_many_loses_nothing():
     pairs = tf.train.batch([tf.reshape(chunk, [1, 2])], batch_size=4, num_threads=3,
                            enqueue_many=True, allow_smaller_final_batch=True)
     assert pairs.shape.as_list() == [None, 2]
-    sess, coord, threads = _session_with_runners()
-    try:
+    with _queue_runners_session() as sess:
         got = np.concatenate(_drain(sess, pairs))
-    finally:
-        coord.request_stop()
-        call_bounded(lambda: coord.join(threads))
-        sess.close()
     assert sorted(map(tuple, got.tolist())) == [(2 * i, 2 * i + 1) for i in range(12)]
 
 
@@ -349,13 +328,8 @@ def test_batch_dict_and_dynamic_pad():
     ragged = tf.range(index + 1)                        # lengths 1, 2, 3
     out = tf.train.batch({"n": index, "seq": ragged}, batch_size=3, dynamic_pad=True)
     assert sorted(out) == ["n", "seq"] and out["seq"].shape.as_list() == [3, None]
-    sess, coord, threads = _session_with_runners()
-    try:
+    with _queue_runners_session() as sess:
         got = call_bounded(lambda: sess.run(out))
-    finally:
-        coord.request_stop()
-        call_bounded(lambda: coord.join(threads))
-        sess.close()
     assert got["n"].tolist() == [0, 1, 2]
     assert got["seq"].tolist() == [[0, 0, 0], [0, 1, 0], [0, 1, 2]]
 
@@ -372,13 +346,8 @@ def test_shuffle_batch_draws_a_permutation_of_its_input():
     value = _numbers_producer(30)
     batch = tf.train.shuffle_batch([value], batch_size=5, capacity=20, min_after_dequeue=5,
                                    seed=4, allow_smaller_final_batch=True)
-    sess, coord, threads = _session_with_runners()
-    try:
+    with _queue_runners_session() as sess:
         got = np.concatenate(_drain(sess, batch)).tolist()
-    finally:
-        coord.request_stop()
-        call_bounded(lambda: coord.join(threads))
-        sess.close()
     assert sorted(got) == list(range(30)) and got != list(range(30))
 
 
@@ -408,13 +377,8 @@ def test_batch_join_values():
     a = _numbers_producer(5)
     b = tf.train.range_input_producer(5, num_epochs=1, shuffle=False).dequeue() + 100
     joined = tf.train.batch_join([[a], [b]], batch_size=2, allow_smaller_final_batch=True)
-    sess, coord, threads = _session_with_runners()
-    try:
+    with _queue_runners_session() as sess:
         got = np.concatenate(_drain(sess, joined)).tolist()
-    finally:
-        coord.request_stop()
-        call_bounded(lambda: coord.join(threads))
-        sess.close()
     assert sorted(got) == [0, 1, 2, 3, 4, 100, 101, 102, 103, 104]
     assert [v for v in got if v < 100] == [0, 1, 2, 3, 4]         # each list in its order
 

@@ -31,12 +31,18 @@ def _ours_write(path, records, compression):
             w.write(r)
 
 
-@pytest.mark.parametrize("compression", COMPRESSIONS)
-def test_bytes_equal_tensorflows(tmp_path, compression):
+def _both_write(tmp_path, compression):
+    """(TensorFlow, the path of its file of RECORDS, the path of ours)."""
     tf = tensorflow_v1()
     theirs, ours = str(tmp_path / "tf"), str(tmp_path / "ours")
     _tf_write(tf, theirs, RECORDS, compression)
     _ours_write(ours, RECORDS, compression)
+    return tf, theirs, ours
+
+
+@pytest.mark.parametrize("compression", COMPRESSIONS)
+def test_bytes_equal_tensorflows(tmp_path, compression):
+    _, theirs, ours = _both_write(tmp_path, compression)
     assert open(ours, "rb").read() == open(theirs, "rb").read()
 
 
@@ -58,10 +64,7 @@ def test_flushes_midway_give_tensorflows_bytes(tmp_path, compression):
 
 @pytest.mark.parametrize("compression", COMPRESSIONS)
 def test_each_reads_the_others_files(tmp_path, compression):
-    tf = tensorflow_v1()
-    theirs, ours = str(tmp_path / "tf"), str(tmp_path / "ours")
-    _tf_write(tf, theirs, RECORDS, compression)
-    _ours_write(ours, RECORDS, compression)
+    tf, theirs, ours = _both_write(tmp_path, compression)
     assert list(iterate_records(theirs, compression)) == RECORDS
     options = tf.io.TFRecordOptions(compression)
     assert list(tf.io.tf_record_iterator(ours, options)) == RECORDS

@@ -111,14 +111,10 @@ def _tensor_structure(value, name):
     return structure.pack(value, tensors)
 
 
-class DatasetV1:
-    """`tf.data.Dataset` (TF 1.15's DatasetV1): build pipelines, make iterators."""
+class ElementStructured:
+    """`output_types`, `output_shapes` and `output_classes` of what has an element
+    structure in `_structure` (a dataset, an iterator)."""
 
-    def __init__(self, variant, element_structure):
-        self._variant = variant
-        self._structure = element_structure
-
-    # -- the element's structure -----------------------------------------------------------
     @property
     def output_types(self):
         return structure.describe(self._structure, lambda s: s.dtype)
@@ -130,6 +126,14 @@ class DatasetV1:
     @property
     def output_classes(self):
         return structure.describe(self._structure, _class_of)
+
+
+class DatasetV1(ElementStructured):
+    """`tf.data.Dataset` (TF 1.15's DatasetV1): build pipelines, make iterators."""
+
+    def __init__(self, variant, element_structure):
+        self._variant = variant
+        self._structure = element_structure
 
     @property
     def _variant_tensor(self):

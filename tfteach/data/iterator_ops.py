@@ -23,7 +23,7 @@ import weakref
 import numpy as np
 
 from tfteach.data import sparse, structure
-from tfteach.data.dataset_ops import DatasetV1
+from tfteach.data.dataset_ops import DatasetV1, ElementStructured
 from tfteach.data.structure import Spec
 from tfteach.framework import convert, dtypes, tensor_shape
 from tfteach.framework.errors import (FailedPreconditionError, InvalidArgumentError,
@@ -176,7 +176,7 @@ def _type_attrs(element):
 
 
 # -- the Python object -------------------------------------------------------------------------
-class Iterator:
+class Iterator(ElementStructured):
     """`tf.data.Iterator`: `get_next()`, `initializer`, `make_initializer(dataset)`."""
 
     def __init__(self, iterator_resource, initializer, element_structure):
@@ -210,19 +210,6 @@ class Iterator:
         if self._initializer is None:
             raise ValueError("Iterator does not have an initializer.")
         return self._initializer
-
-    @property
-    def output_types(self):
-        return structure.describe(self._structure, lambda s: s.dtype)
-
-    @property
-    def output_shapes(self):
-        return structure.describe(self._structure, lambda s: s.shape)
-
-    @property
-    def output_classes(self):
-        return structure.describe(self._structure, lambda s: sparse.SparseTensor
-                                  if s.sparse else Tensor)
 
     def make_initializer(self, dataset, name=None):
         """The op that starts this iterator on `dataset` (types and shapes must fit)."""

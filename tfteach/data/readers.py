@@ -122,6 +122,14 @@ def _by_file(filenames, build):
     return filenames.flat_map(build)
 
 
+def _compression_and_buffer(compression_type, buffer_size):
+    """The (compression_type, buffer_size) inputs of TFRecordDataset and TextLineDataset
+    ops: "" for no compression, TF's 256 KiB buffer by default."""
+    return [convert.convert_to_tensor(compression_type or "", dtype=dtypes.string,
+                                      name="compression_type"),
+            int64_scalar(buffer_size if buffer_size is not None else 262144, "buffer_size")]
+
+
 class TFRecordDataset(DatasetV1):
     """The records of TFRecord files, as scalar strings."""
 
@@ -137,10 +145,7 @@ class TFRecordDataset(DatasetV1):
                                       block_length=1) if num_parallel_reads
                      else _by_file(files, one))
         else:
-            extra = [convert.convert_to_tensor(compression_type or "", dtype=dtypes.string,
-                                               name="compression_type"),
-                     int64_scalar(buffer_size if buffer_size is not None else 262144,
-                                  "buffer_size")]
+            extra = _compression_and_buffer(compression_type, buffer_size)
             built = _file_dataset("TFRecordDataset", filenames, extra, _records)
         super().__init__(built._variant, built._structure)
 
@@ -153,10 +158,7 @@ class TextLineDataset(DatasetV1):
             built = _by_file(filenames, lambda name: TextLineDataset(
                 name, compression_type, buffer_size))
         else:
-            extra = [convert.convert_to_tensor(compression_type or "", dtype=dtypes.string,
-                                               name="compression_type"),
-                     int64_scalar(buffer_size if buffer_size is not None else 262144,
-                                  "buffer_size")]
+            extra = _compression_and_buffer(compression_type, buffer_size)
             built = _file_dataset("TextLineDataset", filenames, extra, _lines)
         super().__init__(built._variant, built._structure)
 

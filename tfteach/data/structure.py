@@ -8,6 +8,7 @@ list of its components' NumPy values; the structure is only needed to give `get_
 and the traced functions their nesting back.
 """
 from tfteach.framework import dtypes, tensor_shape
+from tfteach.ops import nest
 
 __all__ = ["Spec", "is_structure", "flatten", "pack", "map_structure", "specs_of",
            "same_structure", "describe"]
@@ -37,46 +38,14 @@ def is_structure(value):
     return isinstance(value, (tuple, dict))
 
 
-def _children(value):
-    if isinstance(value, dict):
-        return [value[k] for k in sorted(value)]
-    return list(value)
-
-
 def flatten(structure):
     """The leaves of `structure`, depth first (dicts in sorted key order)."""
-    if not is_structure(structure):
-        return [structure]
-    leaves = []
-    for child in _children(structure):
-        leaves.extend(flatten(child))
-    return leaves
-
-
-def _rebuild(like, children):
-    if isinstance(like, dict):
-        return type(like)(zip(sorted(like), children))
-    if hasattr(like, "_fields"):                       # namedtuple
-        return type(like)(*children)
-    return tuple(children)
+    return nest.flatten_with(structure, is_structure)
 
 
 def pack(structure, flat):
     """`flat` (a sequence) arranged like `structure`: the inverse of `flatten`."""
-    flat = list(flat)
-    position = [0]
-
-    def build(like):
-        if not is_structure(like):
-            position[0] += 1
-            return flat[position[0] - 1]
-        return _rebuild(like, [build(child) for child in _children(like)])
-
-    result = build(structure)
-    if position[0] != len(flat):
-        raise ValueError("Could not pack sequence. Structure had %d elements, but "
-                         "flat_sequence had %d elements." % (position[0], len(flat)))
-    return result
+    return nest.pack_with(structure, flat, is_structure)
 
 
 def map_structure(fn, structure):
@@ -103,7 +72,7 @@ def same_structure(a, b):
         return False
     if len(a) != len(b):
         return False
-    return all(same_structure(x, y) for x, y in zip(_children(a), _children(b)))
+    return all(same_structure(x, y) for x, y in zip(nest.children(a), nest.children(b)))
 
 
 def describe(structure, what):

@@ -51,12 +51,7 @@ class EagerTensor(Tensor):
             shape = self._shape_cache = tensor_shape.TensorShape(np.shape(self._value))
         return shape
 
-    @property
-    def shape(self):
-        return self._shape
-
-    def get_shape(self):
-        return self._shape
+    # `shape` and `get_shape` are Tensor's: they read `_shape`, the property above.
 
     def set_shape(self, shape):
         if not self._shape.is_compatible_with(shape):

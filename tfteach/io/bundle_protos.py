@@ -10,20 +10,14 @@ numbers and types, so these read and write exactly TensorFlow's bytes and text.
 They live in their own protobuf package (`tfteach.io`) so that importing TensorFlow in
 the same process (the reference tests do) never clashes with them.
 """
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf import descriptor_pb2
 from tensorboard.compat.proto import tensor_shape_pb2, types_pb2, versions_pb2
+
+from tfteach.io.proto_declare import F as _F, field as _field, message_classes
 
 __all__ = ["BundleHeaderProto", "BundleEntryProto", "CheckpointState", "LITTLE", "BIG"]
 
-_F = descriptor_pb2.FieldDescriptorProto
 _FILE_NAME = "tfteach/io/checkpoint_messages.proto"
-
-
-def _field(message, name, number, kind, label=_F.LABEL_OPTIONAL, type_name=None):
-    field = message.field.add(name=name, number=number, type=kind, label=label)
-    if type_name:
-        field.type_name = type_name
-    return field
 
 
 def _file_descriptor():
@@ -72,18 +66,9 @@ def _file_descriptor():
     return f
 
 
-def _messages():
-    pool = descriptor_pool.Default()
-    try:
-        file_desc = pool.FindFileByName(_FILE_NAME)
-    except KeyError:
-        file_desc = pool.Add(_file_descriptor()) or pool.FindFileByName(_FILE_NAME)
-    return {name: message_factory.GetMessageClass(file_desc.message_types_by_name[name])
-            for name in ("BundleHeaderProto", "BundleEntryProto", "CheckpointState",
-                         "TensorSliceProto")}
-
-
-_CLASSES = _messages()
+_CLASSES = message_classes(_FILE_NAME, _file_descriptor,
+                           ("BundleHeaderProto", "BundleEntryProto", "CheckpointState",
+                            "TensorSliceProto"))
 BundleHeaderProto = _CLASSES["BundleHeaderProto"]
 BundleEntryProto = _CLASSES["BundleEntryProto"]
 CheckpointState = _CLASSES["CheckpointState"]

@@ -20,21 +20,22 @@ bytes TensorFlow writes and read TensorFlow's (tests/test_example_proto_referenc
 Their protobuf package is `tfteach.example`, not `tensorflow`, so importing TensorFlow in
 the same process (the reference tests) never clashes with them.
 """
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf import descriptor_pb2
+
+from tfteach.io import proto_declare
+from tfteach.io.proto_declare import F as _F
 
 __all__ = ["BytesList", "FloatList", "Int64List", "Feature", "Features", "FeatureList",
            "FeatureLists", "Example", "SequenceExample"]
 
-_F = descriptor_pb2.FieldDescriptorProto
 _FILE_NAME = "tfteach/io/example_messages.proto"
 _PACKAGE = "tfteach.example"
 
 
 def _field(message, name, number, kind, label=_F.LABEL_OPTIONAL, type_name=None):
-    field = message.field.add(name=name, number=number, type=kind, label=label)
-    if type_name:
-        field.type_name = "." + _PACKAGE + "." + type_name
-    return field
+    # Type names here are relative to this file's package.
+    return proto_declare.field(message, name, number, kind, label,
+                               type_name and "." + _PACKAGE + "." + type_name)
 
 
 def _list(f, name, kind):
@@ -82,17 +83,7 @@ def _file_descriptor():
     return f
 
 
-def _messages():
-    pool = descriptor_pool.Default()
-    try:
-        file_desc = pool.FindFileByName(_FILE_NAME)
-    except KeyError:
-        file_desc = pool.Add(_file_descriptor()) or pool.FindFileByName(_FILE_NAME)
-    return {name: message_factory.GetMessageClass(file_desc.message_types_by_name[name])
-            for name in __all__}
-
-
-_CLASSES = _messages()
+_CLASSES = proto_declare.message_classes(_FILE_NAME, _file_descriptor, __all__)
 BytesList = _CLASSES["BytesList"]
 FloatList = _CLASSES["FloatList"]
 Int64List = _CLASSES["Int64List"]

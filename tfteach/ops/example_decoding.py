@@ -20,7 +20,7 @@ from tfteach.io.example_protos import Example, SequenceExample
 
 __all__ = ["parse_serialized", "values_of", "kind_dtype", "shape_debug_string", "error",
            "empty", "TYPE_NAME", "LIST_NAME", "text_of", "dims_of", "is_variable",
-           "stride_of", "feature_of", "check_rank"]
+           "stride_of", "feature_of", "check_rank", "sparse_rows"]
 
 _KIND_DTYPE = {"bytes_list": dtypes.string, "float_list": dtypes.float32,
                "int64_list": dtypes.int64}
@@ -77,6 +77,15 @@ def empty(dtype, shape):
         out.fill(b"")
         return out
     return np.zeros(shape, dtype=dtype.np)
+
+
+def sparse_rows(rows, values, dtype):
+    """(indices, values, dense_shape) of a SparseTensor whose row i holds `rows[i]`
+    values, `values` being the non-empty rows' value arrays in order."""
+    indices = np.array([(i, j) for i, n in enumerate(rows) for j in range(n)],
+                       dtype=np.int64).reshape(-1, 2)
+    values = np.concatenate(values) if values else empty(dtype, (0,))
+    return indices, values, np.array([len(rows), max(rows, default=0)], np.int64)
 
 
 TYPE_NAME = {dtypes.float32: "float", dtypes.int64: "int64", dtypes.string: "string"}

@@ -5,14 +5,15 @@ a list of tensors, build ops for the flat list and pack the results back. Dicts 
 in sorted key order, as TensorFlow's `nest` does.
 """
 __all__ = ["is_nested", "flatten", "pack_sequence_as", "assert_same_structure",
-           "map_structure"]
+           "map_structure", "children", "flatten_with", "pack_with"]
 
 
 def is_nested(value):
     return isinstance(value, (list, tuple, dict))
 
 
-def _children(value):
+def children(value):
+    """The direct children of a nested value, dicts in sorted key order."""
     if isinstance(value, dict):
         return [value[k] for k in sorted(value)]
     return list(value)
@@ -20,11 +21,17 @@ def _children(value):
 
 def flatten(structure):
     """The leaves of `structure`, depth first; a non-nested value is its own leaf."""
-    if not is_nested(structure):
+    return flatten_with(structure, is_nested)
+
+
+def flatten_with(structure, nested):
+    """`flatten` under another rule for what counts as nested (`nested(value)`): tf.data
+    treats a list as a leaf (data/structure.py), `tf.nest` as a sequence."""
+    if not nested(structure):
         return [structure]
     leaves = []
-    for child in _children(structure):
-        leaves.extend(flatten(child))
+    for child in children(structure):
+        leaves.extend(flatten_with(child, nested))
     return leaves
 
 
@@ -38,18 +45,24 @@ def _rebuild(like, children):
 
 def pack_sequence_as(structure, flat_sequence):
     """`flat_sequence` arranged like `structure` (the inverse of `flatten`)."""
+    return pack_with(structure, flat_sequence, is_nested)
+
+
+def pack_with(structure, flat_sequence, nested):
+    """`pack_sequence_as` under another rule for what counts as nested (see
+    `flatten_with`)."""
     flat_sequence = list(flat_sequence)
-    if len(flat_sequence) != len(flatten(structure)):
+    expected = len(flatten_with(structure, nested))
+    if len(flat_sequence) != expected:
         raise ValueError("Could not pack sequence. Structure had %d elements, but "
-                         "flat_sequence had %d elements."
-                         % (len(flatten(structure)), len(flat_sequence)))
+                         "flat_sequence had %d elements." % (expected, len(flat_sequence)))
     position = [0]
 
     def pack(like):
-        if not is_nested(like):
+        if not nested(like):
             position[0] += 1
             return flat_sequence[position[0] - 1]
-        return _rebuild(like, [pack(child) for child in _children(like)])
+        return _rebuild(like, [pack(child) for child in children(like)])
 
     return pack(structure)
 
@@ -90,7 +103,7 @@ def _difference(a, b, check_types):
     if len(a) != len(b):
         return ValueError, ("Substructure %s has length %d, while %s has length %d"
                             % (a, len(a), b, len(b)))
-    for x, y in zip(_children(a), _children(b)):
+    for x, y in zip(children(a), children(b)):
         problem = _difference(x, y, check_types)
         if problem is not None:
             return problem

@@ -64,10 +64,7 @@ def _batch_sparse(examples, names, key, dtype):
         v = decoding.values_of(feature, dtype)
         rows.append(len(v))
         values.append(v)
-    indices = np.array([(i, j) for i, n in enumerate(rows) for j in range(n)],
-                       dtype=np.int64).reshape(-1, 2)
-    values = np.concatenate(values) if values else decoding.empty(dtype, (0,))
-    shape = np.array([len(examples), max(rows, default=0)], dtype=np.int64)
+    indices, values, shape = decoding.sparse_rows(rows, values, dtype)
     return indices, values.astype(values.dtype if dtype == dtypes.string else dtype.np), shape
 
 

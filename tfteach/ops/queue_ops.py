@@ -13,6 +13,7 @@ from tfteach.framework.errors import InvalidArgumentError
 from tfteach.framework.registry import not_differentiable, register_op
 from tfteach.kernels.cpu import queues
 from tfteach.runtime.placement import register_cpu_only
+from tfteach.runtime.session_resources import creating_kernel
 
 __all__ = []
 
@@ -26,18 +27,6 @@ def _attr_shapes(op):
     if not shapes:
         return None
     return [tuple(-1 if d is None else d for d in s.as_list()) for s in shapes]
-
-
-def _creating_kernel(make):
-    def kernel(ctx):
-        queue = ctx.state.get("queue")
-        if queue is None:
-            op = ctx.op
-            queue = ctx.session.resources.lookup_or_create(
-                op, op._attrs.get("shared_name", ""), lambda name: make(name, op))
-            ctx.state["queue"] = queue
-        return queue
-    return kernel
 
 
 def _handle_shape(op):
@@ -71,7 +60,7 @@ def _make_priority(name, op):
 for _type, _make in (("FIFOQueueV2", _make_fifo), ("PaddingFIFOQueueV2", _make_padding),
                      ("RandomShuffleQueueV2", _make_shuffle),
                      ("PriorityQueueV2", _make_priority)):
-    register_op(_type, _handle_shape, cpu=_creating_kernel(_make), stateful=True)
+    register_op(_type, _handle_shape, cpu=creating_kernel(_make), stateful=True)
     not_differentiable(_type)
 
 

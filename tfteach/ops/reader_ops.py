@@ -15,6 +15,7 @@ from tfteach.framework.registry import get_op_def, not_differentiable, register_
 from tfteach.kernels.cpu import readers
 from tfteach.ops.op_builder import apply_op
 from tfteach.runtime.placement import register_cpu_only
+from tfteach.runtime.session_resources import creating_kernel
 
 __all__ = ["ReaderBase", "TFRecordReader", "TextLineReader", "WholeFileReader",
            "FixedLengthRecordReader", "matching_files"]
@@ -23,15 +24,8 @@ _SCALAR = tensor_shape.TensorShape([])
 
 
 def _creating_kernel(make):
-    def kernel(ctx):
-        reader = ctx.state.get("reader")
-        if reader is None:
-            op = ctx.op
-            reader = ctx.session.resources.lookup_or_create(
-                op, op._attrs.get("shared_name", ""), lambda name: make(name, op._attrs))
-            ctx.state["reader"] = reader
-        return reader
-    return kernel
+    # A reader is made from its op's attrs alone.
+    return creating_kernel(lambda name, op: make(name, op._attrs))
 
 
 def _compression(attrs):

@@ -122,10 +122,7 @@ def _list_sparse(lists, key, dtype, name):
         v = decoding.values_of(feature, dtype)
         rows.append(len(v))
         values.append(v)
-    indices = np.array([(t, j) for t, n in enumerate(rows) for j in range(n)],
-                       dtype=np.int64).reshape(-1, 2)
-    values = np.concatenate(values) if values else decoding.empty(dtype, (0,))
-    return indices, values, np.array([len(rows), max(rows, default=0)], np.int64)
+    return decoding.sparse_rows(rows, values, dtype)
 
 
 def _kernel(ctx, serialized, assumed_empty, *rest):

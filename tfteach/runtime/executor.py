@@ -326,19 +326,7 @@ class Plan:
             # Straight-line code for a plan that runs again and again (fast_loop.py).
             self._loop_steps = steps = self.fast_steps
             self._fast_loop = fast_loop.compile_steps(steps)
-        step = None
-        try:
-            for step in self.fast_steps:
-                result = step.kernel(step.ctx, *[values[i] for i in step.in_slots])
-                if step.single_out is not None:
-                    values[step.single_out] = result
-                elif step.out_slots:
-                    for s, v in zip(step.out_slots, result):
-                        values[s] = v
-                for s in step.frees:
-                    values[s] = None
-        except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError
-            raise errors_text.op_error_from(e, step.op) from _cause(e)
+        fast_loop.run_steps(self.fast_steps, values)
 
     def partition_graphs(self):
         """`RunMetadata.partition_graphs` of this plan (device_run.partition_graphs)."""

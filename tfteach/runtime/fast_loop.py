@@ -17,11 +17,37 @@ a kernel failed on names its step (see `failed_step`). docs/engine.md, "The sess
 fast path".
 """
 
-__all__ = ["compile_steps", "failed_step", "COMPILE_AFTER_RUNS"]
+from tfteach.framework import errors
+from tfteach.runtime import errors_text
+
+__all__ = ["run_steps", "compile_steps", "failed_step", "COMPILE_AFTER_RUNS"]
 
 COMPILE_AFTER_RUNS = 2
 _FILENAME = "<tfteach fast loop>"
 _FIRST_LINE = 3          # the steps' lines start after `def make(K):` and `def fast_loop`
+
+
+def run_steps(steps, values, free=True):
+    """Runs `steps` in order on the slot list `values`: each kernel on its input slots,
+    its result(s) stored in its output slots, then (with `free`) its freed slots cleared.
+    The loop `compile_steps` writes out; also the one of the shape specialisers
+    (optimizer/specialise.py, loop_specialise.py). A kernel's failure is raised as the
+    OpError that names its step."""
+    step = None
+    try:
+        for step in steps:
+            result = step.kernel(step.ctx, *[values[i] for i in step.in_slots])
+            if step.single_out is not None:
+                values[step.single_out] = result
+            elif step.out_slots:
+                for s, v in zip(step.out_slots, result):
+                    values[s] = v
+            if free:
+                for s in step.frees:
+                    values[s] = None
+    except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError
+        raise errors_text.op_error_from(e, step.op) from (
+            None if isinstance(e, errors.OpError) else e)
 
 
 def _step_line(i, step):

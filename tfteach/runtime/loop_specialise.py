@@ -43,7 +43,9 @@ import threading
 import numpy as np
 
 from tfteach.kernels.cpu import run_state
+from tfteach.runtime import fast_loop
 from tfteach.runtime.executor import MAX_FOLDED_BYTES, deref
+from tfteach.runtime.optimizer.slots import reassign_frees
 
 __all__ = ["SpecialisingPlan", "enabled"]
 
@@ -196,13 +198,7 @@ def _record(plan, feed_values):
         values[s] = v
     try:
         with np.errstate(all="ignore"):
-            for step in plan.fast_steps:
-                result = step.kernel(step.ctx, *[values[i] for i in step.in_slots])
-                if step.single_out is not None:
-                    values[step.single_out] = result
-                elif step.out_slots:
-                    for s, v in zip(step.out_slots, result):
-                        values[s] = v
+            fast_loop.run_steps(plan.fast_steps, values, free=False)
     except Exception:  # noqa: BLE001 - the plain plan runs again and raises it properly
         return None
     return values
@@ -287,8 +283,8 @@ def _specialise(plan, values, const_slots, varying):
     special = copy.copy(plan)
     special.template = template
     special.fetch_slots = [alias.get(s, s) for s in plan.fetch_slots]
-    special.fast_steps = _with_frees(kept, set(plan.feed_slots) | set(special.fetch_slots) |
-                                     known)
+    special.fast_steps = reassign_frees(
+        kept, set(plan.feed_slots) | set(special.fetch_slots) | known)
     return special
 
 
@@ -329,22 +325,3 @@ def _identity_input(step, ins, values, known):
                 x.shape == out.shape and x.dtype == out.dtype:
             return ins[0]
     return None
-
-
-def _with_frees(steps, keep):
-    """Copies of `steps` with their slots freed after their new last readers."""
-    last_use = {}
-    for i, step in enumerate(steps):
-        for s in step.in_slots:
-            last_use[s] = i
-    frees_at = [[] for _ in steps]
-    for s, i in last_use.items():
-        if s not in keep:
-            frees_at[i].append(s)
-    result = []
-    for step, frees in zip(steps, frees_at):
-        if tuple(frees) != step.frees:
-            step = copy.copy(step)
-            step.frees = tuple(frees)
-        result.append(step)
-    return result

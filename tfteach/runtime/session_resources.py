@@ -17,7 +17,7 @@ runs threads belongs to a Session and stops and joins when the Session closes").
 import itertools
 import threading
 
-__all__ = ["SessionResources", "JOIN_SECONDS"]
+__all__ = ["SessionResources", "JOIN_SECONDS", "creating_kernel"]
 
 # How long close() waits for each runner thread. A runner stops at its next queue op
 # (cancelled at once) or its next run (the session is closed); only a kernel that
@@ -26,6 +26,22 @@ JOIN_SECONDS = 10.0
 
 # The process's resource counter (TF's ResourceMgr::GenerateUniqueId, a static atomic).
 _unique_ids = itertools.count()
+
+
+def creating_kernel(make):
+    """The kernel of an op that creates a session resource (a queue op, a reader op):
+    its output is the resource of the op (or of its `shared_name`) in the running
+    session, made by `make(resource_name, op)` the first time and kept in the op's
+    kernel state after that."""
+    def kernel(ctx):
+        resource = ctx.state.get("resource")
+        if resource is None:
+            op = ctx.op
+            resource = ctx.session.resources.lookup_or_create(
+                op, op._attrs.get("shared_name", ""), lambda name: make(name, op))
+            ctx.state["resource"] = resource
+        return resource
+    return kernel
 
 
 class SessionResources:

@@ -6,6 +6,8 @@ Boxes are normalised `[y_min, x_min, y_max, x_max]` (0 = top/left edge, 1 = bott
 import numpy as np
 from numba import njit
 
+from tfteach.kernels.cpu.image_resize import bilinear_mix
+
 __all__ = ["DEFAULT_COLORS", "draw_boxes", "crop_and_resize", "crop_and_resize_grad_image",
            "crop_and_resize_grad_boxes", "sample_crop"]
 
@@ -44,28 +46,41 @@ def draw_boxes(images, boxes, colors):
 
 
 @njit(cache=True, nogil=True)
+def _sample_position(k, size, low, high, image_size):
+    """Where crop row (or column) k of `size` samples the image, for a box edge pair
+    (low, high) in [0, 1] coordinates (TF's CropAndResize grid)."""
+    # every step in float32, as TF's kernel computes it (an int64 factor would carry
+    # the sums in float64 and round once: 1-2 ulps off TF's numbers)
+    last = np.float32(image_size - 1)
+    if size > 1:
+        scale = (high - low) * last / np.float32(size - 1)
+        return low * last + np.float32(k) * scale
+    return np.float32(0.5) * (low + high) * last
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _neighbours(position):
+    """The image rows (or columns) either side of a sample position inside the image,
+    and how far along from the first to the second it lies (float32, as TF)."""
+    low = int(np.floor(position))
+    return low, int(np.ceil(position)), np.float32(position - low)
+
+
+@njit(cache=True, nogil=True)
 def crop_and_resize(image, boxes, box_index, crop_h, crop_w, bilinear, extrapolation):
     batch, height, width, depth = image.shape
     out = np.empty((boxes.shape[0], crop_h, crop_w, depth), np.float32)
     for n in range(boxes.shape[0]):
         y1, x1, y2, x2 = boxes[n, 0], boxes[n, 1], boxes[n, 2], boxes[n, 3]
         b = box_index[n]
-        # every step in float32, as TF's kernel computes it (an int64 factor would
-        # carry the sums in float64 and round once: 1-2 ulps off TF's numbers)
-        hm1, wm1 = np.float32(height - 1), np.float32(width - 1)
-        scale_h = (y2 - y1) * hm1 / np.float32(crop_h - 1) if crop_h > 1 else np.float32(0)
-        scale_w = (x2 - x1) * wm1 / np.float32(crop_w - 1) if crop_w > 1 else np.float32(0)
         for y in range(crop_h):
-            in_y = (y1 * hm1 + np.float32(y) * scale_h if crop_h > 1
-                    else np.float32(0.5) * (y1 + y2) * hm1)
+            in_y = _sample_position(y, crop_h, y1, y2, height)
             if in_y < 0 or in_y > height - 1:
                 out[n, y, :, :] = extrapolation
                 continue
-            top, bottom = int(np.floor(in_y)), int(np.ceil(in_y))
-            y_lerp = np.float32(in_y - top)
+            top, bottom, y_lerp = _neighbours(in_y)
             for x in range(crop_w):
-                in_x = (x1 * wm1 + np.float32(x) * scale_w if crop_w > 1
-                        else np.float32(0.5) * (x1 + x2) * wm1)
+                in_x = _sample_position(x, crop_w, x1, x2, width)
                 if in_x < 0 or in_x > width - 1:
                     out[n, y, x, :] = extrapolation
                     continue
@@ -76,16 +91,12 @@ def crop_and_resize(image, boxes, box_index, crop_h, crop_w, bilinear, extrapola
                     for d in range(depth):
                         out[n, y, x, d] = image[b, yy, xx, d]
                     continue
-                left, right = int(np.floor(in_x)), int(np.ceil(in_x))
-                x_lerp = np.float32(in_x - left)
+                left, right, x_lerp = _neighbours(in_x)
                 for d in range(depth):
-                    top_left = np.float32(image[b, top, left, d])
-                    top_right = np.float32(image[b, top, right, d])
-                    bottom_left = np.float32(image[b, bottom, left, d])
-                    bottom_right = np.float32(image[b, bottom, right, d])
-                    upper = top_left + (top_right - top_left) * x_lerp
-                    lower = bottom_left + (bottom_right - bottom_left) * x_lerp
-                    out[n, y, x, d] = upper + (lower - upper) * y_lerp
+                    out[n, y, x, d] = bilinear_mix(
+                        image[b, top, left, d], image[b, top, right, d],
+                        image[b, bottom, left, d], image[b, bottom, right, d],
+                        x_lerp, y_lerp)
     return out
 
 
@@ -164,17 +175,6 @@ def sample_crop(rng, height, width, boxes, min_covered, aspect_range, area_range
 
 
 @njit(cache=True, nogil=True)
-def _sample_position(k, size, low, high, image_size):
-    """Where crop row (or column) k of `size` samples the image, for a box edge pair
-    (low, high) in [0, 1] coordinates (TF's CropAndResize grid)."""
-    last = np.float32(image_size - 1)       # float32 throughout, as crop_and_resize
-    if size > 1:
-        scale = (high - low) * last / np.float32(size - 1)
-        return low * last + np.float32(k) * scale
-    return np.float32(0.5) * (low + high) * last
-
-
-@njit(cache=True, nogil=True)
 def crop_and_resize_grad_image(grads, boxes, box_index, image_shape, bilinear):
     """TF's CropAndResizeGradImage: each crop pixel's gradient goes back to the image
     pixels it was sampled from, with the forward pass's weights."""
@@ -188,8 +188,7 @@ def crop_and_resize_grad_image(grads, boxes, box_index, image_shape, bilinear):
             in_y = _sample_position(y, crop_h, y1, y2, height)
             if in_y < 0 or in_y > height - 1:
                 continue
-            top, bottom = int(np.floor(in_y)), int(np.ceil(in_y))
-            y_lerp = np.float32(in_y - top)
+            top, bottom, y_lerp = _neighbours(in_y)
             for x in range(crop_w):
                 in_x = _sample_position(x, crop_w, x1, x2, width)
                 if in_x < 0 or in_x > width - 1:
@@ -200,8 +199,7 @@ def crop_and_resize_grad_image(grads, boxes, box_index, image_shape, bilinear):
                     for d in range(depth):
                         out[b, yy, xx, d] += grads[n, y, x, d]
                     continue
-                left, right = int(np.floor(in_x)), int(np.ceil(in_x))
-                x_lerp = np.float32(in_x - left)
+                left, right, x_lerp = _neighbours(in_x)
                 for d in range(depth):
                     upper = (1 - y_lerp) * grads[n, y, x, d]
                     out[b, top, left, d] += (1 - x_lerp) * upper
@@ -230,14 +228,12 @@ def crop_and_resize_grad_boxes(grads, image, boxes, box_index):
             in_y = _sample_position(y, crop_h, y1, y2, height)
             if in_y < 0 or in_y > height - 1:
                 continue
-            top, bottom = int(np.floor(in_y)), int(np.ceil(in_y))
-            y_lerp = np.float32(in_y - top)
+            top, bottom, y_lerp = _neighbours(in_y)
             for x in range(crop_w):
                 in_x = _sample_position(x, crop_w, x1, x2, width)
                 if in_x < 0 or in_x > width - 1:
                     continue
-                left, right = int(np.floor(in_x)), int(np.ceil(in_x))
-                x_lerp = np.float32(in_x - left)
+                left, right, x_lerp = _neighbours(in_x)
                 for d in range(depth):
                     top_left = np.float32(image[b, top, left, d])
                     top_right = np.float32(image[b, top, right, d])

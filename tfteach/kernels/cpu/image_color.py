@@ -32,6 +32,26 @@ def _to_hsv(r, g, b):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _sector_rgb(sector, c, x):
+    """(r, g, b) less the common offset m in the hue wheel's `sector` (0 to 5; any other
+    is black): the largest component is the chroma `c`, the middle one `x`."""
+    zero = c * 0
+    if sector == 0:
+        return c, x, zero
+    if sector == 1:
+        return x, c, zero
+    if sector == 2:
+        return zero, c, x
+    if sector == 3:
+        return zero, x, c
+    if sector == 4:
+        return x, zero, c
+    if sector == 5:
+        return c, zero, x
+    return zero, zero, zero
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _to_rgb(h, s, v):
     """TF's hsv_to_rgb (the sector of the hue wheel picks which component is largest)."""
     c = s * v
@@ -44,21 +64,7 @@ def _to_rgb(h, s, v):
     while fmodu >= 2:
         fmodu -= 2
     x = c * (1 - abs(fmodu - 1))
-    zero = c * 0
-    if sector == 0:
-        rr, gg, bb = c, x, zero
-    elif sector == 1:
-        rr, gg, bb = x, c, zero
-    elif sector == 2:
-        rr, gg, bb = zero, c, x
-    elif sector == 3:
-        rr, gg, bb = zero, x, c
-    elif sector == 4:
-        rr, gg, bb = x, zero, c
-    elif sector == 5:
-        rr, gg, bb = c, zero, x
-    else:
-        rr, gg, bb = zero, zero, zero
+    rr, gg, bb = _sector_rgb(sector, c, x)
     return rr + m, gg + m, bb + m
 
 
@@ -81,21 +87,9 @@ def hsv_to_rgb(pixels):
         dh = h * 6
         sector = int(dh)
         x = c * (1 - abs(np.fmod(dh, 2) - 1))
-        zero = c * 0
-        if sector == 0 or sector == 6:      # h == 1 is red again, as h == 0
-            rr, gg, bb = c, x, zero
-        elif sector == 1:
-            rr, gg, bb = x, c, zero
-        elif sector == 2:
-            rr, gg, bb = zero, c, x
-        elif sector == 3:
-            rr, gg, bb = zero, x, c
-        elif sector == 4:
-            rr, gg, bb = x, zero, c
-        elif sector == 5:
-            rr, gg, bb = c, zero, x
-        else:
-            rr, gg, bb = zero, zero, zero
+        if sector == 6:                      # h == 1 is red again, as h == 0
+            sector = 0
+        rr, gg, bb = _sector_rgb(sector, c, x)
         out[i, 0], out[i, 1], out[i, 2] = rr + m, gg + m, bb + m
     return out
 

@@ -39,6 +39,17 @@ def _bilinear_weights(out_size, in_size, scale):
     return lower, upper, lerp
 
 
+@njit(cache=True, nogil=True, inline="always")
+def bilinear_mix(top_left, top_right, bottom_left, bottom_right, x_lerp, y_lerp):
+    """The four neighbours mixed as TF's bilinear kernels do (ResizeBilinear,
+    CropAndResize): along x first, then along y, every step in float32."""
+    top_left, top_right = np.float32(top_left), np.float32(top_right)
+    bottom_left, bottom_right = np.float32(bottom_left), np.float32(bottom_right)
+    top = top_left + (top_right - top_left) * x_lerp
+    bottom = bottom_left + (bottom_right - bottom_left) * x_lerp
+    return top + (bottom - top) * y_lerp
+
+
 @njit(cache=True, nogil=True)
 def resize_bilinear(images, out_h, out_w, scale_h, scale_w):
     batch, in_h, in_w, channels = images.shape
@@ -51,13 +62,9 @@ def resize_bilinear(images, out_h, out_w, scale_h, scale_w):
             for x in range(out_w):
                 x0, x1, dx = xs_low[x], xs_high[x], xs_lerp[x]
                 for c in range(channels):
-                    top_left = np.float32(images[b, y0, x0, c])
-                    top_right = np.float32(images[b, y0, x1, c])
-                    bottom_left = np.float32(images[b, y1, x0, c])
-                    bottom_right = np.float32(images[b, y1, x1, c])
-                    top = top_left + (top_right - top_left) * dx
-                    bottom = bottom_left + (bottom_right - bottom_left) * dx
-                    out[b, y, x, c] = top + (bottom - top) * dy
+                    out[b, y, x, c] = bilinear_mix(images[b, y0, x0, c], images[b, y0, x1, c],
+                                                   images[b, y1, x0, c], images[b, y1, x1, c],
+                                                   dx, dy)
     return out
 
 

@@ -16,8 +16,7 @@ stays the unspecialised list.
 """
 import numpy as np
 
-from tfteach.framework import errors
-from tfteach.runtime import errors_text
+from tfteach.runtime import fast_loop
 from tfteach.runtime.optimizer import shape_folding
 from tfteach.runtime.optimizer.rewrite import Rewrite
 from tfteach.runtime.optimizer.shape_rules import output_shape
@@ -102,20 +101,7 @@ class _Specialiser:
         constants, steps = entry
         for s, v in constants:
             values[s] = v
-        step = None
-        try:
-            for step in steps:
-                result = step.kernel(step.ctx, *[values[i] for i in step.in_slots])
-                if step.single_out is not None:
-                    values[step.single_out] = result
-                elif step.out_slots:
-                    for s, v in zip(step.out_slots, result):
-                        values[s] = v
-                for s in step.frees:
-                    values[s] = None
-        except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError
-            raise errors_text.op_error_from(e, step.op) from (
-                None if isinstance(e, errors.OpError) else e)
+        fast_loop.run_steps(steps, values)
 
     def _build(self, key):
         try:
