@@ -503,6 +503,22 @@ def test_gather(dtype):
     check(tf.gather(x, np.zeros(0, np.int32)), x[:0])
 
 
+@pytest.mark.parametrize("dtype", DTYPES + [np.float16])
+def test_gather_one_scalar_index_on_axis_0(dtype):
+    # dynamic_rnn's per-iteration read takes a shorter path (index_kernels._gather_one_row):
+    # the same values as np.take, and its own array (writing it leaves params alone).
+    x = A.astype(dtype)
+    for index in (np.int32(0), np.int64(1), 1):
+        check(tf.gather(x, index), np.take(x, int(index), axis=0))
+    check(tf.gather(np.arange(5).astype(dtype), np.int32(4)), np.take(np.arange(5).astype(dtype), 4))
+    check(tf.gather(x, np.int32(1), axis=-3), x[1])           # axis -3 is axis 0 here
+    from tfteach.kernels.cpu.index_kernels import gather
+    got = gather(None, x, np.int32(1), 0)
+    assert not np.shares_memory(got, x) and got.flags.c_contiguous and got.flags.writeable
+    assert type(gather(None, x[0, 0], np.int32(2), 0)) is np.ndarray      # 0-d, as TF's
+    assert run(tf.gather(["a", "b", "c"], 1)) == b"b"
+
+
 def test_gather_strings_and_shapes():
     assert run(tf.gather(["a", "b", "c"], [2, 0])).tolist() == [b"c", b"a"]
     p = tf.placeholder(tf.float32, [None, 3])
@@ -514,6 +530,8 @@ def test_gather_errors():
     raises_at_run("indices[1] = 7 is not in [0, 5)", tf.gather(np.zeros((5, 2)), [1, 7]))
     raises_at_run("indices[0,1] = -1 is not in [0, 5)", tf.gather(np.zeros(5), [[0, -1]]))
     raises_at_run("indices = 9 is not in [0, 5)", tf.gather(np.zeros(5), 9))
+    raises_at_run("indices = -1 is not in [0, 5)", tf.gather(np.zeros((5, 2)), -1))
+    raises_at_run("indices = 0 is not in [0, 0)", tf.gather(np.zeros((0, 2)), 0))
     raises_at_build("Shape must be at least rank 3 but is rank 2", lambda: tf.gather(M, [0],
                                                                                      axis=2))
     raises_at_build("Shape must be at least rank 1 but is rank 0", lambda: tf.gather(3, [0]))

@@ -412,6 +412,29 @@ def test_add_n_sums_same_shape_tensors():
     np.testing.assert_array_equal(run(acc), [4, 6])
 
 
+def test_add_n_of_two_is_np_add_bit_for_bit_and_silent():
+    # Two inputs take a shorter path (aggregate_ops._sum_kernel): the same bits as np.add,
+    # -0.0, inf and NaN included, no warning on overflow, no broadcasting.
+    import warnings
+    rng = np.random.RandomState(0)
+    a = rng.randn(32, 128).astype(np.float32)
+    b = rng.randn(32, 128).astype(np.float32)
+    a.flat[:4] = [-0.0, np.inf, np.nan, 3e38]
+    b.flat[:4] = [-0.0, -np.inf, 1.0, 3e38]
+    x, y = tf.placeholder(tf.float32, [None, 128]), tf.placeholder(tf.float32, [None, 128])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = run(tf.add_n([x, y]), {x: a, y: b})
+    want = np.add(a, b)
+    assert got.dtype == np.float32 and np.array_equal(got.view(np.int32), want.view(np.int32))
+    p, q = tf.placeholder(tf.float32, [None]), tf.placeholder(tf.float32, [None])
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        run(tf.add_n([p, q], name="AddN_two"), {p: [1, 2], q: [5]})
+    assert str(info.value).splitlines()[0] == (
+        "Inputs to operation AddN_two of type AddN must have the same size and shape.  "
+        "Input 0: [2] != input 1: [1]")
+
+
 def test_add_n_errors():
     with pytest.raises(ValueError, match="inputs must be a list of at least one"):
         tf.add_n([])

@@ -233,3 +233,31 @@ def test_slice_shapes_and_errors():
         with pytest.raises(InvalidArgumentError) as info:
             run(tf.slice(M, bt, st_), {bt: begin, st_: size})
         assert str(info.value).splitlines()[0] == message
+
+
+def test_slice_kernel_in_range_path_matches_numpy_and_errors():
+    # In-range bounds take a shorter path (slice_kernels.slice_kernel); out-of-range
+    # ones the checking path, with TF's messages. Every begin/size of a 3x4x5 array,
+    # int32 and int64, against NumPy's own slicing.
+    from tfteach.kernels.cpu.slice_kernels import slice_kernel
+    rng = np.random.RandomState(0)
+    for _ in range(300):
+        begin = [int(rng.randint(0, d + 1)) for d in A.shape]
+        size = [-1 if rng.rand() < 0.3 else int(rng.randint(0, d - b + 1))
+                for b, d in zip(begin, A.shape)]
+        dtype = np.int32 if rng.rand() < 0.5 else np.int64
+        got = slice_kernel(None, A, np.array(begin, dtype), np.array(size, dtype))
+        want = A[tuple(slice(b, None if s == -1 else b + s) for b, s in zip(begin, size))]
+        assert got.shape == want.shape and np.array_equal(got, want)
+    empty = np.zeros((0, 4), np.float32)
+    assert slice_kernel(None, empty, np.array([0, 1]), np.array([0, 2])).shape == (0, 2)
+    for tensor, begin, size, message in [
+            (M, [-1, 0], [1, 1], "Expected begin[0] in [0, 3], but got -1"),
+            (M, [1, 2], [1, 3], "Expected size[1] in [0, 2], but got 3"),
+            (np.zeros((0, 4), np.float32), [1, 0], [0, 1],
+             "Expected begin[0] == 0 (got 1) and size[0] == 0 (got 0) when "
+             "input.dim_size(0) == 0")]:
+        bt, st_ = tf.placeholder(tf.int32), tf.placeholder(tf.int32)
+        with pytest.raises(InvalidArgumentError) as info:
+            run(tf.slice(tensor, bt, st_), {bt: begin, st_: size})
+        assert str(info.value).splitlines()[0] == message

@@ -38,6 +38,14 @@ def _sum_shape(op):
 
 
 def _sum_kernel(ctx, *inputs):
+    if len(inputs) == 2:
+        # The common case (a gradient summed from two readers: four times a time step in
+        # an LSTM's gradient loop): np.add itself, ~1.7 us instead of ~4.8. Every run
+        # path (executor, eager, loop runner) already has NumPy's warnings off, as for
+        # every float kernel (cwise.quiet_ufunc_kernel); the same ufunc, the same bits.
+        x, y = inputs
+        if type(x) is np.ndarray and type(y) is np.ndarray and x.shape == y.shape:
+            return np.add(x, y)
     first = np.shape(inputs[0])
     for i, value in enumerate(inputs[1:], 1):
         if np.shape(value) != first:

@@ -9,6 +9,21 @@ __all__ = ["slice_kernel", "strided_slice"]
 
 
 def slice_kernel(ctx, x, begin, size):
+    if type(x) is np.ndarray and type(begin) is np.ndarray and type(size) is np.ndarray \
+            and begin.shape == size.shape == (x.ndim,):
+        # The common case (a gradient loop slices a concat's gradient apart, 6 times a
+        # time step in an LSTM's): every bound in range, checked in one pass over plain
+        # ints (~1 us instead of ~2.7). Anything out of range takes the path below,
+        # which raises TF's error for it.
+        index = []
+        for b, s, dim in zip(begin.tolist(), size.tolist(), x.shape):
+            if s == -1:
+                s = dim - b
+            if not (0 <= b <= dim and 0 <= s and b + s <= dim):
+                break
+            index.append(slice(b, b + s))
+        else:
+            return x[tuple(index)]
     x = np.asarray(x)
     begin_a, size_a = np.asarray(begin), np.asarray(size)
     if begin_a.ndim != 1 or size_a.ndim != 1 or begin_a.size != x.ndim or size_a.size != x.ndim:
