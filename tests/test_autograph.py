@@ -203,3 +203,36 @@ def test_loop_errors(tf2):
 
     assert float(returns_inside(tf.constant([2.0, 5.0]))) == 6.0
     assert "LoopCond" not in _loop_ops(returns_inside)
+
+
+def test_function_under_an_outer_tape_gives_the_eager_gradients(tf2):
+    tf = tf2
+    r = np.random.RandomState(3)
+    w = tf.Variable(r.randn(3, 2).astype(np.float32))
+    x = tf.constant(r.randn(4, 3).astype(np.float32))
+
+    def loss_fn(x):
+        total = tf.constant(0.0)
+        for row in tf.tanh(tf.matmul(x, w)):
+            total += tf.reduce_sum(row * row)
+        return total
+    compiled = tf.function(loss_fn)
+    grads = []
+    for fn in (loss_fn, compiled):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            loss = fn(x)
+        grads.append([g.numpy() for g in tape.gradient(loss, [x, w])])
+    for ours, eager_run in zip(*grads):
+        np.testing.assert_array_equal(ours, eager_run)
+    # and against central differences on one weight
+    eps = 1e-2
+    w0 = w.numpy().copy()
+    values = []
+    for delta in (eps, -eps):
+        moved = w0.copy()
+        moved[1, 0] += delta
+        w.assign(moved)
+        values.append(float(loss_fn(x).numpy()))
+    np.testing.assert_allclose(grads[1][1][1, 0], (values[0] - values[1]) / (2 * eps),
+                               rtol=1e-2, atol=1e-3)
