@@ -236,3 +236,24 @@ def test_function_under_an_outer_tape_gives_the_eager_gradients(tf2):
         values.append(float(loss_fn(x).numpy()))
     np.testing.assert_allclose(grads[1][1][1, 0], (values[0] - values[1]) / (2 * eps),
                                rtol=1e-2, atol=1e-3)
+
+
+def test_a_loop_local_name_read_after_the_loop_must_be_defined_before(tf2):
+    tf = tf2
+
+    @tf.function
+    def last_double(x):
+        for e in x:
+            p = e * 2.0
+        return p
+
+    with pytest.raises(ValueError, match="'p' is assigned in a `for` loop converted to "
+                                         "tf.while_loop and used after it"):
+        last_double(tf.constant([1.0, 2.0]))
+
+    def defined_before(x):
+        p = tf.constant(0.0)
+        for e in x:
+            p = e * 2.0
+        return p
+    _same_as_eager(tf, defined_before, ([1.0, 2.0],), ([],))

@@ -1,28 +1,32 @@
-"""A small AutoGraph: `if` and `while` statements on tensors, inside a tf.function.
+"""A small AutoGraph: `if`, `while` and `for` statements on tensors, inside a tf.function.
 
 While a tf.function traces, `if x > 0:` on a tensor cannot be decided in Python (the
 tensor has no value yet). TensorFlow's AutoGraph rewrites such statements into
 `tf.cond` / `tf.while_loop`; this module does the same for the simple forms:
 
-    if <test>:            ->   def if_true():  nonlocal a, b; <body>;   return a, b
-        <body>                 def if_false(): nonlocal a, b; <orelse>; return a, b
-    else:                      a, b = if_stmt(<test>, if_true, if_false, get, set)
+    if <test>:            ->   def true_():  nonlocal a, b; <body>;   return a, b
+        <body>                 def false_(): nonlocal a, b; <orelse>; return a, b
+    else:                      a, b = if_stmt(<test>, true_, false_, get, set)
         <orelse>
 
     while <test>:         ->   def cond(): return <test>
         <body>                 def body(): nonlocal a, b; <body>
-                               while_stmt(cond, body, get, set)
+                               while_stmt(cond, body, get, set, ...)
 
-where `a, b` are the names the statement assigns. At run time `if_stmt` and
-`while_stmt` look at the test: a Python value (or an eager tensor) runs the plain
-Python statement; a graph tensor builds `tf.cond` / `tf.while_loop` with those names as
-the branches' outputs / the loop variables. So Python control flow on Python values is
-unchanged (unrolled at trace time, as in TF).
+    for x in <iter>:      ->   def body(element): nonlocal a, b; x = element; <body>
+        <body>                 for_stmt(<iter>, extra_test, body, get, set, ...)
+
+where `a, b` are the names the statement assigns. `break` / `continue` in a loop become
+flags first (`_rewrite_jumps`, AutoGraph's own rewrite), and the `if`s that rewrite
+makes are converted like any other. At run time the rewritten code looks at the test
+(the iterated value): a graph tensor goes to autograph_runtime.py, which builds the
+cond / while_loop; anything else runs the original Python statement (so Python control
+flow on Python values is unchanged: unrolled at trace time, as in TF).
 
 Not converted (left as Python; docs/eager.md): statements containing `return`,
-`break`, `continue`, `yield`, `global` or `nonlocal`; `for` loops; a name first assigned
-inside a converted statement must exist before it. A function whose source cannot be
-read (a lambda defined inline with others, a builtin) is traced unconverted.
+`yield`, `global`, `nonlocal` or a nested def; loops with `else:`; a jump inside a
+`with`/`try`. A function whose source cannot be read (a lambda defined inline with
+others, a builtin, code given to exec) is traced unconverted.
 """
 import ast
 import copy
@@ -130,9 +134,17 @@ def _rewrite_jumps(statements, flags):
 
 
 class _Transformer(ast.NodeTransformer):
-    def __init__(self):
+    def __init__(self, function):
         self.count = 0
         self.changed = False
+        # (name, line) of every read in the function, before any rewrite: which names a
+        # loop assigns are read after it (they must then be defined before it).
+        self.reads = [(n.id, n.lineno) for n in ast.walk(function)
+                      if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+
+    def _names_args(self, node, names):
+        after = {name for name, line in self.reads if line > node.end_lineno}
+        return "names=%r, live=%r" % (tuple(names), tuple(n for n in names if n in after))
 
     def _state_functions(self, names, tag):
         # A name not bound yet reads as UNDEFINED (it may be bound by both branches).
@@ -223,8 +235,9 @@ class _Transformer(ast.NodeTransformer):
                 _HELPERS, flags["break"]), mode="eval").body
             test_fn.body[0].value.args[0] = copy.deepcopy(node.test)
         body_fn = self._function("body_" + tag, [], names, body)
-        call = ast.parse("%s.while_stmt(cond_%s, body_%s, get_%s, set_%s)"
-                         % (_HELPERS, tag, tag, tag, tag)).body[0]
+        call = ast.parse("%s.while_stmt(cond_%s, body_%s, get_%s, set_%s, %s)"
+                         % (_HELPERS, tag, tag, tag, tag,
+                            self._names_args(node, names))).body[0]
         test = ast.Assign(targets=[ast.Name(id="test_" + tag, ctx=ast.Store())],
                           value=node.test)
         # Python's loop, the test evaluated once per iteration as before.
@@ -263,8 +276,9 @@ class _Transformer(ast.NodeTransformer):
             extra = "extra_" + tag
             graph.append(ast.parse("def %s():\n    return %s.not_any(%s)" % (
                 extra, _HELPERS, flags["break"])).body[0])
-        call = ast.parse("%s.for_stmt(test_%s, %s, body_%s, get_%s, set_%s)"
-                         % (_HELPERS, tag, extra, tag, tag, tag)).body[0]
+        call = ast.parse("%s.for_stmt(test_%s, %s, body_%s, get_%s, set_%s, %s)"
+                         % (_HELPERS, tag, extra, tag, tag, tag,
+                            self._names_args(node, names))).body[0]
         test = ast.Assign(targets=[ast.Name(id="test_" + tag, ctx=ast.Store())],
                           value=node.iter)
         python = ast.For(target=node.target, iter=ast.Name(id="test_" + tag, ctx=ast.Load()),
@@ -289,7 +303,7 @@ def convert(fn):
             func.name != target.__name__:
         return fn
     func.decorator_list = []
-    transformer = _Transformer()
+    transformer = _Transformer(func)
     func.body = transformer._visit_list(func.body)
     if not transformer.changed:
         return fn

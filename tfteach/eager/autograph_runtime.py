@@ -127,14 +127,20 @@ def if_stmt(test, if_true, if_false, get_state, set_state):
 
 
 # -- loops ---------------------------------------------------------------------------------
-def _loop(graph, more, body_fn, get_state, set_state, what):
+def _loop(graph, more, body_fn, get_state, set_state, what, names, live):
     """A while_loop over a counter and the statement's names. A name not bound before
-    the loop is local to the body (assigned there before it is read, as TF requires) and
-    no loop variable; it is unbound again after the loop."""
+    the loop is local to the body (assigned there before it is read) and no loop
+    variable; one read after the loop (`live`) must be bound before it. (TF 2.21's
+    AutoGraph instead starts such a variable at zeros shaped like its first value.)"""
     from tfteach.ops.constant_op import constant, identity
     from tfteach.ops.while_ops import while_loop
     state = tuple(get_state())
     carried = [value is not UNDEFINED for value in state]
+    for name, value in zip(names, state):
+        if value is UNDEFINED and name in live:
+            raise ValueError("'%s' is assigned in a `%s` loop converted to tf.while_loop "
+                             "and used after it: it must be defined before the loop."
+                             % (name, what))
 
     def full(values):
         values = iter(values)
@@ -161,14 +167,14 @@ def _loop(graph, more, body_fn, get_state, set_state, what):
     _hand_up(graph, out[0].op)
 
 
-def while_stmt(test_fn, body_fn, get_state, set_state):
+def while_stmt(test_fn, body_fn, get_state, set_state, names=(), live=()):
     """`tf.while_loop` for a converted `while`."""
     from tfteach.framework import graph as graph_lib
     _loop(graph_lib.get_default_graph(), lambda i: test_fn(), lambda i: body_fn(),
-          get_state, set_state, "while")
+          get_state, set_state, "while", names, live)
 
 
-def for_stmt(iterated, extra_test, body_fn, get_state, set_state):
+def for_stmt(iterated, extra_test, body_fn, get_state, set_state, names=(), live=()):
     """`tf.while_loop` for `for x in <tensor>`: one iteration per slice along the first
     dimension (`tf.range(n)` is a tensor like any other), as TF's AutoGraph;
     `extra_test` (or None) is the `not break` of a loop with a `break`."""
@@ -186,4 +192,5 @@ def for_stmt(iterated, extra_test, body_fn, get_state, set_state):
     def more(i):
         test = less(i, n)
         return test if extra_test is None else logical_and(test, extra_test())
-    _loop(graph, more, lambda i: body_fn(iterated[i]), get_state, set_state, "for")
+    _loop(graph, more, lambda i: body_fn(iterated[i]), get_state, set_state, "for", names,
+          live)
