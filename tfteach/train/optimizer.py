@@ -27,7 +27,10 @@ __all__ = ["Optimizer"]
 
 
 def _var_key(var):
-    """Slots are looked up by (graph, variable name), as TensorFlow does."""
+    """Slots are looked up by (graph, variable name), as TensorFlow does; an eager
+    variable by its unique key, since eager names need not be unique (TF's `_unique_id`)."""
+    if hasattr(var, "_eager_tensor") and hasattr(var, "_key"):
+        return var._key
     return (var.op.graph, var.op.name)
 
 
