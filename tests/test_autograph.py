@@ -257,3 +257,26 @@ def test_a_loop_local_name_read_after_the_loop_must_be_defined_before(tf2):
             p = e * 2.0
         return p
     _same_as_eager(tf, defined_before, ([1.0, 2.0],), ([],))
+
+
+def test_python_range_of_a_tensor_is_tf_range(tf2):
+    tf = tf2
+
+    def triangle(n):
+        s = tf.constant(0)
+        for i in range(n):                 # n a tensor: tf.range, one while_loop
+            s += i
+        return s
+    f = tf.function(triangle)
+    for n in (0, 1, 5, 9):
+        assert int(f(tf.constant(n))) == n * (n - 1) // 2
+    assert f.experimental_get_tracing_count() == 1
+    assert "LoopCond" in _loop_ops(f)
+
+    @tf.function
+    def steps(x, n):
+        for i in range(1, n, 2):           # n a Python int: Python's range, unrolled
+            x = x + i
+        return x
+    assert float(steps(tf.constant(0.0), 6)) == 1 + 3 + 5
+    assert "LoopCond" not in _loop_ops(steps)

@@ -279,8 +279,15 @@ class _Transformer(ast.NodeTransformer):
         call = ast.parse("%s.for_stmt(test_%s, %s, body_%s, get_%s, set_%s, %s)"
                          % (_HELPERS, tag, extra, tag, tag, tag,
                             self._names_args(node, names))).body[0]
+        iterated = node.iter
+        if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and \
+                iterated.func.id == "range" and not iterated.keywords:
+            # `range(n)` of a tensor is tf.range(n), as in TF's AutoGraph
+            iterated = ast.Call(func=ast.Attribute(value=ast.Name(id=_HELPERS, ctx=ast.Load()),
+                                                   attr="range_", ctx=ast.Load()),
+                                args=iterated.args, keywords=[])
         test = ast.Assign(targets=[ast.Name(id="test_" + tag, ctx=ast.Store())],
-                          value=node.iter)
+                          value=iterated)
         python = ast.For(target=node.target, iter=ast.Name(id="test_" + tag, ctx=ast.Load()),
                          body=node.body, orelse=node.orelse, type_comment=None)
         graph += [body_fn, call]

@@ -66,6 +66,15 @@ def and_not(test, flag):
     return logical_and(test, logical_not(flag))
 
 
+def range_(*args):
+    """`range(...)` in a `for` statement: `tf.range` when an argument is a graph tensor
+    (the loop then becomes a tf.while_loop), Python's range otherwise."""
+    if any(_is_graph_tensor(a) for a in args):
+        from tfteach.ops.fill_ops import range as tf_range
+        return tf_range(*args)
+    return range(*args)
+
+
 # -- markers -------------------------------------------------------------------------------
 def _effects_since(graph, start):
     """Stateful ops built since `start` in the current control-flow context, and the
