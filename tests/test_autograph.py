@@ -280,3 +280,20 @@ def test_python_range_of_a_tensor_is_tf_range(tf2):
         return x
     assert float(steps(tf.constant(0.0), 6)) == 1 + 3 + 5
     assert "LoopCond" not in _loop_ops(steps)
+
+
+def test_gradients_through_converted_loops_and_branches(tf2):
+    tf = tf2
+    w = tf.Variable(2.0)
+
+    def grad(xs):
+        with tf.GradientTape() as tape:
+            s = tf.constant(0.0)
+            for x in xs:
+                if x > 0:
+                    s += w * w * x      # d/dw = 2 w x for the positive x
+        return tape.gradient(s, w)
+    xs = tf.constant([1.0, -2.0, 3.0])
+    compiled = tf.function(grad)
+    assert float(compiled(xs)) == float(grad(xs)) == 2 * 2.0 * (1.0 + 3.0)
+    assert "LoopCond" in _loop_ops(compiled)
