@@ -97,13 +97,29 @@ def test_images_are_width_height_and_pngs(tf2, tmp_path):
     np.testing.assert_array_equal(np.asarray(Image.open(io.BytesIO(strings[2]))), want)
 
 
-def test_summary_inside_a_tf_function_says_so(tf2, tmp_path):
+def test_summaries_inside_a_tf_function_write_on_every_call(tf2, tmp_path):
     tf = tf2
+    step = tf.Variable(0, dtype=tf.int64)
+    traced = []
 
     @tf.function
-    def f(x):
-        tf.summary.scalar("x", x, step=0)
-        return x
-    with tf.summary.create_file_writer(str(tmp_path)).as_default():
-        with pytest.raises(NotImplementedError, match="eagerly only"):
-            f(tf.constant(1.0))
+    def train_step(x):
+        traced.append(1)
+        loss = tf.reduce_sum(x * x)
+        tf.summary.scalar("loss", loss, step=step)
+        for e in x:                               # a converted loop: written each pass
+            if e > 0:
+                tf.summary.scalar("positive", e, step=step)
+        step.assign_add(1)
+        return loss
+
+    writer = tf.summary.create_file_writer(str(tmp_path))
+    with writer.as_default():
+        train_step(tf.constant([1.0, -2.0]))
+        train_step(tf.constant([3.0, 4.0]))
+    assert len(traced) == 1
+    _, values = _values(tmp_path)
+    got = sorted((t, s, float(v)) for t, s, _, v in values)
+    assert got == sorted([("loss", 0, 5.0), ("positive", 0, 1.0), ("loss", 1, 25.0),
+                          ("positive", 1, 3.0), ("positive", 1, 4.0)])
+    assert {p for _, _, p, _ in values} == {"scalars"}

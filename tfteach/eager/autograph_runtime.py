@@ -82,7 +82,7 @@ def _effects_since(graph, start):
     context = graph._get_control_flow_context()
     return [op for op in graph._nodes_in_order[start:]
             if op._control_flow_context is context
-            and (op._op_def.ref_inputs or op.type in ("Print", "Assert"))]
+            and (op._op_def.ref_inputs or op.type in ("Print", "Assert", "PyWriteSummary"))]
 
 
 def _run_marked(graph, fn):

@@ -15,8 +15,10 @@ its metadata. The events go through TF 1's `FileWriter` (writer.py: the one even
 writer), into a file named `events.out.tfevents.<time>.<host>.<pid>.<n>.v2` as TF 2
 names it. TensorBoard's EventAccumulator lists the values under `tensors`.
 
-Summaries are written eagerly (the values are computed in Python); inside a
-tf.function trace a summary call raises NotImplementedError (docs/eager.md).
+Eagerly a summary is written at once. Inside a tf.function a call adds a
+`PyWriteSummary` op (a Python callback, as PyFunc; TF's `WriteSummary` op takes the
+writer as a resource input, which tfteach's graphs do not have) that writes on every run
+of the graph; the writer, tag and record_if are those of the trace.
 """
 import contextlib
 import itertools
@@ -25,7 +27,8 @@ import time
 
 import numpy as np
 
-from tfteach.framework import eager_mode
+from tfteach.framework import dtypes, eager_mode, tensor_shape
+from tfteach.framework.registry import not_differentiable, register_op
 from tfteach.framework.tensor_proto import make_tensor_proto
 from tfteach.io.tf_protos import Event, Summary, SummaryMetadata
 from tfteach.summary.media import encode_png
@@ -40,6 +43,17 @@ _DEFAULT_WRITERS = []              # the `as_default` stack; [-1] is the default
 _STEP = [None]                     # tf.summary.experimental.set_step
 _RECORD_IF = [True]                # the record_if stack
 _FILE_NUMBER = itertools.count()
+_CALLBACKS = []                    # what each traced PyWriteSummary op writes (its attr)
+
+
+def _write_kernel(ctx, step, data):
+    _CALLBACKS[ctx.attrs["callback"]](step, data)
+    return np.array(True)
+
+
+register_op("PyWriteSummary", lambda op: [(dtypes.bool, tensor_shape.TensorShape([]))],
+            cpu=_write_kernel, stateful=True)
+not_differentiable("PyWriteSummary")
 
 
 class SummaryWriter:
@@ -165,10 +179,6 @@ experimental = _Experimental()
 
 # -- the values ------------------------------------------------------------------------------
 def _value(data):
-    if not eager_mode.executing_eagerly():
-        raise NotImplementedError(
-            "tfteach writes TF 2 summaries eagerly only; inside a tf.function (or a graph) "
-            "return the value and write it outside, or use tf.compat.v1.summary's ops.")
     return np.asarray(data.numpy() if hasattr(data, "numpy") else data)
 
 
@@ -184,9 +194,13 @@ def _tag(name):
     return eager_mode.STATE.name_scope + name
 
 
-def _emit(name, plugin_name, description, step, make_tensor):
+def _emit(name, metadata, step, data, make_tensor):
     """Writes one value to the default writer; False (and nothing computed) when no
-    writer is the default or record_if says no, as TF 2."""
+    writer is the default or record_if says no, as TF 2. `make_tensor(value)` makes
+    the TensorProto from the value as a NumPy array. Eagerly it is written at once;
+    while a graph is built (a tf.function tracing) a `PyWriteSummary` op writes it
+    whenever the graph runs (the writer, tag and record_if fixed at trace time, as TF's
+    trace captures them)."""
     if not should_record_summaries():
         return _as_tensor(False)
     if step is None:
@@ -194,10 +208,26 @@ def _emit(name, plugin_name, description, step, make_tensor):
     if step is None:
         raise ValueError("No step set. Please specify one either through the `step` "
                          "argument or through tf.summary.experimental.set_step()")
-    step = int(_value(step))
-    _DEFAULT_WRITERS[-1]._write(_tag(name), make_tensor(),
-                                _metadata(plugin_name, description), step)
-    return _as_tensor(True)
+    writer, tag = _DEFAULT_WRITERS[-1], _tag(name)
+
+    def write_now(step_value, value):
+        writer._write(tag, make_tensor(np.asarray(value)), metadata, int(step_value))
+    if eager_mode.executing_eagerly():
+        write_now(_value(step), _value(data))
+        return _as_tensor(True)
+    return _write_op(write_now, step, data, tag)
+
+
+def _write_op(write_now, step, data, tag):
+    from tfteach.framework import convert, dtypes
+    from tfteach.ops.op_builder import apply_op
+    step = convert.convert_to_tensor(step)
+    if step.dtype.base_dtype != dtypes.int64:
+        from tfteach.ops.math_ops import cast
+        step = cast(step, dtypes.int64)
+    _CALLBACKS.append(write_now)
+    return apply_op("PyWriteSummary", [step, convert.convert_to_tensor(data)],
+                    {"callback": len(_CALLBACKS) - 1, "tag": tag}, name="write_summary")
 
 
 def _as_tensor(flag):
@@ -207,30 +237,21 @@ def _as_tensor(flag):
 
 def write(tag, tensor, step=None, metadata=None, name=None):
     """`tf.summary.write`: any tensor, with the given SummaryMetadata (or none)."""
-    if not should_record_summaries():
-        return _as_tensor(False)
-    step = _STEP[0] if step is None else step
-    if step is None:
-        raise ValueError("No step set. Please specify one either through the `step` "
-                         "argument or through tf.summary.experimental.set_step()")
     if metadata is None:
         metadata = SummaryMetadata()
     elif isinstance(metadata, bytes):
         metadata = SummaryMetadata.FromString(metadata)
-    _DEFAULT_WRITERS[-1]._write(_tag(tag), make_tensor_proto(_value(tensor)), metadata,
-                                int(_value(step)))
-    return _as_tensor(True)
+    return _emit(tag, metadata, step, tensor, make_tensor_proto)
 
 
 def scalar(name, data, step=None, description=None):
     """`tf.summary.scalar`: the value as a float32 scalar, plugin "scalars"."""
-    def tensor():
-        value = _value(data)
-        if value.ndim != 0:
-            raise ValueError("Expected scalar shape for %s, saw shape: %s."
-                             % (name, tuple(value.shape)))
-        return make_tensor_proto(value.astype(np.float32))
-    return _emit(name, "scalars", description, step, tensor)
+    shape = getattr(data, "shape", np.shape(data))
+    if tensor_shape.as_shape(shape).ndims not in (0, None):
+        raise ValueError("Expected scalar shape for %s, saw shape: %s."
+                         % (name, tuple(tensor_shape.as_shape(shape).as_list())))
+    return _emit(name, _metadata("scalars", description), step, data,
+                 lambda value: make_tensor_proto(value.astype(np.float32)))
 
 
 def histogram_buckets(data, bucket_count=DEFAULT_BUCKET_COUNT):
@@ -256,17 +277,15 @@ def histogram_buckets(data, bucket_count=DEFAULT_BUCKET_COUNT):
 
 def histogram(name, data, step=None, buckets=None, description=None):
     """`tf.summary.histogram`: plugin "histograms", (left, right, count) rows."""
-    return _emit(name, "histograms", description, step, lambda: make_tensor_proto(
-        histogram_buckets(_value(data), DEFAULT_BUCKET_COUNT if buckets is None
-                          else buckets)))
+    return _emit(name, _metadata("histograms", description), step, data, lambda value: make_tensor_proto(
+        histogram_buckets(value, DEFAULT_BUCKET_COUNT if buckets is None else buckets)))
 
 
 def image(name, data, step=None, max_outputs=3, description=None):
     """`tf.summary.image`: [k, h, w, c] images (uint8, or floats in [0, 1] converted as
     tf.image.convert_image_dtype(saturate=True)); at most `max_outputs` PNGs after the
     width and height, plugin "images"."""
-    def tensor():
-        images = _value(data)
+    def tensor(images):
         if images.ndim != 4:
             raise ValueError("Expected a 4-D tensor [k, h, w, c] of images for %s, saw "
                              "shape: %s." % (name, tuple(images.shape)))
@@ -275,16 +294,15 @@ def image(name, data, step=None, max_outputs=3, description=None):
         pngs = [encode_png(im) for im in images[:max_outputs]]
         strings = [str(images.shape[2]).encode(), str(images.shape[1]).encode()] + pngs
         return make_tensor_proto(np.array(strings, dtype=object))
-    return _emit(name, "images", description, step, tensor)
+    return _emit(name, _metadata("images", description), step, data, tensor)
 
 
 def text(name, data, step=None, description=None):
     """`tf.summary.text`: a string tensor, plugin "text"."""
-    def tensor():
-        value = _value(data)
+    def tensor(value):
         if value.dtype.kind not in "SUO":
             raise TypeError("tf.summary.text needs a string tensor, got %s" % value.dtype)
         encoded = np.vectorize(lambda s: s if isinstance(s, bytes) else str(s).encode(),
                                otypes=[object])(value)
         return make_tensor_proto(encoded)
-    return _emit(name, "text", description, step, tensor)
+    return _emit(name, _metadata("text", description), step, data, tensor)
