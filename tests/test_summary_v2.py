@@ -123,3 +123,17 @@ def test_summaries_inside_a_tf_function_write_on_every_call(tf2, tmp_path):
     assert got == sorted([("loss", 0, 5.0), ("positive", 0, 1.0), ("loss", 1, 25.0),
                           ("positive", 1, 3.0), ("positive", 1, 4.0)])
     assert {p for _, _, p, _ in values} == {"scalars"}
+
+
+def test_tfscalars_reads_tf2_scalars(tf2, tmp_path):
+    tf = tf2
+    from tfteach.notebook.scalars_magic import read_scalars
+    with tf.summary.create_file_writer(str(tmp_path / "train")).as_default():
+        for step in range(3):
+            tf.summary.scalar("loss", 1.0 / (step + 1), step=step)
+        tf.summary.histogram("w", [1.0, 2.0], step=0)      # not a scalar: left out
+    runs = read_scalars(str(tmp_path))
+    (run, tags), = runs.items()
+    assert list(tags) == ["loss"]
+    np.testing.assert_allclose([v for _, v in tags["loss"]], [1.0, 0.5, 1.0 / 3], rtol=1e-7)
+    assert [s for s, _ in tags["loss"]] == [0, 1, 2]
