@@ -7,7 +7,8 @@
 - tape.py: GradientTape, reusing the registered graph gradients
 - function.py: tf.function: when to trace (input signatures), and the trace itself
 - concrete_function.py: FuncGraph (captures) and ConcreteFunction (a graph run by a Session)
-- autograph.py: `if`/`while` on tensors rewritten into tf.cond / tf.while_loop
+- autograph.py: `if`/`while`/`for` on tensors (with break/continue) rewritten into calls
+  of autograph_runtime.py, which builds tf.cond / tf.while_loop
 - module.py: tf.Module
 See docs/eager.md.
 """

@@ -1,117 +1,60 @@
-"""A small AutoGraph: `if` and `while` statements on tensors, inside a tf.function.
+"""A small AutoGraph: `if`, `while` and `for` statements on tensors, inside a tf.function.
 
 While a tf.function traces, `if x > 0:` on a tensor cannot be decided in Python (the
 tensor has no value yet). TensorFlow's AutoGraph rewrites such statements into
 `tf.cond` / `tf.while_loop`; this module does the same for the simple forms:
 
-    if <test>:            ->   def if_true():  nonlocal a, b; <body>;   return a, b
-        <body>                 def if_false(): nonlocal a, b; <orelse>; return a, b
-    else:                      a, b = if_stmt(<test>, if_true, if_false, get, set)
+    if <test>:            ->   def true_():  nonlocal a, b; <body>;   return a, b
+        <body>                 def false_(): nonlocal a, b; <orelse>; return a, b
+    else:                      a, b = if_stmt(<test>, true_, false_, get, set)
         <orelse>
 
     while <test>:         ->   def cond(): return <test>
         <body>                 def body(): nonlocal a, b; <body>
-                               while_stmt(cond, body, get, set)
+                               while_stmt(cond, body, get, set, ...)
 
-where `a, b` are the names the statement assigns. At run time `if_stmt` and
-`while_stmt` look at the test: a Python value (or an eager tensor) runs the plain
-Python statement; a graph tensor builds `tf.cond` / `tf.while_loop` with those names as
-the branches' outputs / the loop variables. So Python control flow on Python values is
-unchanged (unrolled at trace time, as in TF).
+    for x in <iter>:      ->   def body(element): nonlocal a, b; x = element; <body>
+        <body>                 for_stmt(<iter>, extra_test, body, get, set, ...)
+
+where `a, b` are the names the statement assigns. `break` / `continue` in a loop become
+flags first (`_rewrite_jumps`, AutoGraph's own rewrite), and the `if`s that rewrite
+makes are converted like any other. At run time the rewritten code looks at the test
+(the iterated value): a graph tensor goes to autograph_runtime.py, which builds the
+cond / while_loop; anything else runs the original Python statement (so Python control
+flow on Python values is unchanged: unrolled at trace time, as in TF).
 
 Not converted (left as Python; docs/eager.md): statements containing `return`,
-`break`, `continue`, `yield`, `global` or `nonlocal`; `for` loops; a name first assigned
-inside a converted statement must exist before it. A function whose source cannot be
-read (a lambda defined inline with others, a builtin) is traced unconverted.
+`yield`, `global`, `nonlocal` or a nested def; loops with `else:`; a jump inside a
+`with`/`try`. A function whose source cannot be read (a lambda defined inline with
+others, a builtin, code given to exec) is traced unconverted.
 """
 import ast
+import copy
 import functools
 import inspect
 import textwrap
 
-__all__ = ["convert", "if_stmt", "while_stmt"]
+from tfteach.eager import autograph_runtime
+from tfteach.eager.autograph_runtime import (UNDEFINED, _is_graph_tensor, for_stmt,  # noqa: F401
+                                             if_stmt, read, while_stmt)
+
+__all__ = ["convert", "if_stmt", "while_stmt", "for_stmt"]
 
 _HELPERS = "__tfteach_autograph__"
 
 
-def _is_graph_tensor(value):
-    from tfteach.framework.tensor import Tensor
-    return isinstance(value, Tensor) and not hasattr(value, "_value")
-
-
-class _Undefined:
-    def __repr__(self):
-        return "<undefined>"
-
-
-UNDEFINED = _Undefined()
-
-
-def read(name_thunk):
-    """The value of a variable, or UNDEFINED if it is not bound yet."""
-    try:
-        return name_thunk()
-    except NameError:
-        return UNDEFINED
-
-
-def if_stmt(test, if_true, if_false, get_state, set_state):
-    """`tf.cond` for a converted `if`. Each branch also returns a marker that depends
-    on the branch's stateful ops (a variable update, a Print), so that the function
-    runs them on every call, as TF's automatic control dependencies do."""
-    from tfteach.framework import graph as graph_lib
-    from tfteach.ops.cond_ops import cond
-    from tfteach.ops.constant_op import constant, identity
-    graph = graph_lib.get_default_graph()
-    before = get_state()
-
-    def branch(fn, which):
-        def run():
-            set_state(before)
-            start = len(graph._nodes_in_order)
-            values = fn()
-            for value in values:
-                if value is UNDEFINED:
-                    raise ValueError(
-                        "a variable the `if` statement assigns in one branch must also be "
-                        "assigned in the %s branch (or before the `if`), for tf.cond"
-                        % which)
-            effects = [op for op in graph._nodes_in_order[start:]
-                       if op._op_def.ref_inputs or op.type in ("Print", "Assert")]
-            with graph.control_dependencies(effects):
-                marker = identity(constant(True))
-            return tuple(values) + (marker,)
-        return run
-    result = cond(test, branch(if_true, "true"), branch(if_false, "else"))
-    result = tuple(result) if isinstance(result, (list, tuple)) else (result,)
-    after = getattr(graph, "after_branches", None)
-    if after is not None:
-        after(result[-1].op)
-    return result[:-1]
-
-
-def while_stmt(test_fn, body_fn, get_state, set_state):
-    from tfteach.ops.while_ops import while_loop
-
-    def cond(*state):
-        set_state(state)
-        return test_fn()
-
-    def body(*state):
-        set_state(state)
-        body_fn()
-        return tuple(get_state())
-    state = tuple(get_state())
-    if any(value is UNDEFINED for value in state):
-        raise ValueError("a variable the `while` loop assigns must be assigned before the "
-                         "loop, for tf.while_loop")
-    set_state(tuple(while_loop(cond, body, state, return_same_structure=True)))
-
-
 class _Assigned(ast.NodeVisitor):
+    """The names a list of statements assigns, and the `break`/`continue` that belong
+    to the loop around them (those inside a nested loop belong to it). `unsupported`:
+    something no conversion handles (a nested def, `return`, `yield`, `global`, a jump
+    inside a `with`/`try`)."""
+
     def __init__(self):
         self.names = []
+        self.jumps = set()
         self.unsupported = False
+        self._loops = 0
+        self._other_blocks = 0
 
     def visit_Name(self, node):
         if isinstance(node.ctx, ast.Store) and node.id not in self.names:
@@ -122,24 +65,86 @@ class _Assigned(ast.NodeVisitor):
 
     visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = visit_FunctionDef
 
+    def _loop(self, node):
+        self._loops += 1
+        self.generic_visit(node)
+        self._loops -= 1
+
+    visit_For = visit_While = visit_AsyncFor = _loop
+
+    def _block(self, node):
+        self._other_blocks += 1
+        self.generic_visit(node)
+        self._other_blocks -= 1
+
+    visit_With = visit_AsyncWith = visit_Try = _block
+
+    def _jump(self, node):
+        if self._loops:
+            return
+        if self._other_blocks:
+            self.unsupported = True
+        self.jumps.add(type(node).__name__.lower())
+
+    visit_Break = visit_Continue = _jump
+
     def generic_visit(self, node):
-        if isinstance(node, (ast.Return, ast.Break, ast.Continue, ast.Yield, ast.YieldFrom,
-                             ast.Global, ast.Nonlocal)):
+        if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal,
+                             ast.Await)):
             self.unsupported = True
         super().generic_visit(node)
 
 
 def _assigned(statements):
+    """(names, jumps) of `statements`, or None if they cannot be converted."""
     finder = _Assigned()
     for s in statements:
         finder.visit(s)
-    return None if finder.unsupported else finder.names
+    return None if finder.unsupported else (finder.names, finder.jumps)
+
+
+def _has_jump(statement):
+    found = _assigned([statement])
+    return found is not None and bool(found[1])
+
+
+def _rewrite_jumps(statements, flags):
+    """`break`/`continue` (alone or in `if`s) become flag assignments, and the
+    statements after one run under `if not (break_flag or continue_flag)` — TF
+    AutoGraph's rewrite, which the `if` conversion then turns into tf.cond."""
+    out = []
+    for k, s in enumerate(statements):
+        if isinstance(s, (ast.Break, ast.Continue)):
+            name = flags["break" if isinstance(s, ast.Break) else "continue"]
+            out.append(ast.parse("%s = %s.true()" % (name, _HELPERS)).body[0])
+            return out                         # what follows a jump never runs
+        if isinstance(s, ast.If) and _has_jump(s):
+            s.body = _rewrite_jumps(s.body, flags)
+            s.orelse = _rewrite_jumps(s.orelse, flags)
+            out.append(s)
+            rest = statements[k + 1:]
+            if rest:
+                guard = ast.parse("if %s.not_any(%s):\n    pass" % (
+                    _HELPERS, ", ".join(flags.values()))).body[0]
+                guard.body = _rewrite_jumps(rest, flags)
+                out.append(guard)
+            return out
+        out.append(s)
+    return out
 
 
 class _Transformer(ast.NodeTransformer):
-    def __init__(self):
+    def __init__(self, function):
         self.count = 0
         self.changed = False
+        # (name, line) of every read in the function, before any rewrite: which names a
+        # loop assigns are read after it (they must then be defined before it).
+        self.reads = [(n.id, n.lineno) for n in ast.walk(function)
+                      if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+
+    def _names_args(self, node, names):
+        after = {name for name, line in self.reads if line > node.end_lineno}
+        return "names=%r, live=%r" % (tuple(names), tuple(n for n in names if n in after))
 
     def _state_functions(self, names, tag):
         # A name not bound yet reads as UNDEFINED (it may be bound by both branches).
@@ -152,20 +157,39 @@ class _Transformer(ast.NodeTransformer):
                     "(%s,)" % ", ".join(names) if names else "_"))
         return ast.parse(code).body
 
+    def _visit_list(self, statements):
+        out = []
+        for s in statements:
+            s = self.visit(s)
+            out.extend(s if isinstance(s, list) else [s])
+        return out
+
+    def _dispatch(self, tag, graph_body, python_body):
+        check = ast.parse("%s._is_graph_tensor(test_%s)" % (_HELPERS, tag),
+                          mode="eval").body
+        return ast.If(test=check, body=graph_body, orelse=python_body)
+
+    def _function(self, name, args, names, body):
+        fn = ast.parse("def %s(%s):\n    pass" % (name, ", ".join(args))).body[0]
+        fn.body = ([ast.Nonlocal(names=list(names))] if names else []) + list(body)
+        if not fn.body:
+            fn.body = [ast.Pass()]
+        return fn
+
     def visit_If(self, node):
-        self.generic_visit(node)
-        names = _assigned(node.body + node.orelse)
-        if names is None:
+        found = _assigned(node.body + node.orelse)
+        if found is None or found[1]:       # a jump belongs to the loop's rewrite
             return node
+        names = found[0]
+        node.body = self._visit_list(node.body)
+        node.orelse = self._visit_list(node.orelse)
         self.count += 1
         self.changed = True
         tag = "if_%d" % self.count
         ret = "(%s,)" % ", ".join(names) if names else "()"
-        nl = [ast.Nonlocal(names=list(names))] if names else []
-        true_fn = ast.parse("def true_%s():\n    pass" % tag).body[0]
-        true_fn.body = nl + list(node.body) + [ast.parse("return %s" % ret).body[0]]
-        false_fn = ast.parse("def false_%s():\n    pass" % tag).body[0]
-        false_fn.body = nl + list(node.orelse) + [ast.parse("return %s" % ret).body[0]]
+        returned = [ast.parse("return %s" % ret).body[0]]
+        true_fn = self._function("true_" + tag, [], names, node.body + returned)
+        false_fn = self._function("false_" + tag, [], names, node.orelse + returned)
         call = ast.parse("%s = %s.if_stmt(test_%s, true_%s, false_%s, get_%s, set_%s)"
                          % (ret if names else "_", _HELPERS, tag, tag, tag, tag, tag)).body[0]
         # The test is evaluated once; a value that is not a graph tensor runs the
@@ -177,33 +201,96 @@ class _Transformer(ast.NodeTransformer):
         graph = self._state_functions(names, tag) + [true_fn, false_fn, call]
         return [test, self._dispatch(tag, graph, [python])]
 
-    def _dispatch(self, tag, graph_body, python_body):
-        check = ast.parse("%s._is_graph_tensor(test_%s)" % (_HELPERS, tag),
-                          mode="eval").body
-        return ast.If(test=check, body=graph_body, orelse=python_body)
+    def _loop_parts(self, node, tag):
+        """The loop body for the graph (jumps rewritten into flags, then converted),
+        the flags' initialisation, and the names the loop carries."""
+        found = _assigned(node.body)
+        if found is None or node.orelse:
+            return None
+        names, jumps = found
+        flags = {jump: "%s_%s" % (jump, tag) for jump in sorted(jumps)}
+        body = copy.deepcopy(node.body)
+        if flags:
+            body = _rewrite_jumps(body, flags)
+            if "continue" in flags:     # cleared at the start of each iteration
+                body = ast.parse("%s = %s.false()" % (flags["continue"], _HELPERS)).body \
+                    + body
+            names = names + [f for f in flags.values() if f not in names]
+        init = [ast.parse("%s = %s.false()" % (f, _HELPERS)).body[0] for f in flags.values()]
+        return self._visit_list(body), init, names, flags
 
     def visit_While(self, node):
-        self.generic_visit(node)
-        names = _assigned(node.body)
-        if names is None or node.orelse:
-            return node
         self.count += 1
-        self.changed = True
         tag = "while_%d" % self.count
+        parts = self._loop_parts(node, tag)
+        self.generic_visit(node)              # the Python loop's body, converted inside
+        if parts is None:
+            return node
+        body, init, names, flags = parts
+        self.changed = True
         test_fn = ast.parse("def cond_%s():\n    return None" % tag).body[0]
-        test_fn.body[0].value = node.test
-        body_fn = ast.parse("def body_%s():\n    pass" % tag).body[0]
-        body_fn.body = ([ast.Nonlocal(names=list(names))] if names else []) + list(node.body)
-        call = ast.parse("%s.while_stmt(cond_%s, body_%s, get_%s, set_%s)"
-                         % (_HELPERS, tag, tag, tag, tag)).body[0]
+        test_fn.body[0].value = copy.deepcopy(node.test)
+        if "break" in flags:
+            test_fn.body[0].value = ast.parse("%s.and_not(None, %s)" % (
+                _HELPERS, flags["break"]), mode="eval").body
+            test_fn.body[0].value.args[0] = copy.deepcopy(node.test)
+        body_fn = self._function("body_" + tag, [], names, body)
+        call = ast.parse("%s.while_stmt(cond_%s, body_%s, get_%s, set_%s, %s)"
+                         % (_HELPERS, tag, tag, tag, tag,
+                            self._names_args(node, names))).body[0]
         test = ast.Assign(targets=[ast.Name(id="test_" + tag, ctx=ast.Store())],
                           value=node.test)
         # Python's loop, the test evaluated once per iteration as before.
         again = ast.Assign(targets=[ast.Name(id="test_" + tag, ctx=ast.Store())],
-                           value=node.test)
+                           value=copy.deepcopy(node.test))
         python = ast.While(test=ast.Name(id="test_" + tag, ctx=ast.Load()),
                            body=list(node.body) + [again], orelse=[])
-        graph = self._state_functions(names, tag) + [test_fn, body_fn, call]
+        if _assigned(node.body)[1]:
+            # `continue` would skip `again`: keep Python's own loop, testing in place.
+            python = ast.While(test=copy.deepcopy(node.test), body=list(node.body),
+                               orelse=[])
+            python = ast.If(test=ast.Name(id="test_" + tag, ctx=ast.Load()),
+                            body=[python], orelse=[])
+        graph = (init + self._state_functions(names, tag)
+                 + [test_fn, body_fn, call])
+        return [test, self._dispatch(tag, graph, [python])]
+
+    def visit_For(self, node):
+        self.count += 1
+        tag = "for_%d" % self.count
+        parts = self._loop_parts(node, tag)
+        self.generic_visit(node)
+        if parts is None:
+            return node
+        body, init, names, flags = parts
+        targets = _assigned([ast.Assign(targets=[node.target], value=ast.Constant(0))])[0]
+        names = [n for n in names if n not in targets]   # the iterate is the body's own
+        self.changed = True
+        element = "element_" + tag
+        assign_target = ast.Assign(targets=[copy.deepcopy(node.target)],
+                                   value=ast.Name(id=element, ctx=ast.Load()))
+        body_fn = self._function("body_" + tag, [element], names, [assign_target] + body)
+        extra = "None"
+        graph = init + self._state_functions(names, tag)
+        if "break" in flags:
+            extra = "extra_" + tag
+            graph.append(ast.parse("def %s():\n    return %s.not_any(%s)" % (
+                extra, _HELPERS, flags["break"])).body[0])
+        call = ast.parse("%s.for_stmt(test_%s, %s, body_%s, get_%s, set_%s, %s)"
+                         % (_HELPERS, tag, extra, tag, tag, tag,
+                            self._names_args(node, names))).body[0]
+        iterated = node.iter
+        if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and \
+                iterated.func.id == "range" and not iterated.keywords:
+            # `range(n)` of a tensor is tf.range(n), as in TF's AutoGraph
+            iterated = ast.Call(func=ast.Attribute(value=ast.Name(id=_HELPERS, ctx=ast.Load()),
+                                                   attr="range_", ctx=ast.Load()),
+                                args=iterated.args, keywords=[])
+        test = ast.Assign(targets=[ast.Name(id="test_" + tag, ctx=ast.Store())],
+                          value=iterated)
+        python = ast.For(target=node.target, iter=ast.Name(id="test_" + tag, ctx=ast.Load()),
+                         body=node.body, orelse=node.orelse, type_comment=None)
+        graph += [body_fn, call]
         return [test, self._dispatch(tag, graph, [python])]
 
 
@@ -223,12 +310,8 @@ def convert(fn):
             func.name != target.__name__:
         return fn
     func.decorator_list = []
-    transformer = _Transformer()
-    func.body = [transformer.visit(s) for s in func.body]
-    flat = []
-    for s in func.body:
-        flat.extend(s if isinstance(s, list) else [s])
-    func.body = flat
+    transformer = _Transformer(func)
+    func.body = transformer._visit_list(func.body)
     if not transformer.changed:
         return fn
     tree = ast.fix_missing_locations(ast.Module(body=[func], type_ignores=[]))
@@ -237,8 +320,7 @@ def convert(fn):
     if target.__closure__:
         namespace.update(zip(target.__code__.co_freevars,
                              (c.cell_contents for c in target.__closure__)))
-    import sys
-    namespace[_HELPERS] = sys.modules[__name__]
+    namespace[_HELPERS] = autograph_runtime
     try:
         exec(compile(tree, inspect.getsourcefile(target) or "<autograph>", "exec"),  # noqa: S102
              namespace)

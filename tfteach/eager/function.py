@@ -18,11 +18,12 @@ folding and fusions — without running the Python code again. So Python side ef
 - `tf.Variable(...)` inside the function is allowed on the first trace only (the
   variable is created eagerly, lifted out of the graph); a later trace that creates one
   raises TF's ValueError.
-- `if`/`while` statements on tensors are rewritten into `tf.cond`/`tf.while_loop` in
-  their simple forms (autograph.py); Python control flow on Python values runs at
+- `if`/`while`/`for` statements on tensors (with `break`/`continue`) are rewritten into
+  `tf.cond`/`tf.while_loop` (autograph.py); Python control flow on Python values runs at
   trace time, as in TF.
-- Not supported (docs/eager.md): recording a call on an outer GradientTape: while a
-  tape records, a call runs the Python function eagerly instead.
+- Under an outer GradientTape a call runs the Python function eagerly, so the tape
+  records its ops (TF records one function-call op; the gradients are the same,
+  test_autograph_reference.py), instead of running the traced graph.
 """
 import functools
 import weakref

@@ -109,6 +109,13 @@ def nn_module():
     return _module("tensorflow.nn", nn_module.__doc__, names)
 
 
+def summary_module():
+    """`tf.summary` in TF 2: writers and `scalar(name, data, step)` (summary/summary_v2.py)."""
+    from tfteach.summary import summary_v2
+    names = {n: getattr(summary_v2, n) for n in summary_v2.__all__}
+    return _module("tensorflow.summary", summary_module.__doc__, names)
+
+
 class _Compat(types.ModuleType):
     """`tf.compat`: `v1` is the TF 1 namespace (tfteach), `v2` the TF 2 one. Asking for
     `v2` does not switch eager execution on (importing `tfteach.v2` does)."""
@@ -161,6 +168,7 @@ def fill_v2(module):
     module.random = random_module()
     module.math = math_module()
     module.nn = nn_module()
+    module.summary = summary_module()
     module.compat = compat_module()
 
     def __getattr__(name):

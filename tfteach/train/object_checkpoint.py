@@ -28,6 +28,7 @@ __all__ = ["Checkpoint", "CheckpointManager"]
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 _VALUE_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
+_SLOT_MARK = "/.OPTIMIZER_SLOT/"
 
 
 def _object_graph_pb2():
@@ -47,7 +48,7 @@ def _is_variable(x):
 def _is_trackable(x):
     from tfteach.eager.module import Module
     return _is_variable(x) or isinstance(x, (Module, Checkpoint)) or hasattr(
-        x, "_checkpoint_dependencies") or (
+        x, "_checkpoint_dependencies") or hasattr(x, "_checkpoint_slots") or (
         isinstance(x, (list, tuple, dict)) and any(_is_trackable(v) for v in
                                                    (x.values() if isinstance(x, dict) else x)))
 
@@ -73,6 +74,20 @@ def _children(obj):
         items += [(k, v) for k, v in vars(obj).items()
                   if k.startswith("_") and k not in ignored and _is_variable(v)]
     return [(name, child) for name, child in items if _is_trackable(child)]
+
+
+def _slot_nodes(objects, paths):
+    """Optimizer slot variables, as TF lists them: for each optimizer among `objects`
+    (one with `_checkpoint_slots`), [(slot name, original node, slot variable)] for the
+    variables among `objects` it has slots for."""
+    variables = [o for o in objects if _is_variable(o)]
+    node_of = {id(o): i for i, o in enumerate(objects)}
+    out = {}
+    for i, obj in enumerate(objects):
+        if hasattr(obj, "_checkpoint_slots"):
+            out[i] = [(name, node_of[id(var)], slot)
+                      for name, var, slot in obj._checkpoint_slots(variables)]
+    return out
 
 
 def _walk(root):
@@ -166,15 +181,31 @@ class Checkpoint:
         objects, paths, children = _walk(self)
         graph = pb2.TrackableObjectGraph()
         tensors = {}
+        def add_variable(node, obj, key):
+            node.attributes.add(name="VARIABLE_VALUE", full_name=obj.name.split(":")[0],
+                                checkpoint_key=key)
+            tensors[key] = (obj.numpy(), obj.dtype)
+
+        def path_key(path):
+            return "/".join(_escape(p) for p in path)
         for obj, path, refs in zip(objects, paths, children):
             node = graph.nodes.add()
             for node_id, name in refs:
                 node.children.add(node_id=node_id, local_name=name)
             if _is_variable(obj):
-                key = "/".join(_escape(p) for p in path) + _VALUE_SUFFIX
-                node.attributes.add(name="VARIABLE_VALUE", full_name=obj.name.split(":")[0],
-                                    checkpoint_key=key)
-                tensors[key] = (obj.numpy(), obj.dtype)
+                add_variable(node, obj, path_key(path) + _VALUE_SUFFIX)
+        # Slot variables are nodes of their own after all the others, keyed under the
+        # variable they belong to: `model/w/.OPTIMIZER_SLOT/optimizer/m/...` (TF's).
+        for optimizer_id, slots in _slot_nodes(objects, paths).items():
+            for slot_name, original_id, slot in slots:
+                slot_id = len(graph.nodes)
+                graph.nodes[optimizer_id].slot_variables.add(
+                    original_variable_node_id=original_id, slot_name=slot_name,
+                    slot_variable_node_id=slot_id)
+                add_variable(graph.nodes.add(), slot,
+                             path_key(paths[original_id]) + _SLOT_MARK
+                             + path_key(paths[optimizer_id]) + "/" + _escape(slot_name)
+                             + _VALUE_SUFFIX)
         tensors[OBJECT_GRAPH_KEY] = (np.array(graph.SerializeToString(), dtype=object),
                                      dtypes.string)
         return tensors
@@ -225,6 +256,8 @@ class Checkpoint:
             ours = dict(_children(obj))
             for ref in graph.nodes[node_id].children:
                 child = ours.get(ref.local_name)
+                if child is None and hasattr(obj, "_restore_checkpoint_dependency"):
+                    child = _create_restored(obj, ref, graph, reader)
                 if child is None or ref.node_id in matched_nodes:
                     continue
                 matched_nodes[ref.node_id] = child
@@ -243,9 +276,30 @@ class Checkpoint:
                     obj.assign(value.astype(obj.dtype.np))
                     used_keys.add(attr.checkpoint_key)
                     restored.add(id(obj))
+        for node_id, obj in list(matched_nodes.items()):
+            if not hasattr(obj, "_restore_checkpoint_slot"):
+                continue
+            for ref in graph.nodes[node_id].slot_variables:
+                original = matched_nodes.get(ref.original_variable_node_id)
+                if original is None or not _is_variable(original):
+                    continue        # TF defers these; tfteach does not (docs/eager.md)
+                for attr in graph.nodes[ref.slot_variable_node_id].attributes:
+                    value = np.asarray(reader.get_tensor(attr.checkpoint_key))
+                    obj._restore_checkpoint_slot(original, ref.slot_name, value)
+                    used_keys.add(attr.checkpoint_key)
         all_keys = {a.checkpoint_key for n in graph.nodes for a in n.attributes}
         unmatched_vars = [o for o in _walk(self)[0] if _is_variable(o) and id(o) not in restored]
         return _RestoreStatus(all_keys - used_keys, unmatched_vars, save_path)
+
+
+def _create_restored(owner, ref, graph, reader):
+    """A variable child the checkpoint has and `owner` has not made yet (an optimizer's
+    `beta1_power` before its first step): created now with the saved value."""
+    for attr in graph.nodes[ref.node_id].attributes:
+        if attr.name == "VARIABLE_VALUE":
+            value = np.asarray(reader.get_tensor(attr.checkpoint_key))
+            return owner._restore_checkpoint_dependency(ref.local_name, value)
+    return None
 
 
 class CheckpointManager:

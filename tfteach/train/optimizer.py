@@ -27,7 +27,10 @@ __all__ = ["Optimizer"]
 
 
 def _var_key(var):
-    """Slots are looked up by (graph, variable name), as TensorFlow does."""
+    """Slots are looked up by (graph, variable name), as TensorFlow does; an eager
+    variable by its unique key, since eager names need not be unique (TF's `_unique_id`)."""
+    if hasattr(var, "_eager_tensor") and hasattr(var, "_key"):
+        return var._key
     return (var.op.graph, var.op.name)
 
 
@@ -257,6 +260,40 @@ class Optimizer:
 
     def _non_slot_variables(self):
         return self._non_slot_dict.values()
+
+    # -- tf.train.Checkpoint (train/object_checkpoint.py), as TF's Trackable optimizer ----------
+    def _checkpoint_dependencies(self):
+        """The non-slot variables, by name (Adam's `beta1_power`): the optimizer's
+        children in an object-based checkpoint."""
+        return [(name, v) for (name, _), v in self._non_slot_dict.items()]
+
+    def _checkpoint_slots(self, candidates):
+        """[(slot name, variable, slot variable)] for the `candidates` that have slots,
+        slot names sorted: TF's `.OPTIMIZER_SLOT` entries, in TF's order."""
+        found = []
+        for name in self.get_slot_names():
+            for var in candidates:
+                slot = self.get_slot(var, name)
+                if slot is not None:
+                    found.append((name, var, slot))
+        return found
+
+    def _restore_checkpoint_slot(self, var, slot_name, value):
+        """Sets (creating it first, as TF does, if no step made it yet) a slot of `var`."""
+        slot = self.get_slot(var, slot_name)
+        if slot is None:
+            with _init_scope():
+                slot = self._zeros_slot(var, slot_name, self._name)
+        slot.assign(value)
+        return slot
+
+    def _restore_checkpoint_dependency(self, name, value):
+        """Creates a non-slot variable restored before the first step made it (the
+        first step then finds it, with the saved value)."""
+        with _init_scope():
+            v = variables.Variable(value, name=name, trainable=False)
+        self._non_slot_dict[(name, _graph_key(graph_lib.get_default_graph()))] = v
+        return v
 
     # -- checks and hooks for subclasses ------------------------------------------------------
     def _valid_dtypes(self):
