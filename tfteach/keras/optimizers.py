@@ -13,6 +13,11 @@ with TF 1.15's Keras (OptimizerV2) defaults and formulas:
 
 `lr=` is accepted as the old name of `learning_rate`. A `tf.train.Optimizer` can be
 given to `compile` too (its `minimize` is used), as TF 1.15 allowed.
+
+In a `tf.train.Checkpoint` they are saved as TF 1.15's (OptimizerV2, today's
+`tf_keras.optimizers.legacy`) are: `iter` and the hyperparameters (`learning_rate`,
+`decay`, `beta_1`, ...) as the optimizer's variables, each slot under the variable it
+belongs to (`model/layer_with_weights-0/kernel/.OPTIMIZER_SLOT/optimizer/m/...`).
 """
 import numpy as np
 
@@ -22,8 +27,37 @@ from tfteach.keras.serialization import accepted_kwargs, deserialize
 __all__ = ["Optimizer", "SGD", "Adam", "RMSprop", "Adagrad", "get", "serialize"]
 
 
+class _Hyper:
+    """A hyperparameter attribute (`opt.learning_rate`): a Python float until a
+    checkpoint needs it as a variable (TF's `_set_hyper`); from then on the variable
+    holds it, so restoring the variable changes what the next step uses."""
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        try:
+            value = obj.__dict__["_hyper"][self.name]
+        except KeyError:
+            raise AttributeError("'%s' object has no attribute '%s'"
+                                 % (type(obj).__name__, self.name)) from None
+        return value if isinstance(value, float) else float(value.numpy())
+
+    def __set__(self, obj, value):
+        hyper = obj.__dict__.setdefault("_hyper", {})
+        if self.name in hyper and not isinstance(hyper[self.name], float):
+            hyper[self.name].assign(np.float32(value))
+        else:
+            hyper[self.name] = float(value)
+
+
 class Optimizer:
     _defaults = {}
+    learning_rate = _Hyper()
+    decay = _Hyper()
+    _hyper_names = ("learning_rate", "decay")   # TF's `_set_hyper` ones, checkpointed
 
     def __init__(self, name, learning_rate=0.001, clipnorm=None, clipvalue=None,
                  decay=0., **kwargs):
@@ -85,12 +119,46 @@ class Optimizer:
                 self.iterations = tf.Variable(0, dtype=tf.int64, name=self._name + "/iter",
                                               trainable=False)
 
+    # -- tf.train.Checkpoint (train/object_checkpoint.py), as TF's OptimizerV2 ----------
+    def _hyper_variable(self, name):
+        """The hyperparameter `name` as a float32 variable (made on first need)."""
+        value = self._hyper[name]
+        if isinstance(value, float):
+            from tfteach.ops.variables import _InitScope
+            with _InitScope(tf.get_default_graph()), tf.name_scope(None):
+                value = tf.Variable(np.float32(value), name=self._name + "/" + name,
+                                    trainable=False)
+            self._hyper[name] = value
+        return value
+
     def _checkpoint_dependencies(self):
-        """For tf.train.Checkpoint: the step counter and each slot, named after its
-        variable ('dense/kernel/m')."""
-        named = [("iter", self.iterations)] if self.iterations is not None else []
-        return named + [("%s/%s" % (var.name.split(":")[0], name),
-                         self._slots[(id(var), name)]) for name, var in self._slot_order]
+        """The optimizer's own variables once a step made them: `iter`, then the
+        hyperparameters (TF creates both at the first step)."""
+        if self.iterations is None:
+            return []
+        return [("iter", self.iterations)] + [(name, self._hyper_variable(name))
+                                              for name in self._hyper_names]
+
+    def _checkpoint_slots(self, candidates):
+        """[(slot name, variable, slot)] for the `candidates` that have slots: TF's
+        `.OPTIMIZER_SLOT` entries."""
+        return [(name, var, self._slots[(id(var), name)]) for name in self._slot_names
+                for var in candidates if (id(var), name) in self._slots]
+
+    def _restore_checkpoint_slot(self, var, slot_name, value):
+        """Sets a slot of `var`, creating it first if no step made it yet."""
+        slot = self._slot(var, slot_name, self._slot_initial(slot_name))
+        slot.assign(np.asarray(value).astype(slot.dtype.base_dtype.np))
+        return slot
+
+    def _restore_checkpoint_dependency(self, name, value):
+        """`iter` or a hyperparameter restored before this optimizer's first step."""
+        if name == "iter":
+            self._make_iterations()
+            return self.iterations
+        if name in self._hyper_names:
+            return self._hyper_variable(name)
+        return None
 
     def get_weights(self):
         from tfteach.keras import backend
@@ -159,6 +227,8 @@ class Optimizer:
 
 class SGD(Optimizer):
     _defaults = {"momentum": 0., "nesterov": False}
+    momentum = _Hyper()
+    _hyper_names = ("learning_rate", "decay", "momentum")
 
     def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD",
                  **kwargs):
@@ -183,6 +253,8 @@ class SGD(Optimizer):
 
 class Adam(Optimizer):
     _defaults = {"beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7, "amsgrad": False}
+    beta_1, beta_2 = _Hyper(), _Hyper()
+    _hyper_names = ("learning_rate", "decay", "beta_1", "beta_2")
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
                  amsgrad=False, name="Adam", **kwargs):
@@ -205,6 +277,8 @@ class Adam(Optimizer):
 
 class RMSprop(Optimizer):
     _defaults = {"rho": 0.9, "momentum": 0., "epsilon": 1e-7, "centered": False}
+    rho, momentum = _Hyper(), _Hyper()
+    _hyper_names = ("learning_rate", "decay", "rho", "momentum")
 
     def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7,
                  centered=False, name="RMSprop", **kwargs):
