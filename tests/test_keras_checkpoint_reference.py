@@ -141,3 +141,21 @@ def test_restored_hyperparameters_are_used(eager, tmp_path):
     eager.train.Checkpoint(optimizer=fresh).restore(path)
     assert fresh.learning_rate == pytest.approx(0.05)
     assert fresh.get_config()["learning_rate"] == pytest.approx(0.05)
+
+
+def test_another_optimizers_checkpoint_is_not_consumed(eager, tmp_path):
+    """Adam's checkpoint restored into SGD with momentum: Adam's slots (`m`, `v`) and
+    `beta_1`/`beta_2` match nothing, so `assert_consumed` fails with TF's words and SGD
+    gets no `m` slot; the weights, `iter` and the learning rate are restored."""
+    ns = _ours(eager)
+    model, adam = ns["make"]("adam", 0)
+    model.train_on_batch(ns["X"], ns["Y"])
+    path = eager.train.Checkpoint(model=model, optimizer=adam).write(str(tmp_path / "c"))
+    other, sgd = ns["make"]("sgd", 1)
+    status = eager.train.Checkpoint(model=other, optimizer=sgd).restore(path)
+    with pytest.raises(AssertionError, match="Unresolved object in checkpoint"):
+        status.assert_consumed()
+    assert not any(name == "m" for name, _ in sgd._slot_order)
+    _close(ns["values"](other), ns["values"](model))
+    assert int(sgd.iterations.numpy()) == 1
+    assert sgd.learning_rate == pytest.approx(0.05)

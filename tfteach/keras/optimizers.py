@@ -146,7 +146,10 @@ class Optimizer:
                 for var in candidates if (id(var), name) in self._slots]
 
     def _restore_checkpoint_slot(self, var, slot_name, value):
-        """Sets a slot of `var`, creating it first if no step made it yet."""
+        """Sets a slot of `var`, creating it first if no step made it yet; None for a
+        slot this optimizer does not have (left unresolved, as TF leaves it)."""
+        if slot_name not in self._slot_names:
+            return None
         slot = self._slot(var, slot_name, self._slot_initial(slot_name))
         slot.assign(np.asarray(value).astype(slot.dtype.base_dtype.np))
         return slot

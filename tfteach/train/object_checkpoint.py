@@ -285,8 +285,10 @@ class Checkpoint:
                     continue        # TF defers these; tfteach does not (docs/eager.md)
                 for attr in graph.nodes[ref.slot_variable_node_id].attributes:
                     value = np.asarray(reader.get_tensor(attr.checkpoint_key))
-                    obj._restore_checkpoint_slot(original, ref.slot_name, value)
-                    used_keys.add(attr.checkpoint_key)
+                    # None: a slot this optimizer never has (Adam's "m" given to SGD)
+                    if obj._restore_checkpoint_slot(original, ref.slot_name,
+                                                    value) is not None:
+                        used_keys.add(attr.checkpoint_key)
         all_keys = {a.checkpoint_key for n in graph.nodes for a in n.attributes}
         unmatched_vars = [o for o in _walk(self)[0] if _is_variable(o) and id(o) not in restored]
         return _RestoreStatus(all_keys - used_keys, unmatched_vars, save_path)
