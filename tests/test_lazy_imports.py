@@ -128,3 +128,58 @@ def test_each_namespace_imports_first_in_a_fresh_process(module):
     got = fresh("import json, importlib\nimport tfteach\n"
                 "importlib.import_module(%r)\nprint(json.dumps(True))\n" % module)
     assert got is True
+
+
+def test_import_and_a_tiny_run_load_neither_tf_nn_nor_tf_losses():
+    # tf.nn (RNN cells, convolutions, pooling ...) and tf.losses wait for their first use;
+    # a gradient module that needs one of their functions imports it when it runs.
+    got = fresh(
+        "import json, sys\n"
+        "import tfteach as tf\n"
+        "x = tf.placeholder(tf.float32, [])\n"
+        "with tf.Session() as sess:\n"
+        "    sess.run(x * 2.0 + 1.0, {x: 3.0})\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m == 'tfteach.nn' or\n"
+        "      m.startswith(('tfteach.nn.', 'tfteach.losses')))))\n")
+    assert got == []
+
+
+def test_tf_math_names_of_lazy_namespaces_resolve_on_first_use():
+    got = fresh(
+        "import json, sys\n"
+        "import tfteach as tf\n"
+        "listed = [n in dir(tf.math) and n in tf.math.__all__ for n in\n"
+        "          ('softmax', 'top_k', 'confusion_matrix', 'divide_no_nan', 'log')]\n"
+        "nn_before = 'tfteach.nn' in sys.modules\n"
+        "same = [tf.math.softmax is tf.nn.softmax, tf.math.top_k is tf.nn.top_k,\n"
+        "        tf.math.confusion_matrix is tf.confusion_matrix,\n"
+        "        tf.math.divide_no_nan is tf.div_no_nan, tf.math.log is tf.log]\n"
+        "try:\n"
+        "    tf.math.nope\n"
+        "    error = None\n"
+        "except AttributeError as e:\n"
+        "    error = str(e)\n"
+        "print(json.dumps([listed, nn_before, same, error]))\n")
+    listed, nn_before, same, error = got
+    assert listed == [True] * 5
+    assert nn_before is False
+    assert same == [True] * 5
+    assert error == "module 'tensorflow.math' has no attribute 'nope'"
+
+
+def test_complex_abs_gradient_in_a_fresh_process_imports_div_no_nan_when_it_runs():
+    # ComplexAbs's gradient is z / |z|, 0 at z = 0 (div_no_nan, which lives in tf.losses).
+    z = np.array([3 + 4j, 0j, -1 + 1j], dtype=np.complex64)
+    got = fresh(
+        "import json\n"
+        "import numpy as np\n"
+        "import tfteach as tf\n"
+        "z = tf.constant(np.array([3 + 4j, 0j, -1 + 1j], dtype=np.complex64))\n"
+        "g, = tf.gradients(tf.reduce_sum(tf.abs(z)), [z])\n"
+        "with tf.Session() as sess:\n"
+        "    v = sess.run(g)\n"
+        "print(json.dumps([v.real.tolist(), v.imag.tolist()]))\n")
+    modulus = np.abs(z)
+    expected = np.where(modulus == 0, 0, z / np.where(modulus == 0, 1, modulus))
+    np.testing.assert_allclose(got[0], expected.real, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(got[1], expected.imag, rtol=1e-6, atol=1e-7)
