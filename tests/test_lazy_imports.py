@@ -183,3 +183,40 @@ def test_complex_abs_gradient_in_a_fresh_process_imports_div_no_nan_when_it_runs
     expected = np.where(modulus == 0, 0, z / np.where(modulus == 0, 1, modulus))
     np.testing.assert_allclose(got[0], expected.real, rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(got[1], expected.imag, rtol=1e-6, atol=1e-7)
+
+
+def test_fusions_find_kernels_that_load_after_import_tfteach():
+    # runtime/fusion.py does not import the convolution and training kernels; it looks
+    # for them in sys.modules when a plan is fused. A fresh process that imports tfteach,
+    # then builds a convolution and an SGD step, must still get both fusions.
+    got = fresh(
+        "import json, sys\n"
+        "import numpy as np\n"
+        "import tfteach as tf\n"
+        "lazy = sorted(m.split('.')[-1] for m in sys.modules if m in (\n"
+        "    'tfteach.kernels.cpu.conv_kernels', 'tfteach.kernels.cpu.training_kernels'))\n"
+        "from tfteach.kernels.cpu.linalg import deferred_matmul_kernel\n"
+        "rng = np.random.RandomState(0)\n"
+        "x = tf.constant(rng.rand(2, 6, 6, 3).astype(np.float32))\n"
+        "f = tf.Variable(rng.rand(3, 3, 3, 4).astype(np.float32))\n"
+        "b = tf.Variable(np.zeros(4, np.float32))\n"
+        "y = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, f, [1, 1, 1, 1], 'SAME'), b))\n"
+        "h = tf.reshape(y, [2, -1])\n"
+        "w = tf.Variable(rng.rand(144, 5).astype(np.float32))\n"
+        "loss = tf.reduce_sum(tf.square(tf.matmul(h, w)))\n"
+        "train = tf.train.GradientDescentOptimizer(1e-3).minimize(loss)\n"
+        "with tf.Session() as sess:\n"
+        "    sess.run(tf.global_variables_initializer())\n"
+        "    sess.run(train)\n"
+        "    steps = [s for p in sess._plans.values() for s in p.fast_steps]\n"
+        "kw = lambda k: getattr(k, 'keywords', {})\n"
+        "fused = sorted(s.op.type for s in steps if 'conv_kernel' in kw(s.kernel))\n"
+        "shared = sorted(s.op.type for s in steps if kw(s.kernel).get('shared') is not None\n"
+        "                or kw(kw(s.kernel).get('conv_kernel')).get('shared') is not None)\n"
+        "deferred = [s.op.type for s in steps if s.kernel is deferred_matmul_kernel]\n"
+        "print(json.dumps([lazy, fused, shared, deferred]))\n")
+    lazy, fused, shared, deferred = got
+    assert lazy == []
+    assert len(fused) == 1                       # Relu(BiasAdd(Conv2D)): one step
+    assert len(shared) == 2 and "Conv2DBackpropFilter" in shared
+    assert deferred == ["MatMul"]
