@@ -220,3 +220,82 @@ def test_fusions_find_kernels_that_load_after_import_tfteach():
     assert len(fused) == 1                       # Relu(BiasAdd(Conv2D)): one step
     assert len(shared) == 2 and "Conv2DBackpropFilter" in shared
     assert deferred == ["MatMul"]
+
+
+def test_import_and_a_tiny_run_do_not_import_numba():
+    # The kernel modules every graph needs compile their loops on first call
+    # (kernels/cpu/lazy_jit.py), and the device list asks for a CUDA driver before it
+    # imports numba.cuda's configuration.
+    got = fresh(
+        "import json, sys\n"
+        "import tfteach as tf\n"
+        "at_import = 'numba' in sys.modules\n"
+        "x = tf.placeholder(tf.float32, [])\n"
+        "with tf.Session() as sess:\n"
+        "    sess.run(x * 2.0 + 1.0, {x: 3.0})\n"
+        "print(json.dumps([at_import, 'numba' in sys.modules]))\n")
+    assert got == [False, False]
+
+
+def test_the_lazily_compiled_loops_run_in_a_fresh_process():
+    # Each of the four modules' loops, reached with arrays large enough to take them:
+    # gather, a per-channel bias add (>= 4096 elements, >= 8 channels), an exclusive
+    # cumsum, unsorted_segment_sum and one_hot.
+    rng = np.random.RandomState(3)
+    params = rng.rand(50, 7).astype(np.float32)
+    idx = np.array([3, 0, 49, 3, 12], np.int32)
+    x = rng.rand(64, 128).astype(np.float32)
+    b = rng.rand(128).astype(np.float32)
+    seg = np.array([1, 0, 1, 2, 0], np.int32)
+    got = fresh(
+        "import json, sys\n"
+        "import numpy as np\n"
+        "import tfteach as tf\n"
+        "rng = np.random.RandomState(3)\n"
+        "params = rng.rand(50, 7).astype(np.float32)\n"
+        "idx = np.array([3, 0, 49, 3, 12], np.int32)\n"
+        "x = rng.rand(64, 128).astype(np.float32)\n"
+        "b = rng.rand(128).astype(np.float32)\n"
+        "seg = np.array([1, 0, 1, 2, 0], np.int32)\n"
+        "px, bx = tf.placeholder(tf.float32, [64, 128]), tf.placeholder(tf.float32, [128])\n"
+        "outs = [tf.gather(params, idx), px + bx, tf.cumsum(px, axis=1, exclusive=True),\n"
+        "        tf.unsorted_segment_sum(params[:5], seg, 3), tf.one_hot(idx, 50)]\n"
+        "with tf.Session() as sess:\n"
+        "    vals = sess.run(outs, {px: x, bx: b})\n"
+        "print(json.dumps([v.tolist() for v in vals] + ['numba' in sys.modules]))\n")
+    gathered, biased, scanned, segmented, hot, numba_loaded = got
+    np.testing.assert_array_equal(gathered, params[idx])
+    np.testing.assert_array_equal(np.float32(biased), x + b)
+    running = np.cumsum(x.astype(np.float64), axis=1)
+    exclusive = np.concatenate([np.zeros((64, 1)), running[:, :-1]], axis=1)
+    np.testing.assert_allclose(scanned, exclusive, rtol=1e-5, atol=1e-5)
+    sums = np.zeros((3, 7), np.float64)
+    np.add.at(sums, seg, params[:5])
+    np.testing.assert_allclose(segmented, sums, rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(hot, np.eye(50, dtype=np.float32)[idx])
+    assert numba_loaded is True
+
+
+def test_lazy_jit_compiles_on_first_call_and_resolves_lazy_callees():
+    import types
+
+    from tfteach.kernels.cpu import lazy_jit
+    module = types.ModuleType("lazy_jit_probe")
+    exec("from tfteach.kernels.cpu.lazy_jit import njit\n"
+         "@njit(cache=False)\n"
+         "def twice(v):\n"
+         "    return 2 * v\n"
+         "@njit(cache=False)\n"
+         "def total_twice(a):\n"
+         "    s = 0.0\n"
+         "    for v in a:\n"
+         "        s += twice(v)\n"
+         "    return s\n", module.__dict__)
+    wrapper = module.total_twice
+    assert isinstance(wrapper, lazy_jit.LazyJit) and isinstance(module.twice, lazy_jit.LazyJit)
+    assert wrapper(np.arange(5.0)) == 20.0
+    # Numba's dispatchers replaced both module globals; the wrapper still calls through.
+    assert not isinstance(module.total_twice, lazy_jit.LazyJit)
+    assert not isinstance(module.twice, lazy_jit.LazyJit)
+    assert module.twice(4.0) == 8.0 and wrapper(np.ones(3)) == 6.0
+    assert wrapper.__name__ == "total_twice" and wrapper.py_func(np.ones(2)) == 4.0
