@@ -84,10 +84,32 @@ def random_module():
 
 
 def math_module():
+    """tf.math. Built while `import tfteach` runs, so the names that live in namespaces
+    imported on first use (tf.nn's softmax, tf.confusion_matrix, tf.div_no_nan) are
+    resolved on first use too: reading them here would import tf.nn (docs/engine.md,
+    "Lazy imports")."""
     import tfteach
-    names = {n: getattr(tfteach, n) for n in _MATH_SAME if hasattr(tfteach, n)}
-    names.update({n: getattr(tfteach.nn, n) for n in _MATH_FROM_NN if hasattr(tfteach.nn, n)})
-    return _module("tensorflow.math", "tf.math: the math ops under their TF 2 names.", names)
+    from tfteach import _lazy_names
+    names = {n: getattr(tfteach, n) for n in _MATH_SAME
+             if n in vars(tfteach) and n not in _lazy_names.LAZY}
+    later = {n: (lambda n=n: getattr(tfteach, n)) for n in _MATH_SAME
+             if n not in names and n in _lazy_names.LAZY}
+    later["divide_no_nan"] = lambda: tfteach.div_no_nan      # TF 1.15's tf.math name
+    later.update((n, lambda n=n: getattr(tfteach.nn, n)) for n in _MATH_FROM_NN)
+    module = _module("tensorflow.math", "tf.math: the math ops under their TF 2 names.",
+                     names)
+
+    def __getattr__(name):
+        if name not in later:
+            raise AttributeError("module 'tensorflow.math' has no attribute '%s'" % name)
+        value = later[name]()
+        setattr(module, name, value)
+        return value
+
+    module.__getattr__ = __getattr__
+    module.__dir__ = lambda: sorted(set(vars(module)) | set(later))
+    module.__all__ = sorted(set(names) | set(later))
+    return module
 
 
 def nn_module():

@@ -6,7 +6,6 @@ holomorphic f, grad_in = grad_out * conj(f'(z)). `Real` and `Imag` send a real
 gradient back into the real or imaginary part; `Complex` splits one.
 """
 from tfteach.framework.registry import gradient
-from tfteach.losses.safe_div import div_no_nan
 from tfteach.ops import complex_ops, unary_ops
 from tfteach.ops.broadcast_grad import BroadcastGradients
 from tfteach.ops.constant_op import constant
@@ -42,6 +41,9 @@ def _conj_grad(op, grad):
 @gradient("ComplexAbs")
 def _complex_abs_grad(op, grad):
     """d|z| = z / |z| (0 at z = 0: div_no_nan), times the real grad."""
+    # Imported here: tfteach.losses brings tfteach.nn (~40 ms) that `import tfteach`
+    # does not need (docs/engine.md, "Lazy imports").
+    from tfteach.losses.safe_div import div_no_nan
     z, modulus = op._inputs[0], op._outputs[0]
     return [div_no_nan(complex_ops.complex(grad, zeros_like(grad)) * z,
                        complex_ops.complex(modulus, zeros_like(modulus)))]

@@ -111,8 +111,10 @@ def _cuda_gpus():
     """Real CUDA GPUs through Numba, or [] when there is no driver, no GPU or only the
     simulator. Every call into numba.cuda is guarded: it may be missing or broken."""
     try:
+        if not _cuda_driver_present():    # first: without a driver, Numba is not imported
+            return []
         from numba import config as numba_config
-        if getattr(numba_config, "ENABLE_CUDASIM", 0) or not _cuda_driver_present():
+        if getattr(numba_config, "ENABLE_CUDASIM", 0):
             return []
         from numba import cuda
         if not cuda.is_available():

@@ -59,14 +59,13 @@ tensors of one shape and dtype cannot fail.
 """
 import copy
 import functools
+import sys
 from collections import Counter
 
 import numpy as np
 
-from tfteach.kernels.cpu import conv_fourier, conv_kernels
 from tfteach.kernels.cpu.linalg import (deferred_matmul_kernel, matmul_kernel,
                                         summed_matmul_kernel)
-from tfteach.kernels.cpu.training_kernels import apply_gradient_descent_kernel
 from tfteach.runtime import errors_text
 
 __all__ = ["fuse", "defer_products_into_updates", "defer_summed_products",
@@ -86,10 +85,14 @@ def fuse(steps, fetch_slots, plan_steps=None):
 def defer_products_into_updates(steps, fetch_slots):
     """`steps` (the fast loop's) with each MatMul that only feeds a gradient-descent
     update replaced by a copy that defers its product; the other steps are unchanged."""
+    training_kernels = _loaded_kernels("training_kernels")
+    if training_kernels is None:                 # no ApplyGradientDescent op was built
+        return steps
     readers, producer = _readers_and_producers(steps, fetch_slots)
     deferred = {}
     for step in steps:
-        if step.kernel is not apply_gradient_descent_kernel or step.alloc is not None:
+        if (step.kernel is not training_kernels.apply_gradient_descent_kernel
+                or step.alloc is not None):
             continue
         source = _product_feeding(step.in_slots[2], readers, producer)
         if source is not None:
@@ -141,6 +144,10 @@ def share_conv_patches(steps):
     one conv_fourier.Spectra. A Conv2DBackpropInput after the forward that reads the
     forward's filter slot and the filter gradient's output-gradient slot joins them
     (it shares the output gradient's transform)."""
+    conv_kernels = _loaded_kernels("conv_kernels")
+    if conv_kernels is None:                     # no convolution op was built
+        return steps
+    from tfteach.kernels.cpu import conv_fourier
     forwards = {}                                # input slot -> a Conv2D step
     layers = []                                  # [forward, filter gradient]
     for step in steps:
@@ -170,6 +177,7 @@ def share_conv_patches(steps):
 def _input_gradient_of(steps, forward, backprop_filter):
     """The CPU Conv2DBackpropInput after `forward` that reads its filter (slot 1) and
     the output gradient `backprop_filter` reads (slot 2), or None."""
+    conv_kernels = _loaded_kernels("conv_kernels")
     after_forward = steps[steps.index(forward) + 1:]
     for step in after_forward:
         if (step.kernel is conv_kernels.conv2d_backprop_input and step.alloc is None
@@ -225,7 +233,18 @@ def _control_inputs(steps):
     return {op for step in steps for op in step.ctrl_ops}
 
 
+def _loaded_kernels(name):
+    """Kernel module tfteach.kernels.cpu.`name` if an op module has imported it, else
+    None. A plan can hold its kernels only once it is imported, so a fusion that looks
+    for them need not import it: `import tfteach` stays quick (docs/engine.md, "Lazy
+    imports")."""
+    return sys.modules.get("tfteach.kernels.cpu." + name)
+
+
 def _runs_conv2d(step):
+    conv_kernels = _loaded_kernels("conv_kernels")
+    if conv_kernels is None:
+        return False
     kernel = step.kernel
     return kernel is conv_kernels.conv2d or (isinstance(kernel, functools.partial)
                                              and kernel.func is conv_kernels.conv2d)

@@ -28,7 +28,7 @@ Anything else (scalars, other broadcasts, other dtypes, strided views, small arr
 calling a Numba function costs more than it saves) keeps the NumPy call.
 """
 import numpy as np
-from numba import njit
+from tfteach.kernels.cpu.lazy_jit import njit
 
 __all__ = ["is_channel_bias", "bias_operands", "add_channel_bias", "sums_all_but_last",
            "sum_all_but_last"]

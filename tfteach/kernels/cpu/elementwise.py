@@ -12,7 +12,6 @@ Eigen does for `half`.
 """
 import math
 
-import numba
 import numpy as np
 
 __all__ = ["LazyUfunc", "sigmoid", "rsqrt", "sign", "squared_difference", "floor_div_real",
@@ -39,6 +38,7 @@ class LazyUfunc:
             in_float32 = self._compile(np.dtype(np.float32))
             return lambda *args: in_float32(
                 *[np.asarray(a, np.float32) for a in args]).astype(np.float16)
+        import numba              # here: `import tfteach` does not import Numba (lazy_jit.py)
         numba_type = numba.from_dtype(dtype)
         signature = numba_type(*[numba_type] * self._nargs)
         compiled = numba.vectorize([signature], cache=True)(self._scalar_fn)

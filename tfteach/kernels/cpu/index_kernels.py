@@ -7,7 +7,7 @@ blocks (outer x indexed x inner) so one loop serves every rank. String tensors (
 object arrays) cannot enter Numba; they take the equivalent NumPy path.
 """
 import numpy as np
-from numba import njit
+from tfteach.kernels.cpu.lazy_jit import njit
 
 from tfteach.kernels.cpu.output_limits import check_shape
 from tfteach.kernels.cpu.shape_kernels import invalid_argument, shape_text

@@ -9,7 +9,7 @@ A reduction is one NumPy call. The exclusive / reverse scans are a Numba loop, b
 that is what a scan is: walk along the axis, carrying a running total.
 """
 import numpy as np
-from numba import njit
+from tfteach.kernels.cpu.lazy_jit import njit
 
 from tfteach.framework.errors import InvalidArgumentError
 from tfteach.kernels.cpu.channel_loops import sum_all_but_last, sums_all_but_last
