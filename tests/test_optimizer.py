@@ -487,6 +487,8 @@ def test_the_sum_and_reshape_undoing_no_broadcast_are_read_through_per_signature
         assert "gradients/sub_grad/Sum" not in names and "gradients/add_grad/Sum" in names
         assert not [s for s in steps if s.type == "NoOp"]
         assert "gradients/add_grad/tuple/control_dependency" not in names
+        # an update only reads its gradient: the Identity it reads is read through too
+        assert "gradients/add_grad/tuple/control_dependency_1" not in names
 
 
 def test_a_reshape_that_changes_the_shape_and_a_fetched_sum_run():
