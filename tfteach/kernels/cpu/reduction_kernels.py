@@ -31,7 +31,9 @@ def reduction_axes(ctx, axis, ndim):
     TF 1.15 reads the axis tensor flat (a fed [[0]] works) and ignores repeated axes.
     """
     axes = set()
-    for a in np.ravel(axis).tolist():
+    # An ndarray (the usual constant axes): its own ravel, without np.ravel's dispatch.
+    flat = axis.ravel() if isinstance(axis, np.ndarray) else np.ravel(axis)
+    for a in flat.tolist():
         if not -ndim <= a < ndim:
             raise InvalidArgumentError(None, ctx.op, "Invalid reduction dimension (%d for input "
                                        "with %d dimension(s)" % (a, ndim))
@@ -83,7 +85,8 @@ def mean_kernel(ctx, x, axis):
     for a in axes:
         count *= x.shape[a]
     if x.dtype.kind in "fc":        # floats and complex numbers: sum / count
-        total = np.sum(x, axis=axes, keepdims=keep, dtype=x.dtype)
+        # np.add.reduce is what np.sum calls for an ndarray, without its dispatch.
+        total = np.add.reduce(x, axis=axes, keepdims=keep, dtype=x.dtype)
         with np.errstate(invalid="ignore", divide="ignore"):   # empty input: 0/0 = nan
             return np.asarray(total / count).astype(x.dtype)
     # Integers: TF sums in a wide type and truncates the quotient toward zero (C++ `/`),
