@@ -77,6 +77,11 @@ def logical_kernel(numpy_reduction):
     return kernel
 
 
+# float32/float64 divided by a count >= 1 raise no warning (a float16 count may
+# overflow, a complex inf divides into nan): Mean needs no errstate context for them.
+_WIDE_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def mean_kernel(ctx, x, axis):
     x = np.asarray(x)
     axes = reduction_axes(ctx, axis, x.ndim)
@@ -87,6 +92,8 @@ def mean_kernel(ctx, x, axis):
     if x.dtype.kind in "fc":        # floats and complex numbers: sum / count
         # np.add.reduce is what np.sum calls for an ndarray, without its dispatch.
         total = np.add.reduce(x, axis=axes, keepdims=keep, dtype=x.dtype)
+        if count and x.dtype in _WIDE_FLOATS:   # divided by a count >= 1: no warning
+            return np.asarray(total / count).astype(x.dtype)
         with np.errstate(invalid="ignore", divide="ignore"):   # empty input: 0/0 = nan
             return np.asarray(total / count).astype(x.dtype)
     # Integers: TF sums in a wide type and truncates the quotient toward zero (C++ `/`),
