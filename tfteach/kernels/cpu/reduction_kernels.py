@@ -55,7 +55,9 @@ def reduction_kernel(numpy_reduction):
                 and worth_splitting(x.size)):
             return _sum_over_batch(x, axes, keep)
         # dtype=x.dtype: NumPy would sum int32 into int64; TF stays in the input type.
-        return numpy_reduction(x, axis=axes, keepdims=keep, dtype=x.dtype)
+        return reduce(x, axis=axes, keepdims=keep, dtype=x.dtype)
+    # np.sum of an ndarray is np.add.reduce behind a Python dispatch: call it directly.
+    reduce = np.add.reduce if numpy_reduction is np.sum else numpy_reduction
     return kernel
 
 
