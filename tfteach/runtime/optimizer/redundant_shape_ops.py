@@ -1,5 +1,5 @@
 """The Sum and Reshape that undo a broadcast, read through once shapes are known
-(TF's constant folding: RemoveReductionOverEmptyAxes... `SimplifyReduction`,
+(TF's constant folding: `SimplifyReduction`,
 `RemoveRedundantReshapeOrBroadcastTo`).
 
 The gradient of `a - b` with `a` and `b` of the same shape still runs, for each side,
