@@ -461,3 +461,89 @@ def test_a_chain_moved_past_a_variable_update_reads_the_value_it_read_before(upd
     assert_same_bits(on[:1], off[:1])
     w0 = np.arange(6, dtype=np.float32).reshape(3, 2) / np.float32(10)
     assert same_bits(on[0], np.exp(np.tanh(np.float32(1)) * w0) + np.float32(1))
+
+
+# -- redundant_shape_ops, the tf.tuple Identities, compiled specialised steps -------------
+def _specialised_steps(sess, fetches, fed, targets, signature):
+    return sess._plan(tuple(fetches), tuple(fed), tuple(targets)).specialiser.cache[
+        signature][1]
+
+
+def test_the_sum_and_reshape_undoing_no_broadcast_are_read_through_per_signature():
+    graph, x, y, loss, train, init = linear_regression_graph()
+    batch = np.arange(10, dtype=np.float32).reshape(10, 1) / 10
+    with tf.Session(graph=graph) as sess:
+        sess.run(init)
+        for _ in range(3):
+            sess.run([loss, train], {x: batch, y: -batch})
+        plan = sess._plan((loss,), (x, y), (train,))
+        done = [r for r in plan.specialiser.rewrites[((10, 1), (10, 1))]
+                if r.pass_name == "redundant_shape_ops"]
+        assert {n for r in done for n in r.nodes} == {"gradients/sub_grad/Sum",
+                                                      "gradients/sub_grad/Reshape"}
+        steps = _specialised_steps(sess, [loss], [x, y], [train], ((10, 1), (10, 1)))
+        names = [s.name for s in steps]
+        # the b side's Sum over the batch axis reduces: it runs
+        assert "gradients/sub_grad/Sum" not in names and "gradients/add_grad/Sum" in names
+        assert not [s for s in steps if s.type == "NoOp"]
+        assert "gradients/add_grad/tuple/control_dependency" not in names
+        # an update only reads its gradient: the Identity it reads is read through too
+        assert "gradients/add_grad/tuple/control_dependency_1" not in names
+
+
+def test_a_reshape_that_changes_the_shape_and_a_fetched_sum_run():
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [2, 3])
+        same = tf.reshape(x, [2, 3])
+        flat = tf.reshape(tf.exp(same), [6])
+        fetched = tf.reduce_sum(x * 2.0, axis=[])
+        y = tf.reduce_sum(tf.sin(x), axis=[]) + 1.0
+    done = rewrites(graph, [flat, fetched, y], [x])
+    read = {n for r in done if r.pass_name == "redundant_shape_ops" for n in r.nodes}
+    assert read == {same.op.name, y.op.inputs[0].op.name}
+    value = np.array([[-0.0, 1.0, np.nan], [np.inf, -2.5, 0.0]], np.float32)
+    on, off = run_both(graph, [flat, fetched, y], {x: value})
+    assert_same_bits(on, off)
+    with np.errstate(invalid="ignore"):
+        expected = [np.exp(value).reshape(6), value * 2, np.sin(value) + 1]
+    assert_same_bits(on, expected)
+
+
+def test_identities_waiting_for_a_state_change_are_kept():
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [3])
+        v = tf.Variable([1.0, 2.0, 3.0])
+        pure = tf.tuple([x * 2.0, x + 1.0])
+        tripled = x * 3.0
+        with tf.control_dependencies([tf.group(tf.assign_add(v, [1.0, 1.0, 1.0]))]):
+            waits = tf.identity(tripled)
+        y = pure[0] + pure[1] + waits
+    nodes = {n for r in rewrites(graph, [y], [x]) if r.pass_name == "dependency"
+             for n in r.nodes}
+    assert waits.op.control_inputs and {t.op.name for t in pure} <= nodes
+    assert waits.op.name not in nodes
+
+
+def test_a_compiled_specialised_loop_names_the_failing_op_as_unoptimized():
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None])
+        i = tf.placeholder(tf.int32, [None])
+        y = tf.gather(x, i, name="picked") * tf.cast(tf.size(x), tf.float32)
+    good = {x: np.ones(4, np.float32), i: np.array([0, 3], np.int32)}
+    bad = {x: np.ones(4, np.float32), i: np.array([0, 9], np.int32)}
+    messages = []
+    for config in (None, OFF):
+        with tf.Session(graph=graph, config=config) as sess:
+            for _ in range(4):           # past COMPILE_AFTER_RUNS: straight-line code
+                np.testing.assert_array_equal(sess.run(y, good), [4.0, 4.0])
+            with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                sess.run(y, bad)
+            assert info.value.op.name == "picked"
+            messages.append(str(info.value))
+            if config is None:
+                entry = sess._plan((y,), (x, i), ()).specialiser.cache[((4,),)]
+                assert entry.loop is not None
+    assert messages[0] == messages[1]

@@ -31,7 +31,9 @@ def reduction_axes(ctx, axis, ndim):
     TF 1.15 reads the axis tensor flat (a fed [[0]] works) and ignores repeated axes.
     """
     axes = set()
-    for a in np.ravel(axis).tolist():
+    # An ndarray (the usual constant axes): its own ravel, without np.ravel's dispatch.
+    flat = axis.ravel() if isinstance(axis, np.ndarray) else np.ravel(axis)
+    for a in flat.tolist():
         if not -ndim <= a < ndim:
             raise InvalidArgumentError(None, ctx.op, "Invalid reduction dimension (%d for input "
                                        "with %d dimension(s)" % (a, ndim))
@@ -53,7 +55,9 @@ def reduction_kernel(numpy_reduction):
                 and worth_splitting(x.size)):
             return _sum_over_batch(x, axes, keep)
         # dtype=x.dtype: NumPy would sum int32 into int64; TF stays in the input type.
-        return numpy_reduction(x, axis=axes, keepdims=keep, dtype=x.dtype)
+        return reduce(x, axis=axes, keepdims=keep, dtype=x.dtype)
+    # np.sum of an ndarray is np.add.reduce behind a Python dispatch: call it directly.
+    reduce = np.add.reduce if numpy_reduction is np.sum else numpy_reduction
     return kernel
 
 
@@ -75,6 +79,11 @@ def logical_kernel(numpy_reduction):
     return kernel
 
 
+# float32/float64 divided by a count >= 1 raise no warning (a float16 count may
+# overflow, a complex inf divides into nan): Mean needs no errstate context for them.
+_WIDE_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def mean_kernel(ctx, x, axis):
     x = np.asarray(x)
     axes = reduction_axes(ctx, axis, x.ndim)
@@ -83,7 +92,10 @@ def mean_kernel(ctx, x, axis):
     for a in axes:
         count *= x.shape[a]
     if x.dtype.kind in "fc":        # floats and complex numbers: sum / count
-        total = np.sum(x, axis=axes, keepdims=keep, dtype=x.dtype)
+        # np.add.reduce is what np.sum calls for an ndarray, without its dispatch.
+        total = np.add.reduce(x, axis=axes, keepdims=keep, dtype=x.dtype)
+        if count and x.dtype in _WIDE_FLOATS:   # divided by a count >= 1: no warning
+            return np.asarray(total / count).astype(x.dtype)
         with np.errstate(invalid="ignore", divide="ignore"):   # empty input: 0/0 = nan
             return np.asarray(total / count).astype(x.dtype)
     # Integers: TF sums in a wide type and truncates the quotient toward zero (C++ `/`),

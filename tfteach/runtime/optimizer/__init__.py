@@ -9,6 +9,9 @@ folding and fusions (runtime/fusion.py), with passes that are each one small mod
 - `shape_folding`   Shape/Size/Rank of a statically known shape become constants, and
                     the pure ops computing from them (BroadcastGradientArgs, Pack, ...)
                     fold with them (TF's constant_folding, MaterializeShapes);
+- `redundant_shape_ops` a Sum over no axes and a Reshape to the input's own shape
+                    (what undoes a broadcast that did not happen) read their input
+                    (TF's constant_folding: SimplifyReduction, RemoveRedundantReshape);
 - `arithmetic`      `x * 1`, `x / 1`, `x - 0`, `x + (-0.0)` (integers: `x + 0`) read
                     `x` itself: only where the result is bit-identical
                     (TF's arithmetic_optimization);
@@ -29,7 +32,8 @@ fetches, feed_dict)` shows it for a run. `ConfigProto.graph_options.rewrite_opti
 (`RewriterConfig`) and `OptimizerOptions` turn passes off, as in TensorFlow (toggles.py).
 """
 from tfteach.runtime.optimizer import (arithmetic, dependency, elementwise_chains,
-                                       shape_folding, specialise, toggles)
+                                       redundant_shape_ops, shape_folding, specialise,
+                                       toggles)
 from tfteach.runtime.optimizer.rewrite import Rewrite
 from tfteach.runtime.optimizer.slots import reassign_frees
 
@@ -39,7 +43,7 @@ __all__ = ["optimize", "PASSES", "Rewrite", "rewrites_of"]
 # then what reads through steps, then the fusion of what is left.
 # shape specialisation and chain fusion come last (specialise.wrap, `finish` below):
 # a specialised list of steps is fused again for each fed-shape signature.
-PASSES = (shape_folding, arithmetic, dependency)
+PASSES = (shape_folding, redundant_shape_ops, arithmetic, dependency)
 
 
 def optimize(plan, config, feed_tensors=()):
@@ -50,7 +54,7 @@ def optimize(plan, config, feed_tensors=()):
     steps = plan.fast_steps
     rewrites = []
     for optimizer_pass in PASSES:
-        if optimizer_pass.NAME in enabled:
+        if getattr(optimizer_pass, "ENABLED_BY", optimizer_pass.NAME) in enabled:
             steps = optimizer_pass.run(steps, plan, rewrites)
     keep = set(plan.feed_slots) | set(plan.fetch_slots)
     before = list(plan.fast_steps)

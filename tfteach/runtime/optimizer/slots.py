@@ -26,9 +26,20 @@ def plain(step):
 def read_by_stateful_ops(steps):
     """The slots a stateful op (or one taking refs) reads: an Assign may keep the array
     it is given (runtime/assign_forwarding.py), so a pass never changes which array
-    such an op reads."""
-    return {s for step in steps if step.op._op_def.stateful or step.op._op_def.ref_inputs
-            for s in step.in_slots}
+    such an op reads. A training update's gradient and hyperparameters are only read."""
+    kept = set()
+    for step in steps:
+        op_def = step.op._op_def
+        if not (op_def.stateful or op_def.ref_inputs):
+            continue
+        if step.type.startswith("Apply"):
+            # A training update (ApplyGradientDescent, ApplyAdam, ...) computes the new
+            # value from its gradient and hyperparameters and keeps none of them: only
+            # its ref inputs (the variable and its slots) are held.
+            kept.update(s for i, s in enumerate(step.in_slots) if i in op_def.ref_inputs)
+        else:
+            kept.update(step.in_slots)
+    return kept
 
 
 def read_through(steps, aliases):

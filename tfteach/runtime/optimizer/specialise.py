@@ -16,8 +16,9 @@ stays the unspecialised list.
 """
 import numpy as np
 
-from tfteach.runtime import fast_loop
-from tfteach.runtime.optimizer import shape_folding
+from tfteach.framework import errors
+from tfteach.runtime import errors_text, fast_loop
+from tfteach.runtime.optimizer import redundant_shape_ops, shape_folding
 from tfteach.runtime.optimizer.rewrite import Rewrite
 from tfteach.runtime.optimizer.shape_rules import output_shape
 from tfteach.runtime.optimizer.slots import plain, reassign_frees
@@ -75,7 +76,7 @@ class _Specialiser:
     def __init__(self, plan, all_feeds, keyed, steps, generic, finish):
         self.plan, self.feed_tensors, self.steps = plan, tuple(keyed), steps
         self.finish = finish
-        self.generic = ((), generic)
+        self.generic = _Entry((), generic)
         self.cache = {}
         self.rewrites = {}                   # signature -> [Rewrite]
         slot_of_feed = dict(zip(all_feeds, plan.feed_slots))
@@ -98,10 +99,9 @@ class _Specialiser:
         entry = self.cache.get(key)
         if entry is None:
             entry = self._build(key) if len(self.cache) < MAX_SIGNATURES else self.generic
-        constants, steps = entry
-        for s, v in constants:
+        for s, v in entry.constants:
             values[s] = v
-        fast_loop.run_steps(steps, values)
+        entry.run(values)
 
     def _build(self, key):
         try:
@@ -140,17 +140,53 @@ class _Specialiser:
                 if value is None:
                     continue
                 shape_folding.store(step, value, template, known, self.plan.num_slots - 1)
+                for t, slot in zip(op._outputs, step.out_slots):
+                    if slot < len(template) and template[slot] is not None:
+                        shape_of[t] = np.shape(template[slot])   # a Fill's: from its value
                 folded.add(step)
                 done.append(step.name)
         record = [Rewrite(NAME, tuple(done), "constants for shapes %s" % (key,))]
-        steps = self.finish([s for s in self.steps if s not in folded], record)
+        steps = redundant_shape_ops.run(
+            [s for s in self.steps if s not in folded], self.plan, record,
+            shape_of=lambda t: self._shape(t, shape_of), template=template)
+        steps = self.finish(steps, record)
         self.rewrites[key] = record
         base = self.plan.template
         constants = tuple((s, v) for s, v in enumerate(template)
                           if v is not None and base[s] is None)
-        return constants, steps
+        return _Entry(constants, steps)
 
     def _shape(self, t, shape_of):
         if t in shape_of:
             return shape_of[t]
         return tuple(t.shape.as_list()) if _static(t) else None
+
+
+class _Entry:
+    """One signature's folded constants (slot, value) and steps. Like a plan's own fast
+    loop (executor.Plan._run_fast), the steps run as straight-line code (fast_loop.py)
+    once they have run `COMPILE_AFTER_RUNS` times: the same kernels in the same order."""
+    __slots__ = ("constants", "steps", "runs", "loop")
+
+    def __init__(self, constants, steps):
+        self.constants, self.steps, self.runs, self.loop = constants, steps, 0, None
+
+    def __getitem__(self, i):
+        """entry[0], entry[1]: the constants and the steps, as the (constants, steps)
+        pair an entry was before it compiled its loop."""
+        return (self.constants, self.steps)[i]
+
+    def run(self, values):
+        if self.loop is not None:
+            try:
+                return self.loop(values)
+            except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError
+                step = fast_loop.failed_step(e, self.steps)
+                if step is None:
+                    raise
+                raise errors_text.op_error_from(e, step.op) from (
+                    None if isinstance(e, errors.OpError) else e)
+        self.runs += 1
+        if self.runs >= fast_loop.COMPILE_AFTER_RUNS:
+            self.loop = fast_loop.compile_steps(self.steps)
+        fast_loop.run_steps(self.steps, values)
