@@ -436,3 +436,57 @@ def test_subclassed_model_tracks_layers_kept_in_a_list():
     model.fit(X, Y, epochs=1, verbose=0)
     assert len(model.layers) == 3 and len(model.trainable_weights) == 6
     assert model.count_params() == (6 * 4 + 4) + (4 * 4 + 4) + 5
+
+
+@pytest.mark.parametrize("build", [
+    lambda: keras.layers.Dense(3, kernel_initializer="ones",
+                               bias_regularizer=keras.regularizers.l1(0.5),
+                               activity_regularizer=keras.regularizers.l2(0.25)),
+    lambda: keras.layers.Conv2D(2, 3, kernel_regularizer=keras.regularizers.l2(0.5),
+                                activity_regularizer=keras.regularizers.l1(0.25)),
+    lambda: keras.layers.GRU(2, recurrent_initializer="zeros",
+                             recurrent_regularizer=keras.regularizers.l1_l2(0.5, 0.25)),
+    lambda: keras.layers.BatchNormalization(gamma_regularizer=keras.regularizers.l2(0.5),
+                                            moving_variance_initializer="zeros"),
+    lambda: keras.layers.Embedding(10, 3, embeddings_initializer="zeros",
+                                   embeddings_regularizer=keras.regularizers.l2(0.5),
+                                   activity_regularizer=keras.regularizers.l1(0.25)),
+], ids=["Dense", "Conv2D", "GRU", "BatchNormalization", "Embedding"])
+def test_weight_options_survive_a_config_round_trip(build):
+    layer = build()
+    config = layer.get_config()
+    options = {k: v for k, v in config.items()
+               if k.endswith(("_initializer", "_regularizer", "_constraint"))}
+    assert any(isinstance(v, dict) and v["class_name"] == "L1L2" for v in options.values())
+    again = type(layer).from_config(config)
+    assert again.get_config() == config
+    for name, value in options.items():
+        if value is not None and not name.endswith("_constraint"):
+            assert type(getattr(again, name)) is type(getattr(layer, name))
+            assert getattr(again, name).get_config() == getattr(layer, name).get_config()
+
+
+def test_embedding_config_keeps_its_activity_regularizer():
+    # TF 1.15's Embedding.get_config serializes it (tfteach wrote None before)
+    layer = keras.layers.Embedding(10, 3, activity_regularizer=keras.regularizers.l1(0.25))
+    assert layer.get_config()["activity_regularizer"] == {
+        "class_name": "L1L2", "config": {"l1": 0.25, "l2": 0.0}}
+    again = keras.layers.Embedding.from_config(layer.get_config())
+    assert again.activity_regularizer.get_config() == {"l1": 0.25, "l2": 0.0}
+
+
+@pytest.mark.parametrize("layer,options", [
+    ("Dense", dict(units=2)), ("Conv2D", dict(filters=1, kernel_size=2)),
+    ("LSTM", dict(units=2)), ("BatchNormalization", {}),
+    ("Embedding", dict(input_dim=3, output_dim=2))])
+def test_bad_weight_options_are_keras_value_errors(layer, options):
+    cls = getattr(keras.layers, layer)
+    first = {"Dense": "kernel", "Conv2D": "kernel", "LSTM": "kernel",
+             "BatchNormalization": "beta", "Embedding": "embeddings"}[layer]
+    with pytest.raises(ValueError, match="^Unknown initializer:swirl$"):
+        cls(**options, **{first + "_initializer": "swirl"})
+    with pytest.raises(ValueError, match="^Unknown regularizer:l3$"):
+        cls(**options, **{first + "_regularizer": "l3"})
+    # the initializers are resolved before the regularizers, as in Keras
+    with pytest.raises(ValueError, match="^Unknown initializer:swirl$"):
+        cls(**options, **{first + "_initializer": "swirl", first + "_regularizer": "l3"})

@@ -346,3 +346,25 @@ def test_lstm_defaults_are_tf_1_15s():
     with tf.Session() as sess:
         hard = sess.run(tf.keras.layers.recurrent.hard_sigmoid(tf.constant(x)))
     assert_close(hard, np.clip(0.2 * x + 0.5, 0, 1), rtol=1e-6)
+
+
+@pytest.mark.parametrize("layer,args", [
+    ("Dense", (3,)), ("Conv2D", (2, 3)), ("Conv2DTranspose", (2, 3)), ("SimpleRNN", (2,)),
+    ("LSTM", (2,)), ("GRU", (2,)), ("BatchNormalization", ()), ("Embedding", (10, 3))])
+def test_weight_option_keys_are_tf_keras_keys_in_its_order(tk, layer, args):
+    def option_keys(keras):
+        config = getattr(keras.layers, layer)(
+            *args, activity_regularizer=keras.regularizers.l1(0.25)).get_config()
+        return [k for k in config if k.endswith(("_initializer", "_regularizer",
+                                                 "_constraint"))]
+    assert option_keys(tf.keras) == option_keys(tk)
+
+
+def test_embedding_config_has_its_activity_regularizer_as_tf_keras(tk):
+    def activity(keras):
+        layer = keras.layers.Embedding(10, 3, activity_regularizer=keras.regularizers.l1(0.25))
+        entry = layer.get_config()["activity_regularizer"]
+        return entry["class_name"], entry["config"]["l1"]
+    theirs, ours = activity(tk), activity(tf.keras)
+    assert ours[0] == "L1L2" and theirs[0] in ("L1", "L1L2")   # tf-keras 2.21 has L1
+    assert_close(ours[1], theirs[1], rtol=1e-6)

@@ -40,6 +40,7 @@ class Embedding(Layer):
             "input_dim": self.input_dim, "output_dim": self.output_dim,
             "embeddings_initializer": serialize_object(self.embeddings_initializer),
             "embeddings_regularizer": regularizers.serialize(self.embeddings_regularizer),
-            "activity_regularizer": None, "embeddings_constraint": None,
+            "activity_regularizer": regularizers.serialize(self.activity_regularizer),
+            "embeddings_constraint": None,
             "mask_zero": self.mask_zero, "input_length": self.input_length})
         return config
