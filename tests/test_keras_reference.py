@@ -362,7 +362,8 @@ def test_weight_option_keys_are_tf_keras_keys_in_its_order(tk, layer, args):
 
 def test_embedding_config_has_its_activity_regularizer_as_tf_keras(tk):
     def activity(keras):
-        layer = keras.layers.Embedding(10, 3, activity_regularizer=keras.regularizers.l1(0.25))
+        layer = keras.layers.Embedding(10, 3,
+                                       activity_regularizer=keras.regularizers.l1(0.25))
         entry = layer.get_config()["activity_regularizer"]
         return entry["class_name"], entry["config"]["l1"]
     theirs, ours = activity(tk), activity(tf.keras)

@@ -1,8 +1,8 @@
 """Keras' Conv2D and Conv2DTranspose (channels_last, as the notes use)."""
 import tfteach as tf
-from tfteach.keras import activations, backend, initializers, regularizers
+from tfteach.keras import activations, backend
 from tfteach.keras.engine.base_layer import InputSpec, Layer
-from tfteach.keras.serialization import serialize_object
+from tfteach.keras.layers.weight_options import set_weight_options, weight_options_config
 
 __all__ = ["Conv2D", "Conv2DTranspose"]
 
@@ -47,11 +47,7 @@ class _Conv(Layer):
         self.dilation_rate = _pair(dilation_rate)
         self.activation = activations.get(activation)
         self.use_bias = use_bias
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
+        set_weight_options(self, ("kernel", "bias"), locals())
         self.input_spec = InputSpec(ndim=4)
 
     def _kernel_shape(self, channels):
@@ -85,13 +81,8 @@ class _Conv(Layer):
             "strides": list(self.strides), "padding": self.padding,
             "data_format": self.data_format, "dilation_rate": list(self.dilation_rate),
             "activation": activations.serialize(self.activation),
-            "use_bias": self.use_bias,
-            "kernel_initializer": serialize_object(self.kernel_initializer),
-            "bias_initializer": serialize_object(self.bias_initializer),
-            "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
-            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
-            "activity_regularizer": regularizers.serialize(self.activity_regularizer),
-            "kernel_constraint": None, "bias_constraint": None})
+            "use_bias": self.use_bias})
+        config.update(weight_options_config(self))
         return config
 
 

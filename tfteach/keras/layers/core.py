@@ -2,9 +2,9 @@
 import numpy as np
 
 import tfteach as tf
-from tfteach.keras import activations, initializers, regularizers
+from tfteach.keras import activations
 from tfteach.keras.engine.base_layer import InputSpec, Layer
-from tfteach.keras.serialization import serialize_object
+from tfteach.keras.layers.weight_options import set_weight_options, weight_options_config
 
 __all__ = ["Dense", "Activation", "Flatten", "Reshape", "Dropout"]
 
@@ -24,11 +24,7 @@ class Dense(Layer):
         self.units = int(units)
         self.activation = activations.get(activation)
         self.use_bias = use_bias
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
+        set_weight_options(self, ("kernel", "bias"), locals())
         self.input_spec = InputSpec(min_ndim=2)
 
     def build(self, input_shape):
@@ -68,13 +64,8 @@ class Dense(Layer):
         config = super().get_config()
         config.update({
             "units": self.units, "activation": activations.serialize(self.activation),
-            "use_bias": self.use_bias,
-            "kernel_initializer": serialize_object(self.kernel_initializer),
-            "bias_initializer": serialize_object(self.bias_initializer),
-            "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
-            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
-            "activity_regularizer": regularizers.serialize(self.activity_regularizer),
-            "kernel_constraint": None, "bias_constraint": None})
+            "use_bias": self.use_bias})
+        config.update(weight_options_config(self))
         return config
 
 

@@ -1,8 +1,7 @@
 """Keras' Embedding: integer ids [batch, ...] -> vectors [batch, ..., output_dim]."""
 import tfteach as tf
-from tfteach.keras import initializers, regularizers
 from tfteach.keras.engine.base_layer import Layer
-from tfteach.keras.serialization import serialize_object
+from tfteach.keras.layers.weight_options import set_weight_options, weight_options_config
 
 __all__ = ["Embedding"]
 
@@ -15,8 +14,7 @@ class Embedding(Layer):
             kwargs["input_shape"] = (input_length,)
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.input_dim, self.output_dim = int(input_dim), int(output_dim)
-        self.embeddings_initializer = initializers.get(embeddings_initializer)
-        self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
+        set_weight_options(self, ("embeddings",), locals())
         self.mask_zero, self.input_length = mask_zero, input_length
 
     def build(self, input_shape):
@@ -37,10 +35,7 @@ class Embedding(Layer):
     def get_config(self):
         config = super().get_config()
         config.update({
-            "input_dim": self.input_dim, "output_dim": self.output_dim,
-            "embeddings_initializer": serialize_object(self.embeddings_initializer),
-            "embeddings_regularizer": regularizers.serialize(self.embeddings_regularizer),
-            "activity_regularizer": regularizers.serialize(self.activity_regularizer),
-            "embeddings_constraint": None,
-            "mask_zero": self.mask_zero, "input_length": self.input_length})
+            "input_dim": self.input_dim, "output_dim": self.output_dim})
+        config.update(weight_options_config(self))
+        config.update({"mask_zero": self.mask_zero, "input_length": self.input_length})
         return config

@@ -8,10 +8,9 @@ kernel, whose batch variance for the moving average is Bessel-corrected (n / (n 
 the same rule is kept here so moving statistics match tf.keras.
 """
 import tfteach as tf
-from tfteach.keras import initializers, regularizers
 from tfteach.keras.engine.base_layer import Layer
 from tfteach.keras.layers.core import _smart_cond
-from tfteach.keras.serialization import serialize_object
+from tfteach.keras.layers.weight_options import set_weight_options, weight_options_config
 
 __all__ = ["BatchNormalization"]
 
@@ -29,12 +28,8 @@ class BatchNormalization(Layer):
         self.axis = axis[0] if isinstance(axis, (list, tuple)) else int(axis)
         self.momentum, self.epsilon = float(momentum), float(epsilon)
         self.center, self.scale = center, scale
-        self.beta_initializer = initializers.get(beta_initializer)
-        self.gamma_initializer = initializers.get(gamma_initializer)
-        self.moving_mean_initializer = initializers.get(moving_mean_initializer)
-        self.moving_variance_initializer = initializers.get(moving_variance_initializer)
-        self.beta_regularizer = regularizers.get(beta_regularizer)
-        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        set_weight_options(self, ("beta", "gamma", "moving_mean", "moving_variance"),
+                           locals())
 
     def build(self, input_shape):
         dims = tf.TensorShape(input_shape).as_list()
@@ -91,13 +86,7 @@ class BatchNormalization(Layer):
         config = super().get_config()
         config.update({
             "axis": self.axis, "momentum": self.momentum, "epsilon": self.epsilon,
-            "center": self.center, "scale": self.scale,
-            "beta_initializer": serialize_object(self.beta_initializer),
-            "gamma_initializer": serialize_object(self.gamma_initializer),
-            "moving_mean_initializer": serialize_object(self.moving_mean_initializer),
-            "moving_variance_initializer":
-                serialize_object(self.moving_variance_initializer),
-            "beta_regularizer": regularizers.serialize(self.beta_regularizer),
-            "gamma_regularizer": regularizers.serialize(self.gamma_regularizer),
-            "beta_constraint": None, "gamma_constraint": None})
+            "center": self.center, "scale": self.scale})
+        # Keras' BatchNormalization config has no activity_regularizer
+        config.update(weight_options_config(self, activity_regularizer=False))
         return config

@@ -12,9 +12,9 @@ LSTM adds 1 to the forget gate's bias (unit_forget_bias=True). Dropout inside th
 recurrence is not built (dropout / recurrent_dropout must be 0).
 """
 import tfteach as tf
-from tfteach.keras import activations, initializers, regularizers
+from tfteach.keras import activations
 from tfteach.keras.engine.base_layer import InputSpec, Layer
-from tfteach.keras.serialization import serialize_object
+from tfteach.keras.layers.weight_options import set_weight_options, weight_options_config
 
 __all__ = ["SimpleRNN", "LSTM", "GRU", "hard_sigmoid"]
 
@@ -159,12 +159,7 @@ class _RNN(Layer):
         self.units = int(units)
         self.activation = activations.get(activation)
         self.use_bias = use_bias
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.recurrent_initializer = initializers.get(recurrent_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.recurrent_regularizer = regularizers.get(recurrent_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
+        set_weight_options(self, ("kernel", "recurrent", "bias"), locals())
         self.return_sequences, self.return_state = return_sequences, return_state
         self.go_backwards, self.unroll = go_backwards, unroll
         self.input_spec = InputSpec(ndim=3)
@@ -202,16 +197,10 @@ class _RNN(Layer):
         config = super().get_config()
         config.update({
             "units": self.units, "activation": activations.serialize(self.activation),
-            "use_bias": self.use_bias,
-            "kernel_initializer": serialize_object(self.kernel_initializer),
-            "recurrent_initializer": serialize_object(self.recurrent_initializer),
-            "bias_initializer": serialize_object(self.bias_initializer),
-            "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
-            "recurrent_regularizer": regularizers.serialize(self.recurrent_regularizer),
-            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
-            "activity_regularizer": regularizers.serialize(self.activity_regularizer),
-            "kernel_constraint": None, "recurrent_constraint": None,
-            "bias_constraint": None, "dropout": 0., "recurrent_dropout": 0.,
+            "use_bias": self.use_bias})
+        config.update(weight_options_config(self))
+        config.update({
+            "dropout": 0., "recurrent_dropout": 0.,
             "return_sequences": self.return_sequences, "return_state": self.return_state,
             "go_backwards": self.go_backwards, "stateful": False, "unroll": self.unroll})
         return config
