@@ -2,10 +2,12 @@
 statements, updates inside loops. Each tf.function is compared with the same Python
 function run eagerly (its loops then run in Python over eager tensors), and checked to
 have become one graph with a while loop (not unrolled), traced once for several inputs.
-TensorFlow's own tf.function on the same programs: test_autograph_reference.py."""
+The programs both tests share are in autograph_programs.py; TensorFlow's own
+tf.function on them: test_autograph_reference.py."""
 import numpy as np
 import pytest
 
+import autograph_programs as programs
 from eager_helpers import eager, tf2  # noqa: F401 - fixtures
 
 
@@ -25,13 +27,8 @@ def _same_as_eager(tf, fn, *inputs_list):
 
 def test_for_over_a_tensor_is_one_while_loop(tf2):
     tf = tf2
-
-    def sum_of_squares(x):
-        s = tf.constant(0.0)
-        for e in x:
-            s += e * e
-        return s
-    f = _same_as_eager(tf, sum_of_squares, ([1.0, 2.0, 3.0],), ([4.0],), ([],))
+    f = _same_as_eager(tf, programs.sum_of_squares(tf), ([1.0, 2.0, 3.0],), ([4.0],),
+                       ([],))
     assert float(f(tf.constant([1.0, 2.0, 3.0]))) == 14.0
     assert {"Exit", "NextIteration", "LoopCond"} <= _loop_ops(f)
 
@@ -46,14 +43,7 @@ def test_for_over_a_tensor_is_one_while_loop(tf2):
 
 def test_for_over_tf_range_traces_once(tf2):
     tf = tf2
-
-    def evens(n):
-        s = 0
-        for i in tf.range(n):
-            if tf.equal(i % 2, 0):         # a converted `if` inside a converted `for`
-                s += i
-        return s
-    f = _same_as_eager(tf, evens, (10,), (7,), (0,))
+    f = _same_as_eager(tf, programs.evens(tf), (10,), (7,), (0,))
     assert int(f(tf.constant(10))) == 0 + 2 + 4 + 6 + 8
     assert f.experimental_get_tracing_count() == 1
     assert {"Switch", "Merge", "LoopCond"} <= _loop_ops(f)
@@ -61,77 +51,31 @@ def test_for_over_tf_range_traces_once(tf2):
 
 def test_break_and_continue(tf2):
     tf = tf2
-
-    def until_big(n):
-        s = 0
-        for i in tf.range(n):
-            if i > 4:
-                break
-            s += i
-        return s
-    f = _same_as_eager(tf, until_big, (10,), (3,), (0,))
+    f = _same_as_eager(tf, programs.until_big(tf), (10,), (3,), (0,))
     assert int(f(tf.constant(10))) == 10
 
-    def positives(x):
-        s = tf.constant(0.0)
-        count = 0
-        for e in x:
-            if e < 0:
-                continue
-            s += e
-            count += 1
-        return s, count
-    f = _same_as_eager(tf, positives, ([1.0, -2.0, 3.0, -4.0, 5.0],), ([-1.0],))
+    f = _same_as_eager(tf, programs.positives(tf), ([1.0, -2.0, 3.0, -4.0, 5.0],),
+                       ([-1.0],))
     s, count = f(tf.constant([1.0, -2.0, 3.0, -4.0, 5.0]))
     assert float(s) == 9.0 and int(count) == 3
 
-    def first_square_above(n, limit):
-        i = tf.constant(0)
-        while i < n:
-            i += 1
-            if i * i > limit:
-                break
-        return i
-    f = _same_as_eager(tf, first_square_above, (100, 50), (3, 50), (100, 0))
+    f = _same_as_eager(tf, programs.first_square_above(tf), (100, 50), (3, 50), (100, 0))
     assert int(f(tf.constant(100), tf.constant(50))) == 8
 
-    def skip_multiples_of_three(n):
-        i = tf.constant(0)
-        s = tf.constant(0)
-        while i < n:
-            i += 1
-            if tf.equal(i % 3, 0):
-                continue
-            s += i
-        return s
-    f = _same_as_eager(tf, skip_multiples_of_three, (10,), (2,))
+    f = _same_as_eager(tf, programs.skip_multiples_of_three(tf), (10,), (2,))
     assert int(f(tf.constant(10))) == 1 + 2 + 4 + 5 + 7 + 8 + 10
 
 
 def test_nested_loops_and_loop_local_names(tf2):
     tf = tf2
-
-    def pair_products(a, b):
-        total = tf.constant(0.0)
-        for x in a:
-            for y in b:
-                p = x * y                  # local to the body: not a loop variable
-                total += p
-        return total
-    f = _same_as_eager(tf, pair_products, ([1.0, 2.0], [3.0, 4.0, 5.0]))
+    f = _same_as_eager(tf, programs.pair_products(tf), ([1.0, 2.0], [3.0, 4.0, 5.0]))
     assert float(f(tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0, 5.0]))) == 36.0
 
 
 def test_variable_updates_inside_loops_run_every_call(tf2):
     tf = tf2
     v = tf.Variable(0.0)
-
-    @tf.function
-    def add_positives(x):
-        for e in x:
-            if e > 0:
-                v.assign_add(e)
-        return v.read_value()
+    add_positives = tf.function(programs.add_positives(tf, v))
 
     assert float(add_positives(tf.constant([1.0, -1.0, 2.0]))) == 3.0
     assert float(add_positives(tf.constant([10.0, -5.0, 0.5]))) == 13.5
