@@ -10,30 +10,24 @@ for the other reference tests).
 """
 import importlib.util
 import json
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import autograph_programs
 from eager_helpers import eager, tf2  # noqa: F401 - fixtures
+from tf_reference import eager_tensorflow_json
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None,
                                 reason="TensorFlow is not installed")
 
 @pytest.fixture(scope="module")
 def tensorflow():
-    code = ("import json, importlib.util, tensorflow as tf\n"
-            "spec = importlib.util.spec_from_file_location('p', %r)\n"
-            "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
-            "print(json.dumps(m.reference_results(tf)))\n" % autograph_programs.__file__)
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env=env, timeout=300)
-    assert out.returncode == 0, out.stderr[-3000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return eager_tensorflow_json(
+        "import json, importlib.util, tensorflow as tf\n"
+        "spec = importlib.util.spec_from_file_location('p', %r)\n"
+        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+        "print(json.dumps(m.reference_results(tf)))\n" % autograph_programs.__file__)
 
 
 @pytest.fixture

@@ -13,15 +13,13 @@ which 1.15's do not; `tf.add` is `Add` in 1.15 (`AddV2` in TF 2).
 """
 import importlib.util
 import json
-import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
 import pytest
 
 from eager_helpers import eager  # noqa: F401 - fixture
+from tf_reference import eager_tensorflow_json
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None,
                                 reason="TensorFlow is not installed")
@@ -130,11 +128,7 @@ def _tensorflow_results():
         code.append("ns = {}\nexec(%r, ns)\nresults[%r] = ns['run'](tf)"
                     % (textwrap.dedent(source), name))
     code.append("print(json.dumps(results))")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    out = subprocess.run([sys.executable, "-c", "\n".join(code)], capture_output=True,
-                         text=True, env=env, timeout=300)
-    assert out.returncode == 0, out.stderr[-3000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return eager_tensorflow_json("\n".join(code))
 
 
 @pytest.fixture(scope="module")

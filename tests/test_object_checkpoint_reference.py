@@ -7,16 +7,14 @@ TensorFlow to graph mode for good (tf_reference.tensorflow_v1), and tf.train.Che
 is TF 2's eager API.
 """
 import importlib.util
-import json
 import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
 import pytest
 
 from eager_helpers import eager  # noqa: F401 - fixture
+from tf_reference import eager_tensorflow_json
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None,
                                 reason="TensorFlow is not installed")
@@ -48,11 +46,7 @@ MODEL = textwrap.dedent("""
 def _run_tensorflow(script):
     code = "import json, os, sys\nimport numpy as np\nimport tensorflow as tf\n" + MODEL + \
         textwrap.dedent(script)
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env=env, timeout=300)
-    assert out.returncode == 0, out.stderr[-3000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return eager_tensorflow_json(code)
 
 
 def _tfteach_net(tf, seed):

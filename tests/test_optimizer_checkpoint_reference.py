@@ -7,16 +7,13 @@ restore gives the values TensorFlow's uninterrupted run gives.
 
 TensorFlow runs eagerly in a child process (as test_object_checkpoint_reference.py)."""
 import importlib.util
-import json
-import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
 import pytest
 
 from eager_helpers import eager  # noqa: F401 - fixture
+from tf_reference import eager_tensorflow_json
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None,
                                 reason="TensorFlow is not installed")
@@ -51,11 +48,7 @@ PROGRAM = textwrap.dedent("""
 def _tensorflow(script):
     code = ("import json\nimport numpy as np\nimport tensorflow as tf\n" + PROGRAM
             + textwrap.dedent(script))
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env=env, timeout=300)
-    assert out.returncode == 0, out.stderr[-3000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return eager_tensorflow_json(code)
 
 
 def _ours(tf):

@@ -8,14 +8,13 @@ import glob
 import importlib.util
 import io
 import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
 import pytest
 
 from eager_helpers import eager, tf2  # noqa: F401 - fixtures
+from tf_reference import run_eager_tensorflow
 from tfteach.framework.tensor_proto import make_ndarray
 from tfteach.summary.summary_iterator import summary_iterator
 
@@ -74,10 +73,7 @@ def theirs(tmp_path_factory):
     logdir = str(tmp_path_factory.mktemp("tf_summary_v2"))
     code = ("import tensorflow as tf\nns = {}\nexec(%r, ns)\nns['run'](tf, %r)\n"
             % (textwrap.dedent(PROGRAM), logdir))
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=env, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
+    run_eager_tensorflow(code)
     return logdir
 
 

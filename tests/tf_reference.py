@@ -5,8 +5,16 @@ is a function `build(tf)` that builds a graph with the module it is given and re
 `(fetches, feed_dict)`. `run_both` runs it on both and returns both results;
 `errors_of_both` returns the exception each raised. Tests skip when TensorFlow is not
 importable.
+
+TF 2 programs (eager execution, tf.function, object-based checkpoints) run on TensorFlow
+in a child process (`run_eager_tensorflow`): this process's TensorFlow is switched to
+graph mode for the TF1 comparisons, for good.
 """
 import contextlib
+import json
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -73,3 +81,18 @@ def errors_of_both(build):
 
 def first_line(exc):
     return str(exc).splitlines()[0] if str(exc) else ""
+
+
+def run_eager_tensorflow(code):
+    """Run the Python `code` in a child process where TensorFlow 2 executes eagerly (its
+    default), on the CPU, quietly; return what it printed (fails the test on an error)."""
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def eager_tensorflow_json(code):
+    """The JSON value that `code`, run as `run_eager_tensorflow` runs it, prints last."""
+    return json.loads(run_eager_tensorflow(code).strip().splitlines()[-1])
