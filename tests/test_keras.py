@@ -490,3 +490,28 @@ def test_bad_weight_options_are_keras_value_errors(layer, options):
     # the initializers are resolved before the regularizers, as in Keras
     with pytest.raises(ValueError, match="^Unknown initializer:swirl$"):
         cls(**options, **{first + "_initializer": "swirl", first + "_regularizer": "l3"})
+
+
+@pytest.mark.parametrize("name,l1,l2", [("l1", 0.01, 0.), ("l2", 0., 0.01),
+                                        ("l1_l2", 0.01, 0.01)])
+def test_a_regularizer_by_name_is_its_function_called_with_its_defaults(name, l1, l2):
+    # TF 1.15's regularizers.get('l2') is l2(): an L1L2 with l2=0.01
+    assert keras.regularizers.get(name).get_config() == {"l1": l1, "l2": l2}
+    made = keras.regularizers.get({"class_name": name, "config": {}})
+    assert made.get_config() == {"l1": l1, "l2": l2}
+    layer = keras.layers.Dense(2, kernel_regularizer=name, kernel_initializer="ones",
+                               bias_initializer="ones", bias_regularizer=name)
+    model = keras.Sequential([layer])
+    model.build((None, 3))
+    # kernel: 6 ones, bias: 2 ones
+    penalties = keras.backend.get_session().run(model.losses)
+    assert_close(penalties, [6 * (l1 + l2), 2 * (l1 + l2)], rtol=1e-6)
+    assert layer.get_config()["kernel_regularizer"] == {"class_name": "L1L2",
+                                                        "config": {"l1": l1, "l2": l2}}
+
+
+def test_a_regularizer_function_in_a_saved_config_gets_its_arguments():
+    made = keras.regularizers.get({"class_name": "l2", "config": {"l": 0.5}})
+    assert made.get_config() == {"l1": 0.0, "l2": 0.5}
+    with pytest.raises(ValueError, match="^Unknown regularizer:l3$"):
+        keras.regularizers.get("l3")

@@ -369,3 +369,18 @@ def test_embedding_config_has_its_activity_regularizer_as_tf_keras(tk):
     theirs, ours = activity(tk), activity(tf.keras)
     assert ours[0] == "L1L2" and theirs[0] in ("L1", "L1L2")   # tf-keras 2.21 has L1
     assert_close(ours[1], theirs[1], rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["l1", "l2", "l1_l2"])
+def test_regularizers_by_name_penalize_as_tf_keras(tk, name):
+    # TF 1.15 makes 'l2' an L1L2(l2=0.01), tf-keras 2.21 an L2(0.01): the same penalty
+    weights = RNG.randn(3, 4).astype(np.float32)
+    bias = RNG.randn(4).astype(np.float32)
+
+    def penalties(keras):
+        model = keras.Sequential([keras.layers.Dense(
+            4, input_shape=(3,), kernel_regularizer=name, bias_regularizer=name,
+            kernel_initializer=keras.initializers.Constant(weights),
+            bias_initializer=keras.initializers.Constant(bias))])
+        return keras.backend.batch_get_value(model.losses)
+    assert_close(penalties(tf.keras), penalties(tk), rtol=1e-6)

@@ -1,6 +1,6 @@
 """`tf.keras.regularizers`: penalties on weights, added to the model's loss by `fit`."""
 import tfteach as tf
-from tfteach.keras.serialization import deserialize
+from tfteach.keras.serialization import accepted_kwargs, deserialize
 
 __all__ = ["Regularizer", "L1L2", "l1", "l2", "l1_l2", "get", "serialize"]
 
@@ -40,11 +40,20 @@ def l1_l2(l1=0.01, l2=0.01):  # noqa: E741
     return L1L2(l1=l1, l2=l2)
 
 
+# Functions that make a regularizer: by name they are called, as TF 1.15's `get` calls
+# them ('l2' is `l2()`, an L1L2 with l2=0.01), not returned as the regularizer itself.
+_MAKERS = {"l1": l1, "l2": l2, "l1_l2": l1_l2}
+
+
 def get(identifier):
     if identifier is None or callable(identifier):
         return identifier
-    return deserialize(identifier, {"L1L2": L1L2, "l1": l1, "l2": l2, "l1_l2": l1_l2},
-                       "regularizer")
+    if isinstance(identifier, str) and identifier in _MAKERS:
+        identifier = {"class_name": identifier, "config": {}}
+    if isinstance(identifier, dict) and identifier.get("class_name") in _MAKERS:
+        maker = _MAKERS[identifier["class_name"]]
+        return maker(**accepted_kwargs(maker, dict(identifier.get("config") or {})))
+    return deserialize(identifier, {"L1L2": L1L2}, "regularizer")
 
 
 def serialize(regularizer):
