@@ -76,6 +76,8 @@ def optimize(plan, config, feed_tensors=()):
 def rewrites_of(session, fetches, fed=()):
     """What the optimizer did to the plan that `session.run(fetches, {t: ...})` runs,
     `fetches` a list of tensors and `fed` the fed tensors: a list of
-    `Rewrite(pass_name, nodes, result)` (builds the plan; runs nothing)."""
+    `Rewrite(pass_name, nodes, result)` (builds the plan; runs nothing). The loops of the
+    plan that have run add what their bodies hoisted (runtime/loop_hoisting.py)."""
+    from tfteach.runtime import loop_hoisting
     plan = session._plan(tuple(fetches), tuple(fed), ())
-    return list(getattr(plan, "rewrites", ()))
+    return list(getattr(plan, "rewrites", ())) + loop_hoisting.rewrites_in(session, plan.ops)
