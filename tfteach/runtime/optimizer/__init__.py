@@ -24,6 +24,9 @@ folding and fusions (runtime/fusion.py), with passes that are each one small mod
                     only, runs as one step that writes one buffer in place
                     (TF's remapping; XLA would make one kernel).
 
+A loop's body sub-plans are plans too; what is invariant across their iterations is
+hoisted out by the loop runner (runtime/loop_hoisting.py, TF's `loop_optimization`).
+
 Every pass keeps the values bit-identical to the unoptimized plan
 (tests/test_optimizer.py runs a corpus of graphs both ways). A traced run
 (`RunOptions(trace_level=FULL_TRACE)`, the notebook's views) runs the graph as built,
