@@ -291,11 +291,15 @@ def _shapes(rng, count):
         yield m, int(rng.randint(2, 1100)), int(rng.randint(1, 1100))
 
 
+@pytest.mark.parametrize("window", [False, True], ids=["blas_threads", "split_halves"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_the_pretransposed_kernel_gives_matmuls_bits(dtype):
+def test_the_pretransposed_kernel_gives_matmuls_bits(dtype, window):
     """Over a spread of shapes, small and large: the kernel's product is MatMul's, byte
-    for byte, whether it reads the copy (above the limit) or calls MatMul (below)."""
-    from tfteach.kernels.cpu import run_state
+    for byte, whether it reads the copy (above the limit) or calls MatMul (below); also
+    inside a BLAS window, where split_matmul computes large products in two halves."""
+    import contextlib
+
+    from tfteach.kernels.cpu import run_state, two_workers
     graph = tf.Graph()
     with graph.as_default():
         a = tf.placeholder(dtype, [None, None])
@@ -307,8 +311,10 @@ def test_the_pretransposed_kernel_gives_matmuls_bits(dtype):
     kernel = loop_hoisting._pretransposed_matmul(owner, product.op)
     rng = np.random.RandomState(5)
     state = run_state.RunState()
-    previous = run_state.enter(state)
-    try:
+    with contextlib.ExitStack() as stack:
+        stack.callback(run_state.leave, run_state.enter(state))
+        if window:
+            stack.enter_context(two_workers.blas_window())
         state.entries[owner] = {}
         read_copy = 0
         for m, n, k in list(_shapes(rng, 150)) + [(32, 156, 128), (32, 128, 256),
@@ -321,8 +327,6 @@ def test_the_pretransposed_kernel_gives_matmuls_bits(dtype):
             read_copy += product.op in state.entries[owner] and \
                 state.entries[owner][product.op][0] is right
         assert read_copy > 50
-    finally:
-        run_state.leave(previous)
 
 
 def test_the_pretransposed_kernel_checks_shapes_as_matmul():
