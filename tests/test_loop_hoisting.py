@@ -349,3 +349,25 @@ def test_small_products_keep_matmuls_own_path():
     assert not loop_hoisting._packed_both_ways(100, 100, 100)      # exactly the limit
     assert loop_hoisting._packed_both_ways(32, 256, 512)
     assert loop_hoisting._packed_both_ways(100, 100, 101)
+
+
+def test_tfgraph_optimized_lists_what_a_loop_hoisted():
+    """`%%tfgraph --optimized`'s export names the hoisted nodes and the picture's marks
+    say what became of them."""
+    from tfteach.notebook import graph_export, optimized_view
+    from tfteach.notebook.run_recorder import RunRecorder
+    graph = tf.Graph()
+    with graph.as_default():
+        a = tf.placeholder(tf.float32, [2, 2], name="a")
+        _, x = tf.while_loop(lambda i, x: i < 3,
+                             lambda i, x: (i + 1, x + tf.exp(a)),
+                             [tf.constant(0), tf.zeros([2, 2])])
+        sess = tf.Session()
+        with RunRecorder(optimized=True) as recorder:
+            value = sess.run(x, {a: A})
+    np.testing.assert_array_equal(value, np.exp(A) + np.exp(A) + np.exp(A))
+    run = graph_export.export_graph(graph, recorder.runs)["runs"][0]
+    assert {"pass": "loop_optimization", "nodes": ["while/Exp"],
+            "result": "computed once per loop run"} in run["optimized"]
+    assert optimized_view.marks(run)["while/Exp"] == (
+        "loop_optimization", "computed once per loop run (loop_optimization)")
