@@ -22,10 +22,11 @@ per run of a nested loop):
    hide it from them. The prelude runs at the first iteration, so a loop that runs no
    iteration runs none of it (as TensorFlow, which never enters the body), and an
    invariant op that fails raises its own error there, as it would in the body.
-2. **Pretransposed products.** In a gradient body, `MatMul(dy, W, transpose_b=True)`
-   with `W` invariant (the RNN's `dy @ W^T`) multiplies by a contiguous copy of `W^T`,
-   made once per loop run: OpenBLAS's non-transposed kernel is ~1.4x faster on 32-row
-   products (measured 32x512 @ (256x512)^T: 117 vs 78 us, one thread). The bits are
+2. **Pretransposed products.** In a body (in practice a gradient body), `MatMul(dy, W,
+   transpose_b=True)` with `W` invariant (the RNN's `dy @ W^T`) multiplies by a
+   contiguous copy of `W^T`, made once per loop run: OpenBLAS's non-transposed kernel
+   is ~1.4x faster on 32-row products (measured 32x512 @ (256x512)^T: 117 vs 78 us,
+   one thread). The bits are
    the same only where OpenBLAS runs its packed kernel both ways: not for its
    small-matrix kernels (up to 100^3 multiply-adds, per transpose case) nor NumPy's
    matrix-vector path (one row or column). So the copy is read only above that size
