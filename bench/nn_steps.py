@@ -17,8 +17,10 @@ Then conv2d forward throughput in GFLOP/s: tfteach, NumPy im2col + matmul, Tenso
 
     python bench/nn_steps.py [--quick] [--device gpu] [--only lstm gru charlm]
 
-The RNN rows are followed by an A/B of loop specialisation (runtime/loop_specialise.py)
-in the same process: the before/after of issue 20.
+The RNN rows are followed by A/Bs in the same process, alternating rounds: loop
+specialisation (runtime/loop_specialise.py) and loop optimization (hoisting and the
+pretransposed gradient products, runtime/loop_hoisting.py) on and off: the
+before/after of issue 20. `--ab-only` runs just those (no table, no TensorFlow).
 
 With `--device gpu` (a machine with an NVIDIA GPU): the same three steps run by
 tfteach's CUDA kernels, next to tfteach on the CPU and TensorFlow on the same GPU
@@ -255,25 +257,49 @@ RNN_WORKLOADS = ("lstm", "gru", "charlm")
 def loop_specialisation_ab(tfteach, numbers, only):
     """tfteach's RNN steps with loop specialisation (runtime/loop_specialise.py) on and
     off, alternating in this one process: the before/after of issue 20."""
-    print("\nloop specialisation A/B (same run; off = TFTEACH_LOOP_SPECIALISE=0), ms per step")
+    def steps(build):
+        made = {}
+        for flag in ("1", "0"):        # the flag is read when a loop's plans are built
+            os.environ["TFTEACH_LOOP_SPECIALISE"] = flag
+            made[flag] = graph_step(tfteach, build)
+            made[flag]()
+        os.environ.pop("TFTEACH_LOOP_SPECIALISE")
+        return made["1"], made["0"]
+    _alternating_ab("loop specialisation A/B (same run; off = TFTEACH_LOOP_SPECIALISE=0)",
+                    steps, numbers, only)
+
+
+def loop_optimization_ab(tfteach, numbers, only):
+    """tfteach's RNN steps with loop-invariant hoisting and the pretransposed `dy @ W^T`
+    (runtime/loop_hoisting.py) on and off (`RewriterConfig(loop_optimization=OFF)`),
+    alternating in this one process."""
+    from tfteach.runtime.config import RewriterConfig
+    off = tfteach.ConfigProto(graph_options=tfteach.GraphOptions(
+        rewrite_options=RewriterConfig(loop_optimization=RewriterConfig.OFF)))
+
+    def steps(build):
+        return graph_step(tfteach, build), graph_step(tfteach, build, off)
+    _alternating_ab("loop optimization A/B (same run; off = RewriterConfig("
+                    "loop_optimization=OFF))", steps, numbers, only)
+
+
+def _alternating_ab(title, make_steps, numbers, only, rounds=7):
+    """Prints, per RNN workload, the best ms per step of the two steps `make_steps(build)`
+    returns (on, off), timed in alternating rounds: both see the same host load."""
+    print("\n%s, ms per step" % title)
     print("%-8s %9s %9s %9s" % ("workload", "on", "off", "on/off"))
     for name, build, _, _ in WORKLOADS:
         if name not in RNN_WORKLOADS or (only and name not in only):
             continue
-        steps = {}
-        for flag in ("1", "0"):        # the flag is read when a loop's plans are built
-            os.environ["TFTEACH_LOOP_SPECIALISE"] = flag
-            steps[flag] = graph_step(tfteach, build)
-            steps[flag]()
-        os.environ.pop("TFTEACH_LOOP_SPECIALISE")
-        for step in steps.values():
+        on, off = make_steps(build)
+        for step in (on, off):
             best_ms(step, 1, repeat=1)                     # warm-up
-        best = {flag: float("inf") for flag in steps}
-        for _ in range(5):             # alternating rounds: both see the same host load
-            for flag, step in steps.items():
-                best[flag] = min(best[flag], timeit.timeit(step, number=numbers[name]) /
-                                 numbers[name] * 1e3)
-        print("%-8s %9.2f %9.2f %9.2f" % (name, best["1"], best["0"], best["1"] / best["0"]))
+        best = [float("inf"), float("inf")]
+        for _ in range(rounds):
+            for i, step in enumerate((on, off)):
+                best[i] = min(best[i], timeit.timeit(step, number=numbers[name]) /
+                              numbers[name] * 1e3)
+        print("%-8s %9.2f %9.2f %9.2f" % (name, best[0], best[1], best[0] / best[1]))
 
 
 def import_tf1():
@@ -357,6 +383,8 @@ def main():
                         help="print TensorFlow's step times as JSON (used for the Eigen run)")
     parser.add_argument("--only", nargs="*", default=None,
                         help="only these workloads (e.g. --only lstm gru charlm)")
+    parser.add_argument("--ab-only", action="store_true",
+                        help="only the same-run A/Bs of the RNN rows (no table, no TF)")
     parser.add_argument("--device", choices=("cpu", "gpu"), default="cpu",
                         help="gpu: the steps on a real CUDA GPU, against tfteach on the "
                              "CPU and TensorFlow on the same GPU")
@@ -367,6 +395,12 @@ def main():
                for name, _, _, number in WORKLOADS}
     if args.device == "gpu":
         return main_gpu(numbers)
+    if args.ab_only:
+        import tfteach
+        print("RNN steps on %s" % cpu_model())
+        loop_specialisation_ab(tfteach, numbers, args.only)
+        loop_optimization_ab(tfteach, numbers, args.only)
+        return
     tf1 = import_tf1()
     if args.tf_only:
         print(json.dumps({name: tf_step_ms(tf1, build, numbers[name]) if tf1 else None
@@ -407,6 +441,7 @@ def main():
                                                   "met" if ratio <= limit else "not met"))
 
     loop_specialisation_ab(tfteach, numbers, args.only)
+    loop_optimization_ab(tfteach, numbers, args.only)
     if args.only:
         return
     print("\nconv2d forward (SAME, stride 1), GFLOP/s")

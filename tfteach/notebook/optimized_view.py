@@ -34,6 +34,9 @@ def rewrites_of_record(record):
         # the latest signature an untraced run of this plan used
         rewrites = [r for r in rewrites if r.pass_name != "shape_specialisation"]
         rewrites += list(specialiser.rewrites.values())[-1]
+    # What the plan's loops hoisted out of their bodies (runtime/loop_hoisting.py).
+    from tfteach.runtime.loop_hoisting import rewrites_in
+    rewrites += rewrites_in(session, plan.ops)
     return [{"pass": r.pass_name, "nodes": list(r.nodes), "result": r.result}
             for r in rewrites]
 
@@ -43,7 +46,8 @@ def marks(run):
     out = {}
     for k, rewrite in enumerate(run.get("optimized") or []):
         name = rewrite["pass"]
-        verb = _VERB.get(name, name)
+        # loop_optimization's own words: "computed once per loop run", "reads W^T ..."
+        verb = rewrite["result"] if name == "loop_optimization" else _VERB.get(name, name)
         if name == "elementwise_chains":
             nodes = rewrite["nodes"]
             for i, node in enumerate(nodes):

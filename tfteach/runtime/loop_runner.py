@@ -30,7 +30,7 @@ from tfteach.framework.errors import InvalidArgumentError
 from tfteach.kernels.cpu import run_state
 from tfteach.kernels.cpu.linalg import DeferredProduct
 from tfteach.kernels.cpu.two_workers import split_matmul
-from tfteach.runtime import executor
+from tfteach.runtime import executor, loop_hoisting
 from tfteach.runtime.loop_specialise import SpecialisingPlan
 
 __all__ = ["run_while", "request_history", "run_while_grad", "run_loop_history"]
@@ -57,8 +57,9 @@ class _History:
 
 
 def _plans(ctx, loop):
-    """The (condition, body) sub-plans, built once per session and set of saved tensors,
-    each specialised on the shapes it is fed (loop_specialise.py)."""
+    """The (condition, body) sub-plans and what the body hoists (loop_hoisting.py), built
+    once per session and set of saved tensors, each plan specialised on the shapes it is
+    fed (loop_specialise.py)."""
     saved = getattr(loop, "saved", None)
     plans = ctx.state.get("plans")
     if plans is None or plans[0] is not saved:
@@ -66,13 +67,17 @@ def _plans(ctx, loop):
         with ctx.session._building:          # one thread builds them (build_once)
             plans = ctx.state.get("plans")
             if plans is None or plans[0] is not saved:
+                fetches = tuple(loop.next_values) + (saved or ())
+                hoisting = loop_hoisting.Hoisting(ctx.session, fetches, feeds, loop.captured,
+                                                  on=loop_hoisting.enabled(ctx.session))
+                body_feeds = hoisting.body_feeds(feeds)
+                ctx.state["hoisting"] = (hoisting,)
                 plans = ctx.state["plans"] = (saved, (
                     SpecialisingPlan(executor.Plan(ctx.session, (loop.cond,), feeds, ()),
                                      feeds),
-                    SpecialisingPlan(executor.Plan(
-                        ctx.session, tuple(loop.next_values) + (saved or ()), feeds, ()),
-                        feeds)))
-    return plans[1]
+                    SpecialisingPlan(hoisting.attach(executor.Plan(
+                        ctx.session, fetches, body_feeds, ())), body_feeds)), hoisting)
+    return plans[1] + (plans[2],)
 
 
 def _record_history(forward_op, history):
@@ -93,19 +98,24 @@ def _run_with_dead_captures(ctx, loop, values, captured):
     dead = DEAD if n == 1 else (DEAD,) * n
     if any(v is DEAD for v in values):
         return dead
-    cond_plan, body_plan = (p.plan for p in _plans(ctx, loop))
+    cond, body, hoisting = _plans(ctx, loop)
+    cond_plan, body_plan = cond.plan, body.plan
     cond_plan.has_control_flow = body_plan.has_control_flow = True
     saved = getattr(loop, "saved", None)
     steps = []
-    while True:
-        pred = cond_plan.run(values + captured)[0]
-        if pred is DEAD:
-            return dead
-        if not pred:
-            break
-        outputs = body_plan.run(values + captured)
-        steps.append((values, outputs[n:]))
-        values = outputs[:n]
+    body = hoisting.start(body_plan)
+    try:
+        while True:
+            pred = cond_plan.run(values + captured)[0]
+            if pred is DEAD:
+                return dead
+            if not pred:
+                break
+            outputs = body.run(values + captured)
+            steps.append((values, outputs[n:]))
+            values = outputs[:n]
+    finally:
+        body.close()
     if saved is not None:
         _record_history(ctx.op, _History(saved, steps, values))
     return values[0] if n == 1 else tuple(values)
@@ -118,23 +128,28 @@ def run_while(ctx, *inputs):
     captured = list(inputs[n:])
     if ctx.op._op_def.handles_dead_inputs and any(v is DEAD for v in inputs):
         return _run_with_dead_captures(ctx, loop, values, captured)
-    cond_plan, body_plan = _plans(ctx, loop)
+    cond_plan, body_plan, hoisting = _plans(ctx, loop)
     saved = getattr(loop, "saved", None)
-    if saved is None:
-        while cond_plan.run(values + captured)[0]:
-            values = body_plan.run(values + captured)
-    else:
-        steps = []
-        while cond_plan.run(values + captured)[0]:
-            outputs = body_plan.run(values + captured)
-            steps.append((values, outputs[n:]))
-            values = outputs[:n]
-        _record_history(ctx.op, _History(saved, steps, values))
+    body = hoisting.start(body_plan)
+    try:
+        if saved is None:
+            while cond_plan.run(values + captured)[0]:
+                values = body.run(values + captured)
+        else:
+            steps = []
+            while cond_plan.run(values + captured)[0]:
+                outputs = body.run(values + captured)
+                steps.append((values, outputs[n:]))
+                values = outputs[:n]
+            _record_history(ctx.op, _History(saved, steps, values))
+    finally:
+        body.close()
     return values[0] if n == 1 else tuple(values)
 
 
 # -- the gradient: the body's gradient sub-plan, last iteration first --------------------------
 def _grad_plan(ctx, grad_loop):
+    """The gradient body's sub-plan and what it hoists (loop_hoisting.py)."""
     plan = ctx.state.get("plan")
     if plan is None:
         loop = grad_loop.loop
@@ -143,9 +158,17 @@ def _grad_plan(ctx, grad_loop):
         fetches = tuple(g for g in grad_loop.var_grads + grad_loop.cap_grads if g is not None)
         # The captured tensors' gradients are only summed over the iterations (below).
         summed = tuple(g for g in grad_loop.cap_grads if g is not None)
-        plan = ctx.session.build_once(ctx.state, "plan", lambda: SpecialisingPlan(
-            executor.Plan(ctx.session, fetches, feeds, (), summed), feeds))
-    return plan
+
+        def build():
+            hoisting = loop_hoisting.Hoisting(
+                ctx.session, fetches, feeds, tuple(loop.captured) + tuple(grad_loop.extra),
+                summed, on=loop_hoisting.enabled(ctx.session))
+            body_feeds = hoisting.body_feeds(feeds)
+            ctx.state["hoisting"] = (hoisting,)
+            return SpecialisingPlan(hoisting.attach(executor.Plan(
+                ctx.session, fetches, body_feeds, (), summed)), body_feeds)
+        plan = ctx.session.build_once(ctx.state, "plan", build)
+    return plan, ctx.state["hoisting"][0]
 
 
 def run_loop_history(ctx, _):
@@ -244,20 +267,24 @@ def run_while_grad(ctx, *inputs):
     extra = list(inputs[n + k + m:])
     given = extra.pop() if grad_loop.history is not None else None
     history = _history(ctx, grad_loop, finals, given)
-    plan = _grad_plan(ctx, grad_loop)
+    plan, hoisting = _grad_plan(ctx, grad_loop)
     saved_at = [history.index[t] for t in grad_loop.saved]
     totals = [np.zeros_like(np.asarray(captured[j])) for j in grad_loop.cap_ids]
     products = [_Products() for _ in totals]
-    for values, saved_values in reversed(history.steps):
-        outputs = iter(plan.run(values + captured + extra +
-                                [saved_values[i] for i in saved_at] + grads))
-        grads = [_value_or_zeros(None if g is None else next(outputs), values[i])
-                 for g, i in zip(grad_loop.var_grads, grad_loop.var_ids)]
-        for j, _ in enumerate(grad_loop.cap_grads):
-            grad = next(outputs)
-            if isinstance(grad, DeferredProduct):
-                grad = products[j].add(grad)
-            totals[j] = _accumulate(totals[j], grad)
+    body = hoisting.start(plan)
+    try:
+        for values, saved_values in reversed(history.steps):
+            outputs = iter(body.run(values + captured + extra +
+                                    [saved_values[i] for i in saved_at] + grads))
+            grads = [_value_or_zeros(None if g is None else next(outputs), values[i])
+                     for g, i in zip(grad_loop.var_grads, grad_loop.var_ids)]
+            for j, _ in enumerate(grad_loop.cap_grads):
+                grad = next(outputs)
+                if isinstance(grad, DeferredProduct):
+                    grad = products[j].add(grad)
+                totals[j] = _accumulate(totals[j], grad)
+    finally:
+        body.close()
     for j, pending in enumerate(products):
         totals[j] = _accumulate(totals[j], pending.product())
     results = grads + [np.asarray(t, dtype=np.asarray(captured[j]).dtype)

@@ -24,6 +24,9 @@ folding and fusions (runtime/fusion.py), with passes that are each one small mod
                     only, runs as one step that writes one buffer in place
                     (TF's remapping; XLA would make one kernel).
 
+A loop's body sub-plans are plans too; what is invariant across their iterations is
+hoisted out by the loop runner (runtime/loop_hoisting.py, TF's `loop_optimization`).
+
 Every pass keeps the values bit-identical to the unoptimized plan
 (tests/test_optimizer.py runs a corpus of graphs both ways). A traced run
 (`RunOptions(trace_level=FULL_TRACE)`, the notebook's views) runs the graph as built,
@@ -76,6 +79,8 @@ def optimize(plan, config, feed_tensors=()):
 def rewrites_of(session, fetches, fed=()):
     """What the optimizer did to the plan that `session.run(fetches, {t: ...})` runs,
     `fetches` a list of tensors and `fed` the fed tensors: a list of
-    `Rewrite(pass_name, nodes, result)` (builds the plan; runs nothing)."""
+    `Rewrite(pass_name, nodes, result)` (builds the plan; runs nothing). The loops of the
+    plan that have run add what their bodies hoisted (runtime/loop_hoisting.py)."""
+    from tfteach.runtime import loop_hoisting
     plan = session._plan(tuple(fetches), tuple(fed), ())
-    return list(getattr(plan, "rewrites", ()))
+    return list(getattr(plan, "rewrites", ())) + loop_hoisting.rewrites_in(session, plan.ops)

@@ -4,12 +4,13 @@ Each of TF's optimizers is a `RewriterConfig.Toggle`: DEFAULT (0) and ON (1) run
 OFF (2) does not; `disable_meta_optimizer=True` turns every one off. The classic
 `OptimizerOptions(opt_level=L0)` ("no optimizations") turns constant folding off
 unless `do_constant_folding=True` asks for it. Loop hoisting (`loop_optimization`) is
-the loop runner's (runtime/loop_runner.py), not a pass here.
+done by the loop runner (runtime/loop_hoisting.py) when its name is in the set.
 """
-__all__ = ["enabled_passes", "PASS_OF_TOGGLE"]
+__all__ = ["enabled_passes", "PASS_OF_TOGGLE", "LOOP_OPTIMIZATION"]
 
 OFF = 2
 L0 = -1
+LOOP_OPTIMIZATION = "loop_optimization"
 
 # TF's RewriterConfig field -> the pass of runtime/optimizer it controls.
 PASS_OF_TOGGLE = {
@@ -18,6 +19,7 @@ PASS_OF_TOGGLE = {
     "arithmetic_optimization": "arithmetic",
     "dependency_optimization": "dependency",
     "remapping": "elementwise_chains",
+    "loop_optimization": LOOP_OPTIMIZATION,     # runtime/loop_hoisting.py
 }
 
 
