@@ -48,7 +48,7 @@ class _FedTensor:
     """One feed key: its NumPy dtype and its static shape as a tuple, re-read whenever
     `set_shape` has given the tensor a new TensorShape."""
 
-    __slots__ = ("tensor", "np_dtype", "dtype", "shape", "dims")
+    __slots__ = ("tensor", "np_dtype", "dtype", "shape", "dims", "fitting")
 
     def __init__(self, tensor):
         self.tensor = tensor
@@ -56,29 +56,36 @@ class _FedTensor:
         self.np_dtype = self.dtype.np
         self.shape = None
         self.dims = None
+        self.fitting = None     # the last fed shape found to fit `dims`
 
     def convert(self, value):
         """The fed array, or None to let the general path handle (and judge) the value."""
-        kind = type(value)
-        if kind not in _PLAIN and not isinstance(value, np.generic):
-            return None
-        if kind is int or kind is bool:
-            fetches_lib._check_python_int(value, self.dtype)    # TF's TypeError, if any
-        try:
-            array = np.asarray(value, dtype=self.np_dtype)
-        except (ValueError, TypeError):
-            return None
+        if type(value) is np.ndarray and value.dtype is self.np_dtype:
+            array = value       # what np.asarray(value, dtype) returns: the array itself
+        else:
+            kind = type(value)
+            if kind not in _PLAIN and not isinstance(value, np.generic):
+                return None
+            if kind is int or kind is bool:
+                fetches_lib._check_python_int(value, self.dtype)    # TF's TypeError, if any
+            try:
+                array = np.asarray(value, dtype=self.np_dtype)
+            except (ValueError, TypeError):
+                return None
         shape = self.tensor._shape
         if shape is not self.shape:
-            self.shape, self.dims = shape, shape.as_tuple()
+            self.shape, self.dims, self.fitting = shape, shape.as_tuple(), None
+        got = array.shape
+        if got == self.fitting:     # a batch of the size fed before: checked then
+            return array
         dims = self.dims
         if dims is not None:
-            got = array.shape
             if len(got) != len(dims):
                 return None
             for want, have in zip(dims, got):
                 if want is not None and want != have:
                     return None
+        self.fitting = got
         return array
 
 
