@@ -263,11 +263,13 @@ def descend_small_in_place(ref, alpha, delta):
     value = sole_stored_array(ref)
     if (value is None or value.dtype not in _NUMBA_DTYPES or delta.dtype != value.dtype
             or delta.shape != value.shape or alpha.shape != () or alpha.dtype != value.dtype
-            or not delta.flags.c_contiguous or value.size >= MIN_SPLIT_ELEMENTS):
+            or value.size >= MIN_SPLIT_ELEMENTS or not delta.flags.c_contiguous):
         return False
     value.flags.writeable = True
     try:
-        _gradient_descent_in_place(value.reshape(-1), delta.reshape(-1), alpha[()])
+        flat = value if value.ndim == 1 else value.reshape(-1)      # a view: own data
+        _gradient_descent_in_place(flat, delta if delta.ndim == 1 else delta.reshape(-1),
+                                   alpha[()])
     finally:
         value.flags.writeable = False       # stored values stay read-only
     return True
