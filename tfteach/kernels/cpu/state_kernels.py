@@ -73,7 +73,7 @@ class VariableRef:
         value = np.asarray(value)
         if not owned and (value.flags.writeable or value.base is not None):
             value = value.copy()
-        value.flags.writeable = False
+        value.setflags(write=False)     # (what flags.writeable = calls)
         take = getattr(self.store, "take", None) if owned else None
         if take is not None:
             take(self.op.name, value)      # a GPU's store: no copy of a run's tensor
@@ -97,7 +97,7 @@ class VariableRef:
         value = self.store[self.op.name]
         if value.base is not None or not value.flags.c_contiguous:
             return None
-        value.flags.writeable = True
+        value.setflags(write=True)
         return value
 
     def __repr__(self):

@@ -265,13 +265,13 @@ def descend_small_in_place(ref, alpha, delta):
             or delta.shape != value.shape or alpha.shape != () or alpha.dtype != value.dtype
             or value.size >= MIN_SPLIT_ELEMENTS or not delta.flags.c_contiguous):
         return False
-    value.flags.writeable = True
+    value.setflags(write=True)          # (setflags: half the cost of flags.writeable)
     try:
         flat = value if value.ndim == 1 else value.reshape(-1)      # a view: own data
         _gradient_descent_in_place(flat, delta if delta.ndim == 1 else delta.reshape(-1),
                                    alpha[()])
     finally:
-        value.flags.writeable = False       # stored values stay read-only
+        value.setflags(write=False)         # stored values stay read-only
     return True
 
 
