@@ -22,8 +22,8 @@ import numpy as np
 from tfteach.framework.errors import FailedPreconditionError, InvalidArgumentError
 from tfteach.framework.hints import with_hint
 
-__all__ = ["VariableRef", "variable_ref_of", "sole_stored_array", "variable_kernel", "assign_kernel",
-           "assign_taking_value",
+__all__ = ["VariableRef", "variable_ref_of", "sole_stored_array", "variable_kernel",
+           "assign_kernel", "assign_taking_value",
            "check_assign_shape", "check_update_shape",
            "assign_add_kernel", "assign_sub_kernel", "is_variable_initialized_kernel"]
 
