@@ -12,7 +12,9 @@ holder (`VariableRef.array_for_update`: nobody can see them change), else copies
 replace them. (In place is also the fast form: a loop writing `out[i]` from `var[i]`
 with `out is var` defeats LLVM's vectorizer, which must assume they overlap.) For
 dtypes Numba cannot compute in (float16), the same function runs on whole NumPy arrays
-instead.
+instead. `ApplyGradientDescent` on a small variable (a linear regression's `w` and `b`)
+first tries `descend_small_in_place`: the same loop, without the checks' bookkeeping
+that cost more than the update itself (docs/training.md).
 """
 import numpy as np
 from numba import njit
