@@ -386,6 +386,11 @@ def _value_reading(kernel, op):
                       if t.dtype.is_ref_dtype and i not in op._op_def.ref_inputs)
     if not positions:
         return kernel
+    if len(op._inputs) == 1:            # `Variable/read` (an Identity): one ref, no list
+
+        def read_ref_then_run(ctx, ref):
+            return kernel(ctx, deref(ref))
+        return read_ref_then_run
 
     def read_refs_then_run(ctx, *args):
         args = list(args)

@@ -45,40 +45,48 @@ def signature_of(fetches, feed_dict):
 
 
 class _FedTensor:
-    """One feed key: its NumPy dtype and its static shape as a tuple, re-read whenever
-    `set_shape` has given the tensor a new TensorShape."""
+    """One feed key: its NumPy dtype, and what its last fed value's shape was checked
+    against: (the tensor's TensorShape object, its static shape as a tuple, the fed
+    shape that fitted it). A new TensorShape (`set_shape`) is read again."""
 
-    __slots__ = ("tensor", "np_dtype", "dtype", "shape", "dims")
+    __slots__ = ("tensor", "np_dtype", "dtype", "checked")
 
     def __init__(self, tensor):
         self.tensor = tensor
         self.dtype = tensor.dtype.base_dtype
         self.np_dtype = self.dtype.np
-        self.shape = None
-        self.dims = None
+        # One tuple, replaced whole: a thread never sees a fed shape paired with
+        # another TensorShape than the one it was checked against.
+        self.checked = (None, None, None)
 
     def convert(self, value):
         """The fed array, or None to let the general path handle (and judge) the value."""
-        kind = type(value)
-        if kind not in _PLAIN and not isinstance(value, np.generic):
-            return None
-        if kind is int or kind is bool:
-            fetches_lib._check_python_int(value, self.dtype)    # TF's TypeError, if any
-        try:
-            array = np.asarray(value, dtype=self.np_dtype)
-        except (ValueError, TypeError):
-            return None
-        shape = self.tensor._shape
-        if shape is not self.shape:
-            self.shape, self.dims = shape, shape.as_tuple()
-        dims = self.dims
+        if type(value) is np.ndarray and value.dtype is self.np_dtype:
+            array = value       # what np.asarray(value, dtype) returns: the array itself
+        else:
+            kind = type(value)
+            if kind not in _PLAIN and not isinstance(value, np.generic):
+                return None
+            if kind is int or kind is bool:
+                fetches_lib._check_python_int(value, self.dtype)    # TF's TypeError, if any
+            try:
+                array = np.asarray(value, dtype=self.np_dtype)
+            except (ValueError, TypeError):
+                return None
+        shape, got = self.tensor._shape, array.shape
+        checked_shape, dims, fitted = self.checked
+        if checked_shape is shape:
+            if got == fitted:       # the shape fed last time (a batch of the same size)
+                return array
+        else:
+            dims = shape.as_tuple()
         if dims is not None:
-            got = array.shape
             if len(got) != len(dims):
                 return None
             for want, have in zip(dims, got):
                 if want is not None and want != have:
                     return None
+        self.checked = (shape, dims, got)
         return array
 
 
@@ -115,7 +123,8 @@ class FedRun:
 
     def feed_values(self, values):
         """The converted values in the plan's feed order, or None (general path)."""
-        if self._marks() != self.marks:
+        graph = self.graph      # (self._marks(), inlined: this runs every step)
+        if (len(graph._unfeedable), len(graph._unfetchable)) != self.marks:
             return None
         out = []
         for feed, value in zip(self.feeds, values):

@@ -319,8 +319,13 @@ def _fast_results(fed_run, values, fetches):
     positions = fed_run.positions
     if positions is None:
         return _to_result(values[0], fetches)
-    results = [_to_result(v, t) for v, t in zip(values, fed_run.tensors)]
-    return type(fetches)([None if p < 0 else results[p] for p in positions])
+    tensors = fed_run.tensors
+    # One result per distinct tensor (a fetch listed twice is one object, as in TF);
+    # `[train_op, loss]` fetches one.
+    results = ([_to_result(values[0], tensors[0])] if len(tensors) == 1 else
+               [_to_result(v, t) for v, t in zip(values, tensors)])
+    out = [None if p < 0 else results[p] for p in positions]
+    return out if type(fetches) is list else tuple(out)
 
 
 def _to_result(value, tensor):

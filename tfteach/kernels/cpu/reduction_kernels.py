@@ -29,7 +29,20 @@ def reduction_axes(ctx, axis, ndim):
     """The axes to reduce, as a tuple of non-negative ints (TF's runtime checks).
 
     TF 1.15 reads the axis tensor flat (a fed [[0]] works) and ignores repeated axes.
+    A constant axis (a read-only array of its own, as the plan holds constants) is
+    checked once per op and rank: the answer is kept in the op's kernel state.
     """
+    if type(axis) is np.ndarray and not axis.flags.writeable and axis.base is None:
+        known = ctx.state.get("axes")       # (axis, ndim, axes), replaced whole
+        if known is not None and known[0] is axis and known[1] == ndim:
+            return known[2]
+        axes = _checked_axes(ctx, axis, ndim)
+        ctx.state["axes"] = (axis, ndim, axes)
+        return axes
+    return _checked_axes(ctx, axis, ndim)
+
+
+def _checked_axes(ctx, axis, ndim):
     axes = set()
     # An ndarray (the usual constant axes): its own ravel, without np.ravel's dispatch.
     flat = axis.ravel() if isinstance(axis, np.ndarray) else np.ravel(axis)

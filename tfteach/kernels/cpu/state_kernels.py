@@ -22,8 +22,8 @@ import numpy as np
 from tfteach.framework.errors import FailedPreconditionError, InvalidArgumentError
 from tfteach.framework.hints import with_hint
 
-__all__ = ["VariableRef", "variable_ref_of", "variable_kernel", "assign_kernel",
-           "assign_taking_value",
+__all__ = ["VariableRef", "variable_ref_of", "sole_stored_array", "variable_kernel",
+           "assign_kernel", "assign_taking_value",
            "check_assign_shape", "check_update_shape",
            "assign_add_kernel", "assign_sub_kernel", "is_variable_initialized_kernel"]
 
@@ -73,7 +73,7 @@ class VariableRef:
         value = np.asarray(value)
         if not owned and (value.flags.writeable or value.base is not None):
             value = value.copy()
-        value.flags.writeable = False
+        value.setflags(write=False)     # (what flags.writeable = calls)
         take = getattr(self.store, "take", None) if owned else None
         if take is not None:
             take(self.op.name, value)      # a GPU's store: no copy of a run's tensor
@@ -97,11 +97,28 @@ class VariableRef:
         value = self.store[self.op.name]
         if value.base is not None or not value.flags.c_contiguous:
             return None
-        value.flags.writeable = True
+        value.setflags(write=True)
         return value
 
     def __repr__(self):
         return "<ref to variable %s>" % self.op.name
+
+
+def sole_stored_array(ref):
+    """The stored array of `ref`'s variable (read-only, as stored) when a plain CPU
+    store (a dict) is its only holder and it is a contiguous array of its own, else
+    None: `array_for_update`'s test, without its GPU accounting, for the updates' fast
+    path (training_kernels.descend_small_in_place). An uninitialized variable gives
+    None (the general path raises TF's error)."""
+    store = ref.store
+    if type(store) is not dict:
+        return None
+    value = store.get(ref.op.name)
+    # The same frame shape as `_holders`: the dict, this local and the call's argument.
+    if (sys.getrefcount(value) != _SOLE_HOLDER or type(value) is not np.ndarray
+            or value.base is not None or not value.flags.c_contiguous):
+        return None
+    return value
 
 
 def _holders(store, key):

@@ -12,7 +12,9 @@ holder (`VariableRef.array_for_update`: nobody can see them change), else copies
 replace them. (In place is also the fast form: a loop writing `out[i]` from `var[i]`
 with `out is var` defeats LLVM's vectorizer, which must assume they overlap.) For
 dtypes Numba cannot compute in (float16), the same function runs on whole NumPy arrays
-instead.
+instead. `ApplyGradientDescent` on a small variable (a linear regression's `w` and `b`)
+first tries `descend_small_in_place`: the same loop, without the checks' bookkeeping
+that cost more than the update itself (docs/training.md).
 """
 import numpy as np
 from numba import njit
@@ -20,8 +22,8 @@ from numba import njit
 from tfteach.framework.errors import InvalidArgumentError
 from tfteach.kernels.cpu.gemm_update import add_product
 from tfteach.kernels.cpu.linalg import DeferredProduct
-from tfteach.kernels.cpu.state_kernels import variable_ref_of
-from tfteach.kernels.cpu.two_workers import split_output, split_rows
+from tfteach.kernels.cpu.state_kernels import VariableRef, sole_stored_array, variable_ref_of
+from tfteach.kernels.cpu.two_workers import MIN_SPLIT_ELEMENTS, split_output, split_rows
 
 __all__ = ["apply_gradient_descent_kernel", "apply_momentum_kernel", "apply_adagrad_kernel",
            "apply_rms_prop_kernel", "apply_centered_rms_prop_kernel", "apply_adam_kernel",
@@ -220,6 +222,13 @@ def _update(refs, arrays, in_place, loop, step, *args):
 
 # -- the kernels ---------------------------------------------------------------------------
 def apply_gradient_descent_kernel(ctx, var, alpha, delta):
+    if type(var) is VariableRef and descend_small_in_place(var, alpha, delta):
+        return var
+    return _apply_gradient_descent(ctx, var, alpha, delta)
+
+
+def _apply_gradient_descent(ctx, var, alpha, delta):
+    """Every case, with TensorFlow's checks and errors (the fast path's fallback)."""
     refs, (value,), (own,) = _refs(ctx, [var], ["var"])
     (alpha,) = _scalars(ctx, value.dtype, [("alpha", alpha)])
     if isinstance(delta, DeferredProduct):      # a fused plan (runtime/fusion.py)
@@ -241,6 +250,31 @@ def apply_gradient_descent_kernel(ctx, var, alpha, delta):
         new = _gradient_descent_step(value, delta, alpha)
     refs[0].store_value(new, owned=True)
     return refs[0]
+
+
+def descend_small_in_place(ref, alpha, delta):
+    """The commonest update, with none of the general path's bookkeeping: a float32/64
+    CPU variable held by its Session alone, a gradient array of its dtype and shape, a
+    scalar step size of its dtype, too small to split over two workers. Updates the
+    stored array in place with the general path's Numba loop (so the same bits) and
+    returns True; returns False, changing nothing, for anything else (an uninitialized
+    variable, a wrong shape or dtype, a deferred product, a GPU's store), which the
+    general path then handles and judges with TensorFlow's errors."""
+    if type(delta) is not np.ndarray or type(alpha) is not np.ndarray:
+        return False
+    value = sole_stored_array(ref)
+    if (value is None or value.dtype not in _NUMBA_DTYPES or delta.dtype != value.dtype
+            or delta.shape != value.shape or alpha.shape != () or alpha.dtype != value.dtype
+            or value.size >= MIN_SPLIT_ELEMENTS or not delta.flags.c_contiguous):
+        return False
+    value.setflags(write=True)          # (setflags: half the cost of flags.writeable)
+    try:
+        flat = value if value.ndim == 1 else value.reshape(-1)      # a view: own data
+        _gradient_descent_in_place(flat, delta if delta.ndim == 1 else delta.reshape(-1),
+                                   alpha[()])
+    finally:
+        value.setflags(write=False)         # stored values stay read-only
+    return True
 
 
 def _descend_by_product(value, own, alpha, product):
