@@ -223,7 +223,8 @@ def over_batch(fn, batch, work):
 def _splits_product(m, n, k):
     """True when an m x k by k x n product runs in two halves: inside a BLAS window (else
     BLAS has its own threads), large enough, and with a second worker."""
-    return in_blas_window() and m * n * k >= MIN_PARALLEL_WORK and worker_count() >= 2
+    # The size test first: it is the cheap one, and most products are small.
+    return m * n * k >= MIN_PARALLEL_WORK and in_blas_window() and worker_count() >= 2
 
 
 def split_output(m, n, k, product):

@@ -95,7 +95,10 @@ class _Specialiser:
     def run(self, values):
         """Runs the steps of the fed shapes' signature on `values` (the run's slots,
         the plan's template with the feeds in), as the executor's fast loop would."""
-        key = tuple(np.shape(values[s]) for s in self.feed_slots)
+        try:   # .shape in a list: 0.23 us a run against 0.6 for np.shape in a generator
+            key = tuple([values[s].shape for s in self.feed_slots])
+        except AttributeError:   # a fed value the feed path left as a Python object
+            key = tuple(np.shape(values[s]) for s in self.feed_slots)
         entry = self.cache.get(key)
         if entry is None:
             entry = self._build(key) if len(self.cache) < MAX_SIGNATURES else self.generic
