@@ -99,11 +99,15 @@ def expand_dims(ctx, x, dim):
     dim = np.asarray(dim)
     if dim.size != 1:
         raise invalid_argument(ctx, "'dim' must be a tensor with a single value")
-    axis = int(dim.reshape(-1)[0])
+    axis = int(dim) if dim.ndim == 0 else int(dim.reshape(-1)[0])
     if not -1 - x.ndim <= axis <= x.ndim:
         raise invalid_argument(ctx, "Tried to expand dim index %d for tensor with %d dimensions."
                                % (axis, x.ndim))
-    return np.expand_dims(x, axis)
+    # np.expand_dims(x, axis) is this reshape (a view) behind a general axis-tuple
+    # normalisation: ~1.5 us of Python a call, dynamic_rnn's output once a time step.
+    if axis < 0:
+        axis += x.ndim + 1
+    return x.reshape(x.shape[:axis] + (1,) + x.shape[axis:])
 
 
 def squeeze(ctx, x):
