@@ -6,7 +6,7 @@ import pytest
 
 import tfteach as tf
 from tfteach.errors import InvalidArgumentError
-from tfteach.kernels.cpu import shape_kernels
+from tfteach.kernels.cpu import row_appends, shape_kernels
 
 
 def run(fetches, feed=None):
@@ -64,3 +64,95 @@ def test_expand_dims_errors_are_tensorflows():
     with pytest.raises(InvalidArgumentError) as info:
         run(tf.expand_dims(m, d), {d: [0, 1]})
     assert str(info.value).splitlines()[0] == "'dim' must be a tensor with a single value"
+
+
+# -- ConcatV2 in a loop: rows appended after the previous result ----------------------------
+def test_append_rows_matches_concatenate_and_keeps_every_earlier_view():
+    rows = [odd_floats((k, 3, 2), seed=k) for k in (1, 1, 2, 0, 3, 1, 5, 1)]
+    so_far, seen = np.zeros((0, 3, 2), np.float32), []
+    for r in rows:
+        want = np.concatenate([so_far, r], axis=0)
+        so_far = row_appends.append_rows(so_far, r)
+        same_bits(so_far, want)
+        assert so_far.flags.c_contiguous and so_far.flags.writeable
+        seen.append((so_far, want.copy()))
+    for view, want in seen:                  # later appends wrote none of their rows
+        same_bits(view, want)
+
+
+def test_append_rows_twice_onto_one_array_copies_the_second_time():
+    a = row_appends.append_rows(np.ones((1, 2), np.float64), np.full((1, 2), 2.0))
+    b = row_appends.append_rows(a, np.full((1, 2), 3.0))
+    c = row_appends.append_rows(a, np.full((1, 2), 4.0))        # a branch off `a`
+    same_bits(b, [[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]])
+    same_bits(c, [[1.0, 1.0], [2.0, 2.0], [4.0, 4.0]])
+    assert not np.shares_memory(b, c)
+    same_bits(a, [[1.0, 1.0], [2.0, 2.0]])
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.bool_, np.float16, np.complex64,
+                                   object])
+def test_append_rows_other_dtypes_and_strided_rows(dtype):
+    base = np.arange(40).reshape(8, 5)
+    so_far = np.zeros((0, 3), dtype)
+    for i in range(4):
+        r = base[2 * i:2 * i + 2, ::2].astype(dtype)         # strided source rows
+        want = np.concatenate([so_far, r], axis=0)
+        so_far = row_appends.append_rows(so_far, r)
+        assert so_far.dtype == want.dtype
+        np.testing.assert_array_equal(so_far, want)
+
+
+def test_append_rows_of_a_dead_tail_copies():
+    a = row_appends.append_rows(np.zeros((0, 1)), np.ones((1, 1)))
+    key = id(a)
+    assert key in row_appends._TAILS
+    del a
+    assert key not in row_appends._TAILS
+
+
+def _appending_loop(x, steps=5):
+    """A while loop whose body appends x * i to the rows so far, as dynamic_rnn's."""
+    def body(i, so_far):
+        row = tf.expand_dims(x * tf.cast(i, tf.float32), 0)
+        return i + 1, tf.concat([so_far, row], 0)
+    zeros = tf.zeros(tf.stack([0, tf.shape(x)[0]]))
+    return tf.while_loop(lambda i, _: i < steps, body, [tf.constant(0), zeros],
+                         shape_invariants=[tf.TensorShape([]), tf.TensorShape([None, None])])
+
+
+def test_rows_appended_in_a_while_loop_and_the_gradient_through_them():
+    x = tf.placeholder(tf.float32, [None])
+    _, rows = _appending_loop(x)
+    loss = tf.reduce_sum(rows * rows)
+    grad, = tf.gradients(loss, [x])
+    xv = odd_floats((4,), seed=3)
+    xv[~np.isfinite(xv)] = 1.5
+    got_rows, got_grad = run([rows, grad], {x: xv})
+    i = np.arange(5, dtype=np.float32)[:, None]
+    same_bits(got_rows, xv[None, :] * i)
+    np.testing.assert_allclose(got_grad, 2 * xv * np.float32(0 + 1 + 4 + 9 + 16), rtol=1e-6)
+
+
+def test_concat_in_a_loop_reports_tensorflows_errors():
+    x = tf.placeholder(tf.float32, [None])
+    y = tf.placeholder(tf.float32, [None, None])
+
+    def body(i, so_far):
+        return i + 1, tf.concat([so_far, y], 0)
+    zeros = tf.zeros(tf.stack([0, tf.shape(x)[0]]))
+    _, rows = tf.while_loop(lambda i, _: i < 2, body, [tf.constant(0), zeros],
+                            shape_invariants=[tf.TensorShape([]),
+                                              tf.TensorShape([None, None])])
+    with pytest.raises(InvalidArgumentError) as info:
+        run(rows, {x: np.zeros(3), y: np.zeros((1, 4))})
+    assert str(info.value).splitlines()[0] == (
+        "ConcatOp : Dimensions of inputs should match: shape[0] = [0,3] vs. shape[1] = [1,4]")
+    same_bits(run(rows, {x: np.zeros(2), y: np.full((2, 2), -0.0)}),
+              np.full((4, 2), -0.0, np.float32))
+
+
+def test_concat_outside_loops_makes_arrays_of_their_own():
+    a = tf.placeholder(tf.float32, [None, 2])
+    got = run(tf.concat([a, a], 0), {a: np.ones((1, 2))})
+    assert got.base is None and got.shape == (2, 2)

@@ -6,6 +6,7 @@ catch what only the fed values reveal).
 """
 import numpy as np
 
+from tfteach.kernels.cpu import row_appends
 from tfteach.kernels.cpu.output_limits import check_shape
 from tfteach.kernels.cpu.shape_kernels import invalid_argument, list_outputs, shape_text
 
@@ -32,7 +33,21 @@ def concat(ctx, *args):
                 raise invalid_argument(ctx, "ConcatOp : Dimensions of inputs should match: "
                                             "shape[0] = %s vs. shape[%d] = %s"
                                        % (shape_text(first.shape), i, shape_text(v.shape)))
+    if axis == 0 and len(values) == 2 and first.dtype == values[1].dtype and _in_loop(ctx):
+        return row_appends.append_rows(first, values[1])   # rows appended in a loop
     return np.concatenate(values, axis=axis)
+
+
+def _in_loop(ctx):
+    # Once per op and session: is this concat in a while loop's body (row_appends.py)?
+    state = getattr(ctx, "state", None)
+    if state is None:
+        return False
+    found = state.get("in_loop")
+    if found is None:
+        op = getattr(ctx, "op", None)
+        found = state["in_loop"] = op is not None and row_appends.in_loop(op)
+    return found
 
 
 def pack(ctx, *args):
