@@ -156,3 +156,51 @@ def test_concat_outside_loops_makes_arrays_of_their_own():
     a = tf.placeholder(tf.float32, [None, 2])
     got = run(tf.concat([a, a], 0), {a: np.ones((1, 2))})
     assert got.base is None and got.shape == (2, 2)
+
+
+# -- UnsortedSegmentSum of one row: NumPy instead of the copy and the Numba loop ---------------
+def _general_segment_sum(data, ids, num):
+    """The kernel's general path: the same row with a dropped (-1) row beside it."""
+    from tfteach.kernels.cpu.index_kernels import unsorted_segment_sum
+    data = np.asarray(data)
+    rows = data.reshape((1,) + data.shape[np.ndim(ids):])
+    two = np.concatenate([rows, np.ones_like(rows)])
+    return unsorted_segment_sum(None, two, np.array([int(np.reshape(ids, -1)[0]), -1],
+                                                    np.int32), num)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int32, np.int64,
+                                   np.complex64])
+def test_segment_sum_of_one_row_is_the_general_sum(dtype):
+    from tfteach.kernels.cpu.index_kernels import unsorted_segment_sum
+    base = (odd_floats((4, 3, 5), seed=1) if np.dtype(dtype).kind in "fc"
+            else np.arange(-30, 30).reshape(4, 3, 5))
+    data = base.astype(dtype)[1:2, :, ::2]                                 # strided
+    for ids, num in ((np.array([2], np.int32), 3), (np.array([0], np.int64), 1),
+                     (np.array([-1], np.int32), 4), (np.array([[1]], np.int32), 2)):
+        d = data.reshape(ids.shape + data.shape[1:])
+        got = unsorted_segment_sum(None, d, ids, np.int32(num))
+        same_bits(got, _general_segment_sum(d, ids, num))
+        want = np.zeros((num,) + data.shape[1:], dtype)
+        if ids.reshape(-1)[0] >= 0:
+            want[ids.reshape(-1)[0]] += data[0]
+        same_bits(got, want)
+    scalar = unsorted_segment_sum(None, data[0], np.array(1, np.int32), 2)   # ids of rank 0
+    same_bits(scalar, _general_segment_sum(data[0], np.array(1, np.int32), 2))
+
+
+def test_segment_sum_of_one_row_errors_are_tensorflows():
+    data = tf.placeholder(tf.float32)
+    ids = tf.placeholder(tf.int32)
+    total = tf.unsorted_segment_sum(data, ids, 3)
+    for ids_value, data_value, where in (([5], np.zeros((1, 2)), "[0]"), (7, np.zeros(2), ""),
+                                         ([[3]], np.zeros((1, 1)), "[0,0]")):
+        with pytest.raises(InvalidArgumentError) as info:
+            run(total, {data: data_value, ids: ids_value})
+        assert str(info.value).splitlines()[0] == (
+            "segment_ids%s = %d is out of range [0, 3)" % (where, np.ravel(ids_value)[0]))
+    with pytest.raises(InvalidArgumentError) as info:
+        run(total, {data: np.zeros((2, 2)), ids: [1]})
+    assert str(info.value).splitlines()[0] == (
+        "data.shape = [2,2] does not start with segment_ids.shape = [1]")
+    same_bits(run(total, {data: np.full((1, 2), -0.0), ids: [0]}), np.zeros((3, 2), np.float32))
