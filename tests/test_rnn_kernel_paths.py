@@ -20,7 +20,8 @@ def same_bits(got, want):
     assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape,
                                                                   want.dtype, want.shape)
     if got.dtype.kind in "fc":
-        got, want = got.view(np.uint8), want.view(np.uint8)
+        got = np.ascontiguousarray(got).view(np.uint8)
+        want = np.ascontiguousarray(want).view(np.uint8)
     np.testing.assert_array_equal(got, want)
 
 
@@ -204,3 +205,44 @@ def test_segment_sum_of_one_row_errors_are_tensorflows():
     assert str(info.value).splitlines()[0] == (
         "data.shape = [2,2] does not start with segment_ids.shape = [1]")
     same_bits(run(total, {data: np.full((1, 2), -0.0), ids: [0]}), np.zeros((3, 2), np.float32))
+
+
+# -- Transpose: the permutation checked as Python ints ---------------------------------------
+@pytest.mark.parametrize("perm_dtype", [np.int32, np.int64])
+def test_transpose_is_numpys_view(perm_dtype):
+    from itertools import permutations
+    from tfteach.kernels.cpu.array_kernels import transpose
+    x = odd_floats((2, 3, 4))[:, ::-1, ::2]                       # strided
+    for perm in permutations(range(3)):
+        got = transpose(None, x, np.array(perm, perm_dtype))
+        same_bits(got, np.transpose(x, perm))
+        assert np.shares_memory(got, x)
+    same_bits(transpose(None, np.float64(-0.0), np.zeros(0, perm_dtype)), np.float64(-0.0))
+    same_bits(transpose(None, np.zeros((0, 2), np.int8), np.array([1, 0], perm_dtype)),
+              np.zeros((2, 0), np.int8))
+
+
+def test_transpose_errors_of_fed_permutations_are_tensorflows():
+    x = tf.constant(np.zeros((2, 3, 4), np.float32))
+    perm = tf.placeholder(tf.int32, [3])
+    for bad, message in (([0, 1, 3], "3 is out of range [0 .. 3)"),
+                         ([-1, 0, 1], "-1 is out of range [0 .. 3)"),
+                         ([2, 2, 0], "1 is missing from {2,2,0}.")):
+        with pytest.raises(InvalidArgumentError) as info:
+            run(tf.transpose(x, perm), {perm: bad})
+        assert str(info.value).splitlines()[0] == message
+
+
+# -- Shape / ShapeN: an array's own .shape ---------------------------------------------------
+def test_shape_and_shape_n_of_arrays_and_scalars():
+    class Ctx:
+        attrs = {"out_type": tf.int64}
+    x = np.zeros((3, 0, 2), np.float16)[:, :, ::2]
+    for value, dims in ((x, [3, 0, 1]), (np.float32(2.5), []), (np.array(1), []),
+                        ([[1, 2]], [1, 2])):
+        same_bits(shape_kernels.shape(Ctx, value), np.array(dims, np.int64))
+    got = shape_kernels.shape_n(Ctx, x, np.float32(1))
+    assert isinstance(got, tuple) and len(got) == 2
+    same_bits(got[0], np.array([3, 0, 1], np.int64))
+    same_bits(got[1], np.zeros(0, np.int64))
+    same_bits(shape_kernels.shape_n(Ctx, x), np.array([3, 0, 1], np.int64))   # one output

