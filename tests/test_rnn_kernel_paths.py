@@ -246,3 +246,59 @@ def test_shape_and_shape_n_of_arrays_and_scalars():
     same_bits(got[0], np.array([3, 0, 1], np.int64))
     same_bits(got[1], np.zeros(0, np.int64))
     same_bits(shape_kernels.shape_n(Ctx, x), np.array([3, 0, 1], np.int64))   # one output
+
+
+# -- BiasAdd / BiasAddGrad: the row loops' case tested before TF's general checks -------------
+class _Format:
+    def __init__(self, data_format=None):
+        self.attrs = {} if data_format is None else {"data_format": data_format}
+        self.op = None
+
+
+def _rows_summed_in_order(g):
+    """The row loop's order: rows of [..., C] added one after another into zeros."""
+    rows = g.reshape(-1, g.shape[-1])
+    acc = np.zeros(g.shape[-1], g.dtype)
+    for r in rows:
+        acc += r
+    return acc
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape, data_format", [
+    ((32, 512), None), ((32, 512), "NHWC"), ((4, 8, 8, 64), "NHWC"), ((2, 4096), None),
+    ((32, 512), "NCHW")])            # rank 2: NCHW's channel axis 1 is the last one
+def test_bias_add_and_its_gradient_on_the_row_loops(dtype, shape, data_format):
+    from tfteach.kernels.cpu.bias_kernels import bias_add, bias_add_grad
+    ctx = _Format(data_format)
+    x = odd_floats(shape, dtype, seed=2)
+    b = odd_floats(shape[-1:], dtype, seed=3)
+    same_bits(bias_add(ctx, x, b), np.add(x, b))
+    g = odd_floats(shape, dtype, seed=4)
+    g[~np.isfinite(g)] = 0.5                      # sums of infs are NaN either way
+    same_bits(bias_add_grad(ctx, g), _rows_summed_in_order(g))
+
+
+def test_bias_add_off_the_row_loops_and_its_errors():
+    from tfteach.kernels.cpu.bias_kernels import bias_add, bias_add_grad
+    x = odd_floats((4, 16, 3, 3), seed=5)
+    b = odd_floats((16,), seed=6)
+    same_bits(bias_add(_Format("NCHW"), x, b), x + b.reshape(16, 1, 1))
+    small = odd_floats((3, 8), seed=7)                 # fewer elements than the loops take
+    same_bits(bias_add(_Format(), small, b[:8]), small + b[:8])
+    strided = odd_floats((64, 128), seed=8)[:, ::2]
+    same_bits(bias_add(_Format(), strided, b.repeat(4)), strided + b.repeat(4))
+    ints = np.arange(40, dtype=np.int32).reshape(5, 8)
+    same_bits(bias_add(_Format(), ints, np.arange(8, dtype=np.int32)),
+              ints + np.arange(8, dtype=np.int32))
+    same_bits(bias_add_grad(_Format(), ints), ints.sum(axis=0, dtype=np.int32))
+    x_t = tf.placeholder(tf.float32)
+    b_t = tf.placeholder(tf.float32)
+    for x_value, b_value, message in (
+            (np.zeros((64, 128)), np.zeros(127), "Must provide as many biases as the last "
+             "dimension of the input tensor: [127] vs. [64,128]"),
+            (np.zeros(128), np.zeros(128), "Input tensor must be at least 2D: [128]"),
+            (np.zeros((64, 128)), np.zeros((1, 128)), "Biases must be 1D: [1,128]")):
+        with pytest.raises(InvalidArgumentError) as info:
+            run(tf.nn.bias_add(x_t, b_t), {x_t: x_value, b_t: b_value})
+        assert str(info.value).splitlines()[0] == message
