@@ -302,3 +302,44 @@ def test_bias_add_off_the_row_loops_and_its_errors():
         with pytest.raises(InvalidArgumentError) as info:
             run(tf.nn.bias_add(x_t, b_t), {x_t: x_value, b_t: b_value})
         assert str(info.value).splitlines()[0] == message
+
+
+# -- AddN of three or more: the same additions, into the first sum's array -------------------
+@pytest.mark.parametrize("n", [3, 5])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.complex64])
+def test_add_n_of_several_is_the_sum_in_order(n, dtype):
+    import warnings
+    from tfteach.ops.aggregate_ops import _sum_kernel
+    wide = [odd_floats((16, 32), np.float64, seed=10 + i) for i in range(n)]
+    if np.dtype(dtype).kind == "i":
+        wide = [np.nan_to_num(w, posinf=2 ** 31 - 1, neginf=-2 ** 31) for w in wide]
+        wide = [(w * 1e9).clip(-2 ** 31, 2 ** 31 - 1) for w in wide]   # sums overflow, wrap
+    values = [w.astype(dtype)[:, ::2] if i % 2 else w.astype(dtype)[:, :16]
+              for i, w in enumerate(wide)]                   # strided and contiguous
+    with np.errstate(all="ignore"):
+        want = values[0] + values[1]
+        for v in values[2:]:
+            want = want + v
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(all="ignore"):              # as every session run has them
+            got = _sum_kernel(None, *values)
+    same_bits(got, want)
+    assert not any(np.shares_memory(got, v) for v in values)
+
+
+def test_add_n_of_several_off_the_short_path():
+    from tfteach.ops.aggregate_ops import _sum_kernel
+    scalars = [np.array(1.5, np.float32), np.array(-0.0, np.float32), np.array(2, np.float32)]
+    got = _sum_kernel(None, *scalars)                       # 0-d: a NumPy scalar, as before
+    assert type(got) is np.float32 and got == 3.5
+    mixed = [np.ones(3, np.float32), np.ones(3, np.float64), np.ones(3, np.float32)]
+    same_bits(_sum_kernel(None, *mixed), np.full(3, 3.0))    # the general path's promotion
+    x, y, z = (tf.placeholder(tf.float32, [None]) for _ in range(3))
+    with pytest.raises(InvalidArgumentError) as info:
+        run(tf.add_n([x, y, z]), {x: [1, 2], y: [1, 2], z: [1, 2, 3]})
+    assert str(info.value).splitlines()[0] == (
+        "Inputs to operation AddN of type AddN must have the same size and shape.  "
+        "Input 0: [2] != input 2: [3]")
+    same_bits(run(tf.add_n([x, y, z]), {x: [-0.0], y: [-0.0], z: [-0.0]}),
+              np.array([-0.0], np.float32))
