@@ -46,7 +46,7 @@ def _sum_kernel(ctx, *inputs):
         x, y = inputs
         if type(x) is np.ndarray and type(y) is np.ndarray and x.shape == y.shape:
             return np.add(x, y)
-    elif _arrays_alike(inputs):
+    elif len(inputs) > 2 and _arrays_alike(inputs):
         # More inputs (a GRU's gradient loop sums three, three times a time step): the
         # same additions in the same order, each next one into the first sum's array
         # rather than into a new one, and without the errstate below (as above).

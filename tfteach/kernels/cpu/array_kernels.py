@@ -136,7 +136,8 @@ def transpose(ctx, x, perm):
         raise invalid_argument(ctx, "transpose expects a vector of size %d. But input(1) is a "
                                     "vector of size %d" % (x.ndim, perm.size))
     # As Python ints: each test on a NumPy element (`i in perm` compares the whole
-    # array) cost ~1 us; dynamic_rnn transposes three times a step (~14 -> ~2 us each).
+    # array) cost ~1 us; dynamic_rnn transposes three times a step (~44 -> ~5 us each
+    # there, ~7 -> ~0.7 us in a timeit loop).
     axes = perm.tolist()
     for d in axes:
         if not 0 <= d < x.ndim:
