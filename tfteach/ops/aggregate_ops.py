@@ -46,6 +46,14 @@ def _sum_kernel(ctx, *inputs):
         x, y = inputs
         if type(x) is np.ndarray and type(y) is np.ndarray and x.shape == y.shape:
             return np.add(x, y)
+    elif len(inputs) > 2 and _arrays_alike(inputs):
+        # More inputs (a GRU's gradient loop sums three, three times a time step): the
+        # same additions in the same order, each next one into the first sum's array
+        # rather than into a new one, and without the errstate below (as above).
+        total = np.add(inputs[0], inputs[1])
+        for value in inputs[2:]:
+            np.add(total, value, out=total)
+        return total
     first = np.shape(inputs[0])
     for i, value in enumerate(inputs[1:], 1):
         if np.shape(value) != first:
@@ -59,6 +67,19 @@ def _sum_kernel(ctx, *inputs):
         for value in inputs[2:]:
             total = total + value
     return total
+
+
+def _arrays_alike(inputs):
+    """True when the inputs are arrays (not 0-d: their sum is a NumPy scalar) of one
+    shape and dtype, so that the sum can be added into in place."""
+    first = inputs[0]
+    if type(first) is not np.ndarray or first.ndim == 0:
+        return False
+    shape, dtype = first.shape, first.dtype
+    for value in inputs[1:]:
+        if type(value) is not np.ndarray or value.shape != shape or value.dtype != dtype:
+            return False
+    return True
 
 
 register_op("AddN", _sum_shape, cpu=_sum_kernel)

@@ -10,7 +10,8 @@ import numpy as np
 
 from tfteach.framework.errors import InvalidArgumentError
 from tfteach.kernels.cpu.channel_loops import (add_channel_bias, is_channel_bias,
-                                               sum_all_but_last, sums_all_but_last)
+                                               is_channel_rows, sum_all_but_last,
+                                               sums_all_but_last)
 from tfteach.kernels.cpu.conv_kernels import compute_dtype
 from tfteach.kernels.cpu.cwise import shape_string
 
@@ -51,13 +52,19 @@ def bias_grad_axes(ctx, grad):
 
 
 def bias_add(ctx, x, bias):
-    shape = bias_shape(ctx, x, bias)
-    if _channel_axis(ctx, x.ndim) == x.ndim - 1 and is_channel_bias(x, bias):
+    # The row loop's case first: it passes TF's checks (x at least 2-D, a 1-D bias as
+    # long as x's channel axis), so bias_shape's np.ndim calls are skipped (a dense
+    # layer's and an RNN cell's BiasAdd, 40 a step in bench/nn_steps.py's LSTM).
+    if is_channel_bias(x, bias) and _channel_axis(ctx, x.ndim) == x.ndim - 1:
         return add_channel_bias(x, bias)
+    shape = bias_shape(ctx, x, bias)
     return np.add(x, bias.reshape(shape))
 
 
 def bias_add_grad(ctx, grad):
+    # As bias_add: the row loop's case (channels last, >= 2-D) passes TF's check.
+    if is_channel_rows(grad) and _channel_axis(ctx, grad.ndim) == grad.ndim - 1:
+        return sum_all_but_last(grad, keep_dims=False)
     axes = bias_grad_axes(ctx, grad)
     if sums_all_but_last(grad, axes):           # channels last
         return sum_all_but_last(grad, keep_dims=False)

@@ -30,8 +30,8 @@ calling a Numba function costs more than it saves) keeps the NumPy call.
 import numpy as np
 from tfteach.kernels.cpu.lazy_jit import njit
 
-__all__ = ["is_channel_bias", "bias_operands", "add_channel_bias", "sums_all_but_last",
-           "sum_all_but_last"]
+__all__ = ["is_channel_rows", "is_channel_bias", "bias_operands", "add_channel_bias",
+           "sums_all_but_last", "sum_all_but_last"]
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 # Below ~4K elements np.add's call (~1-2 us) is as fast as the Numba dispatch; with
@@ -61,6 +61,11 @@ def _rows_ok(x):
     return (type(x) is np.ndarray and x.ndim >= 2 and x.size >= MIN_ELEMENTS
             and x.shape[-1] >= MIN_CHANNELS and x.dtype in _FLOATS
             and x.flags.c_contiguous)
+
+
+def is_channel_rows(x):
+    """True when x's rows ([..., C] seen as [rows, C]) are what the loops take."""
+    return _rows_ok(x)
 
 
 def is_channel_bias(x, b):

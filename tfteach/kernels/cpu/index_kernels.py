@@ -200,6 +200,10 @@ def unsorted_segment_sum(ctx, data, segment_ids, num_segments):
     if num_segments < 0:
         raise invalid_argument(ctx, "Input num_segments == %d must not be negative."
                                % num_segments)
+    if segment_ids.size == 1 and data.dtype != object:
+        out = _one_segment_sum(data, segment_ids, num_segments)
+        if out is not None:
+            return out
     ids = np.ascontiguousarray(segment_ids.reshape(-1))
     rows = np.ascontiguousarray(data).reshape(ids.size, -1) if ids.size else \
         data.reshape(0, int(np.prod(data.shape[segment_ids.ndim:], dtype=np.int64)))
@@ -215,6 +219,20 @@ def unsorted_segment_sum(ctx, data, segment_ids, num_segments):
                                % (_position_text(segment_ids.shape, bad), ids[bad],
                                   num_segments))
     return out.reshape((num_segments,) + data.shape[segment_ids.ndim:])
+
+
+def _one_segment_sum(data, segment_ids, num_segments):
+    """unsorted_segment_sum of one row (the gradient of a gather of one index, as
+    dynamic_rnn reads its input once a time step), or None for an id out of range (the
+    general path reports it). The same sum as the row loop, 0 + row, in NumPy: no copy
+    of a strided `data` and no Numba call (~20 -> ~16 us in an LSTM's gradient loop)."""
+    j = int(segment_ids.reshape(-1)[0])
+    if j >= num_segments:
+        return None
+    out = np.zeros((num_segments,) + data.shape[segment_ids.ndim:], dtype=data.dtype)
+    if j >= 0:                       # TF drops rows with a negative segment id
+        out[j] += data.reshape(out.shape[1:])
+    return out
 
 
 # -- where (coordinates of true elements) ------------------------------------------------------
