@@ -343,3 +343,13 @@ def test_add_n_of_several_off_the_short_path():
         "Input 0: [2] != input 2: [3]")
     same_bits(run(tf.add_n([x, y, z]), {x: [-0.0], y: [-0.0], z: [-0.0]}),
               np.array([-0.0], np.float32))
+
+
+def test_add_n_of_one_input_forwards_it():
+    # TF's AddN allows N = 1 (add_n itself never builds one, but an imported GraphDef may
+    # hold such a node); the general path read inputs[1] and raised IndexError.
+    from tfteach.ops.op_builder import apply_op
+    x = tf.placeholder(tf.float32, [None])
+    one = apply_op("AddN", [x], {"N": 1, "T": tf.float32}, "AddN")
+    assert one.shape.as_list() == [None]
+    same_bits(run(one, {x: [1.5, -0.0]}), np.array([1.5, -0.0], np.float32))

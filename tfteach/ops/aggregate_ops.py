@@ -54,6 +54,10 @@ def _sum_kernel(ctx, *inputs):
         for value in inputs[2:]:
             np.add(total, value, out=total)
         return total
+    if len(inputs) == 1:
+        # N = 1 (TF allows it; add_n itself returns its one tensor, but an imported
+        # GraphDef may hold such a node): TF forwards the input as the output.
+        return np.asarray(inputs[0])
     first = np.shape(inputs[0])
     for i, value in enumerate(inputs[1:], 1):
         if np.shape(value) != first:
