@@ -1,0 +1,192 @@
+"""Runs of exactly rounded arithmetic inside an elementwise chain, as one Numba kernel.
+
+`elementwise_chains.py` runs a chain as one step that still calls one NumPy ufunc per
+op. IEEE 754 rounds `+ - * /` and `sqrt` exactly (the one correct result), and
+negation, `abs`, `x * x`, maximum and minimum have one right answer too: a Numba loop
+doing them on float32/float64 gives NumPy's bits, where its `tanh`/`exp` would not
+(docs/rnn.md, "Speed"). So a run of such ops inside a chain becomes one generated
+`@njit(nogil=True)` function; the chain's other links (Tanh, Exp...) keep calling
+NumPy's ufuncs between the runs.
+
+What keeps the bits (tests/test_fused_arithmetic.py checks them against NumPy):
+- Numba compiles without fastmath (no reassociation, no FMA contraction) and with
+  `error_model="numpy"` (x / 0 is inf, as NumPy, not ZeroDivisionError);
+- every operand has the chain's dtype (TF's ops never mix dtypes; a run of any other
+  dtype runs as unfused), so each link stays float32 or float64 as NumPy's does;
+- each op is its own loop over a block of elements that writes memory, as NumPy's ufunc
+  calls do. One expression per element would let LLVM move a negation into a product
+  (`-(x / y)` as `(-x) / y`), which it may, because it treats a NaN's sign as free:
+  0/0 then gives the other NaN. Blocks of `BLOCK` elements keep the data in cache;
+- maximum/minimum follow NumPy: a NaN in the first operand is returned, else one in the
+  second; equal values (-0.0 and 0.0) give the second operand.
+Only NaN payloads of an op whose two operands are both NaN can differ: which of the two
+comes out is not fixed in NumPy either (its SIMD body returns the first operand's NaN,
+its scalar tail the second's, within one array).
+
+Compiling takes 0.1-2 s (Numba's import, ~0.02 s per op), so a chain compiles only
+once it has spent `COMPILE_AFTER_SECONDS` running unfused (elementwise_chains.py times
+it); a student's cell run a few hundred times never waits. Kernels are cached by their
+op sequence, operand kinds (a whole array, or one value broadcast) and dtype, so every
+session (and every run of the same ops in one chain) shares one. Numba is imported at
+the first compile (`import tfteach` must not import it).
+"""
+import threading
+
+import numpy as np
+
+__all__ = ["EXACT_OPS", "FusedRun", "is_exact", "kernel_for", "ENABLED",
+           "COMPILE_AFTER_SECONDS", "BLOCK"]
+
+ENABLED = True                  # read when a plan is built: False keeps ufunc-only chains
+COMPILE_AFTER_SECONDS = 0.05    # a chain's unfused run time before its kernels compile
+BLOCK = 1024                    # elements per block: every op's loop over one block
+MAX_KINDS = 4                   # operand-kind variants a run compiles at most
+
+# op type -> (the ufunc its float kernel calls, the element expression of a (, b))
+EXACT_OPS = {
+    "Add": (np.add, "a + b"), "AddV2": (np.add, "a + b"),
+    "Sub": (np.subtract, "a - b"), "Mul": (np.multiply, "a * b"),
+    "RealDiv": (np.true_divide, "a / b"),
+    "Maximum": (np.maximum, "a if (a != a or a > b) else b"),
+    "Minimum": (np.minimum, "a if (a != a or a < b) else b"),
+    "Neg": (np.negative, "-a"), "Abs": (np.absolute, "abs(a)"),
+    "Square": (np.square, "a * a"), "Sqrt": (np.sqrt, "np.sqrt(a)"),
+}
+DTYPES = (np.dtype(np.float32), np.dtype(np.float64))   # not float16: Numba widens it
+
+
+def is_exact(step):
+    """Whether a chain link's op can run inside a fused kernel."""
+    entry = EXACT_OPS.get(step.type)
+    return (entry is not None and getattr(step.kernel, "ufunc", None) is entry[0]
+            and step.op._outputs[0].dtype.base_dtype.np in DTYPES)
+
+
+class FusedRun:
+    """Consecutive exact links of one chain.
+
+    `program`: per link, (op type, operand refs): -1 is the chain's value, ("c", k) the
+    k-th of `constants` (size-1 constants of the plan, passed to the kernel as one
+    array: loaded at run time, so LLVM cannot fold `x * -1.0` into a negation that
+    flips a NaN's sign), j >= 0 the j-th operand read at run time (the run's head, when
+    it starts the chain, reads no chain value). `run(value, args)` gives the run's
+    result (a new array, or `value` written in place), or None where the operands do
+    not fit a kernel (the caller then runs the links one by one). `args`: the operands
+    of the run's links in order, constants included; `picks` says which are read."""
+
+    def __init__(self, program, picks, constants, dtype):
+        self.program, self.dtype = program, np.dtype(dtype)
+        self.picks = picks
+        self.constants = np.array(constants, self.dtype).reshape(-1)
+        self.kernels = {}                       # operand kinds -> compiled kernel or None
+        self._own = None                        # the kernel of a run with constants only
+        self.name = kernel_name(program)
+
+    def run(self, value, args):
+        if not self.picks and value is not None:   # constants only: the common short run
+            kernel = self._own
+            if kernel is not None and value.flags.c_contiguous:
+                kernel(value if value.ndim == 1 else value.reshape(-1), self.constants)
+                return value
+        dtype = self.dtype
+        operands = [args[p] for p in self.picks]
+        if value is None:                       # the run starts the chain: a new array
+            shape = max((np.shape(x) for x in operands), key=len) if operands else ()
+            if not shape:
+                return None                     # 0-d: NumPy returns a scalar, not an array
+        else:
+            if not value.flags.c_contiguous:
+                return None
+            shape = value.shape
+        kinds, flats = "", [self.constants]
+        for x in operands:
+            if type(x) is not np.ndarray or x.dtype != dtype:
+                return None
+            if x.shape == shape:
+                if not x.flags.c_contiguous:
+                    return None
+                kinds += "f"
+            elif x.size == 1 and x.ndim <= len(shape):
+                kinds += "s"
+            else:
+                return None                     # a broadcast that a kernel does not do
+            flats.append(x if x.ndim == 1 else x.reshape(-1))
+        kernel = self.kernels.get(kinds, _MISSING)
+        if kernel is _MISSING:
+            kernel = None
+            if len(self.kernels) < MAX_KINDS:
+                kernel = kernel_for(self.program, kinds, dtype)
+            self.kernels[kinds] = kernel
+            if not kinds:
+                self._own = kernel
+        if kernel is None:
+            return None
+        if value is None:
+            value = np.empty(shape, dtype)
+        kernel(value if value.ndim == 1 else value.reshape(-1), *flats)
+        return value
+
+
+_MISSING = object()
+_KERNELS = {}                   # (program, kinds, dtype char) -> compiled kernel or None
+_LOCK = threading.Lock()        # two sessions compiling the same run: one compiles
+
+
+def kernel_for(program, kinds, dtype):
+    """The compiled kernel for a run's program, operand kinds and dtype (None when it
+    cannot be compiled: the run then goes on link by link). Its arguments: the result
+    (1-d, written in place), the constants, the operands (1-d; "s" ones of size 1)."""
+    key = (program, kinds, np.dtype(dtype).char)
+    kernel = _KERNELS.get(key, _MISSING)
+    if kernel is _MISSING:
+        with _LOCK:
+            kernel = _KERNELS.get(key, _MISSING)
+            if kernel is _MISSING:
+                try:
+                    kernel = _compile(program, kinds, np.dtype(dtype))
+                except Exception:  # noqa: BLE001 - no kernel: the ufuncs run instead
+                    kernel = None
+                _KERNELS[key] = kernel
+    return kernel
+
+
+def kernel_name(program):
+    types = [op for op, _ in program]
+    name = "fused_" + "_".join(types[:6])
+    return name + ("_%d_ops" % len(types) if len(types) > 6 else "")
+
+
+def source(program, kinds):
+    """The Python source of a run's kernel: `def fused_...(out, c, x0, x1, ...)`, `c`
+    the run's constants, `kinds[j]` "f" for an operand of the result's shape, "s" for
+    one value broadcast."""
+    def operand(ref):
+        if ref == -1:
+            return "out[i]"
+        if isinstance(ref, tuple):
+            return "c%d" % ref[1]
+        return "x%d[i]" % ref if kinds[ref] == "f" else "s%d" % ref
+    constants = sorted({ref[1] for _, refs in program for ref in refs if isinstance(ref, tuple)})
+    args = "".join(", x%d" % j for j in range(len(kinds)))
+    lines = ["def %s(out, c%s):" % (kernel_name(program), args), "    n = out.shape[0]"]
+    lines += ["    c%d = c[%d]" % (k, k) for k in constants]
+    lines += ["    s%d = x%d[0]" % (j, j) for j, kind in enumerate(kinds) if kind == "s"]
+    lines += ["    for lo in range(0, n, %d):" % BLOCK, "        hi = min(n, lo + %d)" % BLOCK]
+    for op, refs in program:
+        lines += ["        for i in range(lo, hi):"]
+        lines += ["            %s = %s" % (name, operand(ref)) for name, ref in zip("ab", refs)]
+        lines += ["            out[i] = %s" % EXACT_OPS[op][1]]
+    return "\n".join(lines) + "\n"
+
+
+def _compile(program, kinds, dtype):
+    import numba
+    namespace = {"np": np}
+    text = source(program, kinds)
+    exec(compile(text, "<tfteach fused arithmetic>", "exec"), namespace)  # noqa: S102
+    fn = namespace[kernel_name(program)]
+    element = numba.from_dtype(dtype)
+    out = numba.types.Array(element, 1, "C")
+    operand = numba.types.Array(element, 1, "C", readonly=True)   # takes writable ones too
+    signature = numba.void(out, *[operand] * (1 + len(kinds)))
+    return numba.njit(signature, nogil=True, error_model="numpy")(fn)
