@@ -10,6 +10,12 @@ A link whose result would not fit the buffer (its other operand broadcasts the v
 to a bigger shape, a 0-d value) runs its own kernel instead; an error names the op
 that failed, as unfused. Only float ops whose kernel is a NumPy ufunc take part (the
 Numba activations are not ufuncs that write in place).
+
+Inside a chain, a run of two or more links of exactly rounded arithmetic (+, -, *, /,
+negation, abs, square, sqrt, maximum, minimum; float32/float64) runs as one generated
+Numba kernel (fused_arithmetic.py) once the chain has spent
+`fused_arithmetic.COMPILE_AFTER_SECONDS` running: the same bits as the ufuncs. Until
+then, and for a step whose operands a kernel does not take, the links run one by one.
 """
 from time import perf_counter
 
