@@ -159,23 +159,26 @@ def kernel_name(program):
 def source(program, kinds):
     """The Python source of a run's kernel: `def fused_...(out, c, x0, x1, ...)`, `c`
     the run's constants, `kinds[j]` "f" for an operand of the result's shape, "s" for
-    one value broadcast."""
+    one value broadcast. Each block's loops index slices from 0 (`range(lo, hi)` would
+    leave Numba's negative-index wraparound in them, and LLVM would not vectorize)."""
     def operand(ref):
         if ref == -1:
-            return "out[i]"
+            return "o[i]"
         if isinstance(ref, tuple):
             return "c%d" % ref[1]
-        return "x%d[i]" % ref if kinds[ref] == "f" else "s%d" % ref
+        return "b%d[i]" % ref if kinds[ref] == "f" else "s%d" % ref
     constants = sorted({ref[1] for _, refs in program for ref in refs if isinstance(ref, tuple)})
     args = "".join(", x%d" % j for j in range(len(kinds)))
     lines = ["def %s(out, c%s):" % (kernel_name(program), args), "    n = out.shape[0]"]
     lines += ["    c%d = c[%d]" % (k, k) for k in constants]
     lines += ["    s%d = x%d[0]" % (j, j) for j, kind in enumerate(kinds) if kind == "s"]
-    lines += ["    for lo in range(0, n, %d):" % BLOCK, "        hi = min(n, lo + %d)" % BLOCK]
+    lines += ["    for lo in range(0, n, %d):" % BLOCK, "        hi = min(n, lo + %d)" % BLOCK,
+              "        m = hi - lo", "        o = out[lo:hi]"]
+    lines += ["        b%d = x%d[lo:hi]" % (j, j) for j, kind in enumerate(kinds) if kind == "f"]
     for op, refs in program:
-        lines += ["        for i in range(lo, hi):"]
+        lines += ["        for i in range(m):"]
         lines += ["            %s = %s" % (name, operand(ref)) for name, ref in zip("ab", refs)]
-        lines += ["            out[i] = %s" % EXACT_OPS[op][1]]
+        lines += ["            o[i] = %s" % EXACT_OPS[op][1]]
     return "\n".join(lines) + "\n"
 
 
