@@ -17,8 +17,8 @@ import tfteach as tf
 from tfteach.runtime import optimizer
 from tfteach.runtime.config import ConfigProto, GraphOptions, RewriterConfig
 from tfteach.runtime.optimizer import fused_arithmetic
-from tests.test_optimizer import (OFF, assert_same_bits, build_program, elementwise_programs,
-                                  run_both, same_bits)
+from tests.test_optimizer import (OFF, assert_same_bits, build_program, chain_graph,
+                                  elementwise_programs, run_both, same_bits)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -258,6 +258,22 @@ def test_the_benchs_chains_compile_after_a_while_and_keep_their_bits(kind, monke
         # the 16 runs [Mul -> AddV2] of the tanh chain share one kernel
         assert len({id(k) for run in runs for k in run.kernels.values()}) == 1
         assert same_bits(got, expected)
+
+
+def test_the_notes_chain_runs_fifty_kernels_with_numpys_bits(compile_at_once):
+    graph, x, y = chain_graph()          # tanh(y) * 0.5 + 0.1, 50 times: 150 ops
+    value = np.linspace(-2, 2, 100).astype(np.float32)
+    expected = value
+    for _ in range(50):
+        expected = np.tanh(expected) * np.float32(0.5) + np.float32(0.1)
+    with tf.Session(graph=graph) as sess:
+        done, = optimizer.rewrites_of(sess, [y], [x])
+        assert done.result == "one step: " + " -> ".join(["Tanh -> Numba[Mul -> AddV2]"] * 50)
+        assert same_bits(sess.run(y, {x: value}), expected)
+        step, = sess._plan((y,), (x,), ()).fast_steps
+        assert all(run.kernels for _, run, _ in step.kernel.fused_runs.values())
+    on, off = run_both(graph, [y], {x: value}, runs=2)
+    assert_same_bits(on, off)
 
 
 def test_sessions_share_a_kernel_and_two_threads_compile_it_once(compile_at_once, monkeypatch):
