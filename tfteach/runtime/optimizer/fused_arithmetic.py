@@ -85,7 +85,7 @@ class FusedRun:
     def run(self, value, args):
         if not self.picks and value is not None:   # constants only: the common short run
             kernel = self._own
-            if kernel is not None and value.flags.c_contiguous:
+            if kernel is not None and value.dtype == self.dtype and value.flags.c_contiguous:
                 kernel(value if value.ndim == 1 else value.reshape(-1), self.constants)
                 return value
         dtype = self.dtype
@@ -95,7 +95,7 @@ class FusedRun:
             if not shape:
                 return None                     # 0-d: NumPy returns a scalar, not an array
         else:
-            if not value.flags.c_contiguous:
+            if value.dtype != dtype or not value.flags.c_contiguous:
                 return None
             shape = value.shape
         kinds, flats = "", [self.constants]
