@@ -163,70 +163,88 @@ class _Heat:
 
 
 def _chain_kernel(head, program, runs):
-    n_head = len(head.in_slots)
-    n_links = len(program) + 1
-    heat = _Heat()
-
-    def run_links(args, fused):
-        buf, owned = None, False
-        i, k = n_head, 0
-        while k < n_links:
-            run = runs.get(k) if fused else None
-            if run is not None:
-                stop, fused_run, n = run
-                if k == 0:                      # the head's operands are the first args
-                    result = fused_run.run(None, args[:n])
-                    at = 0
-                else:
-                    result = fused_run.run(buf, args[i:i + n]) if owned else None
-                    at = i
-                if result is not None:
-                    buf, owned = result, True
-                    i, k = at + n, stop
-                    continue
-            if k == 0:
-                buf = _run(head, args[:n_head])
-                owned = type(buf) is np.ndarray and buf.ndim > 0
-                k = 1
-                continue
-            ufunc, link, chain_at, has_other = program[k - 1]
-            k += 1
-            # While `buf` is an array of its own with >= 1 dimension, each link writes
-            # into it; its shape and dtype do not change then (checked per operand by
-            # _fits).
-            if has_other:
-                other = args[i]
-                i += 1
-                if owned and _fits(buf, other):
-                    if chain_at == 0:
-                        ufunc(buf, other, out=buf)
-                    else:
-                        ufunc(other, buf, out=buf)
-                    continue
-                buf = _run(link, (buf, other) if chain_at == 0 else (other, buf))
-            elif owned:
-                ufunc(buf, out=buf)
-                continue
-            else:
-                buf = _run(link, (buf,))
-            owned = type(buf) is np.ndarray and buf.ndim > 0
-        return buf
-
+    unfused = _chain_runner(head, program, {})
     if not runs:
-        def run_chain(ctx, *args):
-            return run_links(args, False)
-        return run_chain
+        return unfused
+    fused = _chain_runner(head, program, runs)
+    heat = _Heat()
 
     def run_fused_chain(ctx, *args):
         if heat.hot or heat.spent >= fused_arithmetic.COMPILE_AFTER_SECONDS:
             heat.hot = True
-            return run_links(args, True)
+            return fused(ctx, *args)
         start = perf_counter()
-        result = run_links(args, False)
+        result = unfused(ctx, *args)
         heat.spent += perf_counter() - start
         return result
     run_fused_chain.heat = heat
     return run_fused_chain
+
+
+def _chain_runner(head, program, runs):
+    """The chain's kernel: the head, then each link's ufunc in place where it can, and
+    each run of `runs` as one kernel call (or, where its operands do not fit a kernel,
+    its links one by one)."""
+    n_head = len(head.in_slots)
+    # groups of links after the head: (FusedRun or None, its operand count, its links)
+    groups, k = [], 1
+    head_run = runs.get(0)
+    if head_run is not None:
+        k = head_run[0]
+    while k < len(program) + 1:
+        if k in runs:
+            stop, fused_run, n = runs[k]
+            groups.append((fused_run, n, program[k - 1:stop - 1]))
+            k = stop
+            continue
+        stop = min([s for s in runs if s > k] + [len(program) + 1])
+        groups.append((None, 0, program[k - 1:stop - 1]))
+        k = stop
+    head_links = program[:head_run[0] - 1] if head_run is not None else ()
+
+    def run_chain(ctx, *args):
+        i = n_head
+        buf = None
+        if head_run is not None:
+            i = head_run[2]
+            buf = head_run[1].run(None, args[:i])
+        if buf is not None:
+            owned = True
+            groups_now = groups
+        else:
+            buf = _run(head, args[:n_head])
+            owned = type(buf) is np.ndarray and buf.ndim > 0
+            i = n_head
+            groups_now = ((None, 0, head_links),) + tuple(groups) if head_links else groups
+        for fused_run, n, links in groups_now:
+            if fused_run is not None and owned:
+                result = fused_run.run(buf, args[i:i + n])
+                if result is not None:
+                    buf = result
+                    i += n
+                    continue
+            # While `buf` is an array of its own with >= 1 dimension, each link writes
+            # into it; its shape and dtype do not change then (checked per operand by
+            # _fits).
+            for ufunc, link, chain_at, has_other in links:
+                if has_other:
+                    other = args[i]
+                    i += 1
+                    if owned and _fits(buf, other):
+                        if chain_at == 0:
+                            ufunc(buf, other, out=buf)
+                        else:
+                            ufunc(other, buf, out=buf)
+                        continue
+                    buf = _run(link, (buf, other) if chain_at == 0 else (other, buf))
+                elif owned:
+                    ufunc(buf, out=buf)
+                    continue
+                else:
+                    buf = _run(link, (buf,))
+                owned = type(buf) is np.ndarray and buf.ndim > 0
+        return buf
+    return run_chain
 
 
 def _run(step, args):
