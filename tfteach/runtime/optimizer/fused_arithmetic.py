@@ -14,9 +14,11 @@ What keeps the bits (tests/test_fused_arithmetic.py checks them against NumPy):
 - every operand has the chain's dtype (TF's ops never mix dtypes; a run of any other
   dtype runs as unfused), so each link stays float32 or float64 as NumPy's does;
 - each op is its own loop over a block of elements that writes memory, as NumPy's ufunc
-  calls do. One expression per element would let LLVM move a negation into a product
+  calls do. One expression per element would let LLVM move a negation into a division
   (`-(x / y)` as `(-x) / y`), which it may, because it treats a NaN's sign as free:
-  0/0 then gives the other NaN. Blocks of `BLOCK` elements keep the data in cache;
+  inf/inf then gives the other NaN. Blocks of `BLOCK` elements keep the data in cache;
+- the plan's constants come as one array loaded at run time: a constant LLVM could see
+  would let it turn `x * -1.0` into a negation (a NaN's sign flips, NumPy's does not);
 - maximum/minimum follow NumPy: a NaN in the first operand is returned, else one in the
   second; equal values (-0.0 and 0.0) give the second operand.
 Only NaN payloads of an op whose two operands are both NaN can differ: which of the two
@@ -52,7 +54,7 @@ EXACT_OPS = {
     "Neg": (np.negative, "-a"), "Abs": (np.absolute, "abs(a)"),
     "Square": (np.square, "a * a"), "Sqrt": (np.sqrt, "np.sqrt(a)"),
 }
-DTYPES = (np.dtype(np.float32), np.dtype(np.float64))   # not float16: Numba widens it
+DTYPES = (np.dtype(np.float32), np.dtype(np.float64))   # float16: not checked, kept out
 
 
 def is_exact(step):
