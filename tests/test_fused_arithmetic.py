@@ -23,6 +23,14 @@ from tests.test_optimizer import (OFF, assert_same_bits, build_program, chain_gr
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+@pytest.fixture(autouse=True)
+def kernel_sources_in_a_temporary_folder(tmp_path_factory, monkeypatch):
+    """The kernels these tests compile keep their sources (and Numba's cache) out of
+    the user's ~/.cache."""
+    monkeypatch.setattr(fused_arithmetic, "CACHE_DIR",
+                        str(tmp_path_factory.getbasetemp() / "fused_arithmetic"))
+
+
 @pytest.fixture
 def compile_at_once(monkeypatch):
     """Chains compile their kernels on their first run (not after 0.05 s of runs)."""
@@ -362,7 +370,7 @@ def test_the_optimized_view_names_the_kernels():
     assert chains == ["one step: Numba[Mul -> AddV2] -> Exp -> Sub -> Sin"]
 
 
-def test_a_process_loads_numba_only_when_a_chain_compiles():
+def test_a_process_loads_numba_only_when_a_chain_compiles(tmp_path):
     code = (
         "import json, sys\n"
         "import numpy as np\n"
@@ -377,9 +385,48 @@ def test_a_process_loads_numba_only_when_a_chain_compiles():
         "fused_arithmetic.COMPILE_AFTER_SECONDS = 0.0\n"
         "got = sess.run(y, {x: np.ones(100, np.float32)})\n"
         "print(json.dumps([before, 'numba' in sys.modules, got.tolist()[:2]]))\n")
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               XDG_CACHE_HOME=str(tmp_path))     # the kernel's source: not in ~/.cache
     env.pop("NUMBA_ENABLE_CUDASIM", None)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=env, cwd=ROOT, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     assert json.loads(out.stdout.strip().splitlines()[-1]) == [False, True, [9.0, 9.0]]
+    assert os.listdir(str(tmp_path / "tfteach" / "fused_arithmetic"))
+
+
+def test_the_next_process_loads_a_kernel_from_numbas_cache(tmp_path):
+    # The kernel's source goes into a file named by its hash, with Numba's cache beside
+    # it: a second process compiling the same run loads it (a cache hit, no compile).
+    code = (
+        "import json, sys\n"
+        "import numpy as np\n"
+        "from tfteach.runtime.optimizer import fused_arithmetic as fa\n"
+        "fa.CACHE_DIR = sys.argv[1]\n"
+        "program = (('Mul', (0, ('c', 0))), ('Sub', (('c', 1), -1)), ('Abs', (-1,)))\n"
+        "run = fa.FusedRun(program, (0,), [2.5, 1.0], np.float64)\n"
+        "got = run.run(None, [np.arange(4.0)])\n"
+        "kernel, = run.kernels.values()\n"
+        "print(json.dumps([got.tolist(), sum(kernel.stats.cache_hits.values())]))\n")
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    got = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
+                             text=True, env=env, cwd=ROOT, timeout=300)
+        assert out.returncode == 0, out.stderr[-3000:]
+        got.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    assert got == [[[1.0, 1.5, 4.0, 6.5], 0], [[1.0, 1.5, 4.0, 6.5], 1]]
+    source, = [name for name in os.listdir(str(tmp_path)) if name.endswith(".py")]
+    assert source.startswith("fused_Mul_Sub_Abs_")
+
+
+def test_without_a_writable_cache_folder_kernels_compile_in_memory(monkeypatch, tmp_path):
+    blocked = tmp_path / "a file, not a folder"
+    blocked.write_text("")
+    monkeypatch.setattr(fused_arithmetic, "CACHE_DIR", str(blocked / "fused"))
+    program = (("Mul", (0, ("c", 0))), ("Neg", (-1,)), ("Square", (-1,)))
+    run = fused_arithmetic.FusedRun(program, (0,), [3.0], np.float32)
+    x = np.array([1.0, -2.0, 0.5], np.float32)
+    assert same_bits(run.run(None, [x]), np.square(np.negative(x * np.float32(3))))
+    assert all(kernel is not None for kernel in run.kernels.values())

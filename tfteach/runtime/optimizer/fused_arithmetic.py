@@ -29,20 +29,26 @@ Compiling takes 0.1-2 s (Numba's import, ~0.02 s per op), so a chain compiles on
 once it has spent `COMPILE_AFTER_SECONDS` running unfused (elementwise_chains.py times
 it); a student's cell run a few hundred times never waits. Kernels are cached by their
 op sequence, operand kinds (a whole array, or one value broadcast) and dtype, so every
-session (and every run of the same ops in one chain) shares one. Numba is imported at
-the first compile (`import tfteach` must not import it).
+session (and every run of the same ops in one chain) shares one; the next process
+loads it from Numba's on-disk cache (`cache_dir()`). Numba is imported at the first
+compile (`import tfteach` must not import it).
 """
+import hashlib
+import importlib.util
+import os
+import sys
 import threading
 
 import numpy as np
 
-__all__ = ["EXACT_OPS", "FusedRun", "is_exact", "kernel_for", "ENABLED",
-           "COMPILE_AFTER_SECONDS", "BLOCK"]
+__all__ = ["EXACT_OPS", "FusedRun", "is_exact", "kernel_for", "cache_dir", "ENABLED",
+           "COMPILE_AFTER_SECONDS", "BLOCK", "CACHE_DIR"]
 
 ENABLED = True                  # read when a plan is built: False keeps ufunc-only chains
 COMPILE_AFTER_SECONDS = 0.05    # a chain's unfused run time before its kernels compile
 BLOCK = 1024                    # elements per block: every op's loop over one block
 MAX_KINDS = 4                   # operand-kind variants a run compiles at most
+CACHE_DIR = None                # None: cache_dir()'s default; "": no on-disk cache
 
 # op type -> (the ufunc its float kernel calls, the element expression of a (, b))
 EXACT_OPS = {
@@ -186,12 +192,64 @@ def source(program, kinds):
 
 def _compile(program, kinds, dtype):
     import numba
-    namespace = {"np": np}
     text = source(program, kinds)
-    exec(compile(text, "<tfteach fused arithmetic>", "exec"), namespace)  # noqa: S102
-    fn = namespace[kernel_name(program)]
+    fn, on_disk = _function(kernel_name(program), text)
     element = numba.from_dtype(dtype)
     out = numba.types.Array(element, 1, "C")
     operand = numba.types.Array(element, 1, "C", readonly=True)   # takes writable ones too
     signature = numba.void(out, *[operand] * (1 + len(kinds)))
+    if on_disk:
+        try:
+            return numba.njit(signature, nogil=True, error_model="numpy", cache=True)(fn)
+        except Exception:  # noqa: BLE001 - Numba found nowhere to cache: compile anyway
+            pass
     return numba.njit(signature, nogil=True, error_model="numpy")(fn)
+
+
+def cache_dir():
+    """Where kernels' sources go, so that Numba's on-disk cache (`cache=True`, beside
+    them) serves the next process: `CACHE_DIR`, by default
+    $XDG_CACHE_HOME/tfteach/fused_arithmetic (~/.cache/...); "" for none."""
+    if CACHE_DIR is not None:
+        return CACHE_DIR
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(root, "tfteach", "fused_arithmetic")
+
+
+def _function(name, text):
+    """(the kernel's Python function, whether it lives in a file Numba can cache for).
+    The file is named by a hash of its text, so a name always holds the same source."""
+    directory = cache_dir()
+    if directory:
+        digest = hashlib.sha1(text.encode()).hexdigest()[:16]
+        path = os.path.join(directory, "%s_%s.py" % (name, digest))
+        text = "import numpy as np\n\n\n" + text
+        try:
+            if _read(path) != text:                # absent (or not what it must hold)
+                os.makedirs(directory, exist_ok=True)
+                partial = "%s.%d.tmp" % (path, os.getpid())
+                with open(partial, "w") as f:
+                    f.write(text)
+                os.replace(partial, path)          # another process may write it too
+            module_name = "tfteach_fused_" + digest
+            module = sys.modules.get(module_name)
+            if module is None:
+                # Numba's cache finds a function's module by its name in sys.modules
+                spec = importlib.util.spec_from_file_location(module_name, path)
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+                sys.modules[module_name] = module
+            return getattr(module, name), True
+        except (OSError, ImportError, SyntaxError, AttributeError):
+            pass                                    # no writable cache: compile in memory
+    namespace = {"np": np}
+    exec(compile(text, "<tfteach fused arithmetic>", "exec"), namespace)  # noqa: S102
+    return namespace[name], False
+
+
+def _read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None
