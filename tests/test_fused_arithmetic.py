@@ -430,3 +430,32 @@ def test_without_a_writable_cache_folder_kernels_compile_in_memory(monkeypatch, 
     x = np.array([1.0, -2.0, 0.5], np.float32)
     assert same_bits(run.run(None, [x]), np.square(np.negative(x * np.float32(3))))
     assert all(kernel is not None for kernel in run.kernels.values())
+
+
+def test_a_chain_compiles_only_once_its_runs_paid_for_the_kernels(monkeypatch):
+    # The rent-or-buy rule: by default a chain waits until its unfused runs took about
+    # as long as compiling would; a student's few thousand runs never compile.
+    monkeypatch.setattr(fused_arithmetic, "COMPILE_AFTER_SECONDS", None)
+    monkeypatch.setattr(fused_arithmetic, "_KERNELS", {})
+    program = (("Mul", (-1, ("c", 0))), ("AddV2", (-1, ("c", 1))))
+    run = fused_arithmetic.FusedRun(program, (), [0.5, 0.1], np.float32)
+    first = fused_arithmetic.compile_seconds([run, run])      # one op sequence: one kernel
+    assert first == pytest.approx(fused_arithmetic.FIRST_KERNEL_SECONDS +
+                                  fused_arithmetic.SECONDS_PER_KERNEL +
+                                  2 * fused_arithmetic.SECONDS_PER_OP)
+    assert fused_arithmetic.compile_after([run]) == first
+    fused_arithmetic._KERNELS[(program, (), "f")] = None      # compiled by another chain
+    assert fused_arithmetic.compile_seconds([run]) == 0.0
+    monkeypatch.setattr(fused_arithmetic, "_KERNELS", {})
+    x = tf.placeholder(tf.float32, [100])
+    y = x
+    for i in range(20):
+        y = y * 0.5 + 0.25 if i % 2 else y - 0.125
+    sess = tf.Session()
+    value = np.linspace(-1, 1, 100).astype(np.float32)
+    import time
+    start = time.perf_counter()          # 0.2 s of runs: more than the old rule's 0.05 s,
+    while time.perf_counter() - start < 0.2:      # less than 30 ops' estimate (~1.5 s)
+        sess.run(y, {x: value})
+    assert fused_arithmetic._KERNELS == {}                    # nothing compiled
+    sess.close()

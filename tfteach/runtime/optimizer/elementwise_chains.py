@@ -13,9 +13,10 @@ Numba activations are not ufuncs that write in place).
 
 Inside a chain, a run of two or more links of exactly rounded arithmetic (+, -, *, /,
 negation, abs, square, sqrt, maximum, minimum; float32/float64) runs as one generated
-Numba kernel (fused_arithmetic.py) once the chain has spent
-`fused_arithmetic.COMPILE_AFTER_SECONDS` running: the same bits as the ufuncs. Until
-then, and for a step whose operands a kernel does not take, the links run one by one.
+Numba kernel (fused_arithmetic.py) once the chain has run about as long as compiling
+its kernels would take (`fused_arithmetic.compile_after`): the same bits as the ufuncs.
+Until then, and for a step whose operands a kernel does not take, the links run one by
+one.
 """
 from time import perf_counter
 
@@ -155,11 +156,12 @@ def describe(chain, runs):
 
 class _Heat:
     """How long a chain with fused runs has run unfused; `hot` once that is
-    fused_arithmetic.COMPILE_AFTER_SECONDS: its runs then compile and run as kernels."""
-    __slots__ = ("spent", "hot")
+    fused_arithmetic.compile_after(its runs) (about what compiling them would cost):
+    its runs then compile and run as kernels. `due`: when to look at the cost again."""
+    __slots__ = ("spent", "hot", "due")
 
     def __init__(self):
-        self.spent, self.hot = 0.0, False
+        self.spent, self.hot, self.due = 0.0, False, 0.0
 
 
 def _chain_kernel(head, program, runs):
@@ -168,9 +170,19 @@ def _chain_kernel(head, program, runs):
         return unfused
     fused = _chain_runner(head, program, runs)
     heat = _Heat()
+    fused_runs = [run for _, run, _ in runs.values()]
 
     def run_fused_chain(ctx, *args):
-        if heat.hot or heat.spent >= fused_arithmetic.COMPILE_AFTER_SECONDS:
+        if heat.hot:
+            return fused(ctx, *args)
+        limit = fused_arithmetic.COMPILE_AFTER_SECONDS     # a fixed limit, if one is set
+        if limit is None:
+            if heat.spent >= heat.due:
+                # The estimate falls as other chains compile the same runs: asked
+                # again each time the chain has run as long as it said.
+                heat.due = fused_arithmetic.compile_seconds(fused_runs)
+            limit = heat.due
+        if heat.spent >= limit:
             heat.hot = True
             return fused(ctx, *args)
         start = perf_counter()

@@ -25,9 +25,11 @@ Only NaN payloads of an op whose two operands are both NaN can differ: which of 
 comes out is not fixed in NumPy either (its SIMD body returns the first operand's NaN,
 its scalar tail the second's, within one array).
 
-Compiling takes 0.1-2 s (Numba's import, ~0.02 s per op), so a chain compiles only
-once it has spent `COMPILE_AFTER_SECONDS` running unfused (elementwise_chains.py times
-it); a student's cell run a few hundred times never waits. Kernels are cached by their
+Compiling takes 0.1-3 s (Numba's import, ~0.03 s per op), so a chain compiles only
+once its unfused runs have taken about as long as compiling its kernels would
+(`compile_seconds`; elementwise_chains.py times it): a student's cell that runs a chain
+a few thousand times never waits, and a chain run long enough to pay for its kernels
+stalls once, for at most the time it has already run. Kernels are cached by their
 op sequence, operand kinds (a whole array, or one value broadcast) and dtype, so every
 session (and every run of the same ops in one chain) shares one; the next process
 loads it from Numba's on-disk cache (`cache_dir()`). Numba is imported at the first
@@ -42,10 +44,18 @@ import threading
 import numpy as np
 
 __all__ = ["EXACT_OPS", "FusedRun", "is_exact", "kernel_for", "cache_dir", "ENABLED",
-           "COMPILE_AFTER_SECONDS", "BLOCK", "CACHE_DIR"]
+           "COMPILE_AFTER_SECONDS", "BLOCK", "CACHE_DIR", "compile_seconds", "compile_after"]
 
 ENABLED = True                  # read when a plan is built: False keeps ufunc-only chains
-COMPILE_AFTER_SECONDS = 0.05    # a chain's unfused run time before its kernels compile
+# A chain's kernels compile once its unfused runs have taken as long as compiling them
+# would (compile_seconds): a chain that runs long enough to pay for its kernels gets
+# them, and no chain ever spends more than about twice the best possible time (the
+# rent-or-buy rule). A number here replaces the estimate (tests, bench: 0.0).
+COMPILE_AFTER_SECONDS = None
+# Compile-time estimate, measured on a 2-core Xeon VM (Numba 0.6x, LLVM at -O3): a
+# kernel ~0.1 s plus ~0.03 s per op (75 ops: 1.6-3.1 s), and the process's first
+# kernel another ~0.5 s (Numba's import and its first-compile set-up).
+SECONDS_PER_KERNEL, SECONDS_PER_OP, FIRST_KERNEL_SECONDS = 0.1, 0.03, 0.5
 BLOCK = 1024                    # elements per block: every op's loop over one block
 MAX_KINDS = 4                   # operand-kind variants a run compiles at most
 CACHE_DIR = None                # None: cache_dir()'s default; "": no on-disk cache
@@ -138,6 +148,25 @@ class FusedRun:
 _MISSING = object()
 _KERNELS = {}                   # (program, kinds, dtype char) -> compiled kernel or None
 _LOCK = threading.Lock()        # two sessions compiling the same run: one compiles
+
+
+def compile_seconds(runs):
+    """About how long compiling the kernels of `runs` (FusedRuns) would take now: the
+    runs whose op sequence some chain already compiled cost nothing, and runs of one op
+    sequence (the tanh chain's 16 `[Mul -> AddV2]`) share one kernel."""
+    compiled = {key[0] for key in _KERNELS}
+    todo = {run.program for run in runs} - compiled
+    if not todo:
+        return 0.0
+    seconds = sum(SECONDS_PER_KERNEL + SECONDS_PER_OP * len(program) for program in todo)
+    return seconds + (FIRST_KERNEL_SECONDS if not _KERNELS else 0.0)
+
+
+def compile_after(runs):
+    """The unfused run time after which a chain with these runs compiles them."""
+    if COMPILE_AFTER_SECONDS is not None:
+        return COMPILE_AFTER_SECONDS
+    return compile_seconds(runs)
 
 
 def kernel_for(program, kinds, dtype):
