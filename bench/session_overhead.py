@@ -204,6 +204,11 @@ def main():
     scale = 10 if args.quick else 1
 
     import tfteach
+    from tfteach.runtime.optimizer import fused_arithmetic
+    # The steady state: a chain's Numba kernels compile at its first run here, where a
+    # student's session compiles them once the chain has run as long as compiling would
+    # take (docs/optimizer.md, pass 5) -- the chain rows show what a long loop reaches.
+    fused_arithmetic.COMPILE_AFTER_SECONDS = 0.0
     try:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
         import tensorflow
@@ -215,6 +220,7 @@ def main():
     numpy_fns = numpy_equivalents()
 
     print("CPU: %s, %d cores" % (cpu_model(), os.cpu_count() or 0))
+    print("(chains' fused-arithmetic kernels compiled before timing: the steady state)")
     print("Session.run overhead, microseconds per run (best of 5)")
     header = "%-16s %10s %10s %10s %12s %12s" % (
         "workload", "tfteach", "numpy", "tensorflow", "tfteach/np", "tfteach/tf")

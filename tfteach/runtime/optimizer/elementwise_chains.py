@@ -10,10 +10,20 @@ A link whose result would not fit the buffer (its other operand broadcasts the v
 to a bigger shape, a 0-d value) runs its own kernel instead; an error names the op
 that failed, as unfused. Only float ops whose kernel is a NumPy ufunc take part (the
 Numba activations are not ufuncs that write in place).
+
+Inside a chain, a run of two or more links of exactly rounded arithmetic (+, -, *, /,
+negation, abs, square, sqrt, maximum, minimum; float32/float64) runs as one generated
+Numba kernel (fused_arithmetic.py) once the chain has run about as long as compiling
+its kernels would take (`fused_arithmetic.compile_after`): the same bits as the ufuncs.
+Until then, and for a step whose operands a kernel does not take, the links run one by
+one.
 """
+from time import perf_counter
+
 import numpy as np
 
 from tfteach.runtime import errors_text
+from tfteach.runtime.optimizer import fused_arithmetic
 from tfteach.runtime.optimizer.rewrite import Rewrite
 from tfteach.runtime.optimizer.slots import plain, producers, readers
 
@@ -41,10 +51,10 @@ def run(steps, plan, rewrites):
         if len(chain) < 2:
             continue
         tail = chain[-1]
-        fused[tail] = _fused_step(chain)
+        fused[tail] = _fused_step(chain, plan)
         dropped.update(chain[:-1])
         rewrites.append(Rewrite(NAME, tuple(s.name for s in chain),
-                                "one step: %s" % " -> ".join(s.type for s in chain)))
+                                "one step: %s" % describe(chain, fused[tail].kernel.fused_runs)))
     if not fused:
         return steps
     return [fused.get(step, step) for step in steps if step not in dropped]
@@ -58,7 +68,7 @@ def _is_link(step, awaited):
             and step.op._outputs[0].dtype.base_dtype.np.kind == "f")
 
 
-def _fused_step(chain):
+def _fused_step(chain, plan):
     import copy
     head = chain[0]
     in_slots = list(head.in_slots)
@@ -71,36 +81,180 @@ def _fused_step(chain):
     tail = chain[-1]
     one = copy.copy(tail)
     one.in_slots = tuple(in_slots)
-    one.kernel = _chain_kernel(head, tuple(program))
+    runs = _fused_runs(chain, program, plan) if fused_arithmetic.ENABLED else {}
+    one.kernel = _chain_kernel(head, tuple(program), runs)
+    one.kernel.fused_runs = runs
     return one
 
 
-def _chain_kernel(head, program):
+def _fused_runs(chain, program, plan):
+    """{index of a run's first link (0: the head): (index after its last, FusedRun,
+    operand count)} for each run of >= 2 consecutive exact links (fused_arithmetic.py).
+    An operand that is a size-1 constant of the plan (in its template, not fed) goes
+    into the run's constants, if it cannot make the value grow (its rank is at most the
+    chain value's static rank); the others are read at run time."""
+    exact = [fused_arithmetic.is_exact(step) for step in chain]
+    feeds = set(plan.feed_slots)
+    runs, k = {}, 0
+    while k < len(chain):
+        stop = k
+        while stop < len(chain) and exact[stop]:
+            stop += 1
+        if stop - k >= 2:
+            dtype = chain[k].op._outputs[0].dtype.base_dtype.np
+            ops, picks, constants, n = [], [], [], 0
+            for i in range(k, stop):
+                link = chain[i]
+                # the head reads operands only; a later link the chain's value, at value_at
+                value_at = None if i == 0 else program[i - 1][2]
+                inputs = link.op._inputs
+                refs = []
+                for j, slot in ((j, s) for j, s in enumerate(link.in_slots) if j != value_at):
+                    # what it broadcasts against: the chain's value, or the head's other input
+                    against = value_at if value_at is not None else 1 - j
+                    rank = inputs[against].shape.ndims if against < len(inputs) else None
+                    c = _constant(plan, feeds, slot, dtype, rank)
+                    if c is not None:
+                        refs.append(("c", len(constants)))
+                        constants.append(c)
+                    else:
+                        refs.append(len(picks))
+                        picks.append(n)
+                    n += 1
+                if value_at is not None:
+                    refs.insert(value_at, -1)
+                ops.append((link.type, tuple(refs)))
+            run = fused_arithmetic.FusedRun(tuple(ops), tuple(picks), constants, dtype)
+            runs[k] = (stop, run, n)
+        k = max(stop, k + 1)
+    return runs
+
+
+def _constant(plan, feeds, slot, dtype, rank):
+    """The plan's size-1 constant at `slot` (a float, not NaN: its bits must reach the
+    kernel as they are), if broadcasting it cannot change a value of rank `rank`."""
+    value = plan.template[slot] if slot < len(plan.template) and slot not in feeds else None
+    if (type(value) is not np.ndarray or value.size != 1 or value.dtype != dtype
+            or rank is None or value.ndim > rank or np.isnan(value).any()):
+        return None
+    return value.reshape(-1)[0]
+
+
+def describe(chain, runs):
+    """The chain as a Rewrite's words: `Tanh -> Numba[Mul -> AddV2] -> Tanh`."""
+    parts, k = [], 0
+    while k < len(chain):
+        if k in runs:
+            stop = runs[k][0]
+            parts.append("Numba[%s]" % " -> ".join(s.type for s in chain[k:stop]))
+            k = stop
+        else:
+            parts.append(chain[k].type)
+            k += 1
+    return " -> ".join(parts)
+
+
+class _Heat:
+    """How long a chain with fused runs has run unfused; `hot` once that is
+    fused_arithmetic.compile_after(its runs) (about what compiling them would cost):
+    its runs then compile and run as kernels. `due`: when to look at the cost again."""
+    __slots__ = ("spent", "hot", "due")
+
+    def __init__(self):
+        self.spent, self.hot, self.due = 0.0, False, 0.0
+
+
+def _chain_kernel(head, program, runs):
+    unfused = _chain_runner(head, program, {})
+    if not runs:
+        return unfused
+    fused = _chain_runner(head, program, runs)
+    heat = _Heat()
+    fused_runs = [run for _, run, _ in runs.values()]
+
+    def run_fused_chain(ctx, *args):
+        if heat.hot:
+            return fused(ctx, *args)
+        limit = fused_arithmetic.COMPILE_AFTER_SECONDS     # a fixed limit, if one is set
+        if limit is None:
+            if heat.spent >= heat.due:
+                # The estimate falls as other chains compile the same runs: asked
+                # again each time the chain has run as long as it said.
+                heat.due = fused_arithmetic.compile_seconds(fused_runs)
+            limit = heat.due
+        if heat.spent >= limit:
+            heat.hot = True
+            return fused(ctx, *args)
+        start = perf_counter()
+        result = unfused(ctx, *args)
+        heat.spent += perf_counter() - start
+        return result
+    run_fused_chain.heat = heat
+    return run_fused_chain
+
+
+def _chain_runner(head, program, runs):
+    """The chain's kernel: the head, then each link's ufunc in place where it can, and
+    each run of `runs` as one kernel call (or, where its operands do not fit a kernel,
+    its links one by one)."""
     n_head = len(head.in_slots)
+    # groups of links after the head: (FusedRun or None, its operand count, its links)
+    groups, k = [], 1
+    head_run = runs.get(0)
+    if head_run is not None:
+        k = head_run[0]
+    while k < len(program) + 1:
+        if k in runs:
+            stop, fused_run, n = runs[k]
+            groups.append((fused_run, n, program[k - 1:stop - 1]))
+            k = stop
+            continue
+        stop = min([s for s in runs if s > k] + [len(program) + 1])
+        groups.append((None, 0, program[k - 1:stop - 1]))
+        k = stop
+    head_links = program[:head_run[0] - 1] if head_run is not None else ()
 
     def run_chain(ctx, *args):
-        buf = _run(head, args[:n_head])
-        # While `buf` is an array of its own with >= 1 dimension, each link writes into
-        # it; its shape and dtype do not change then (checked per operand by _fits).
-        owned = type(buf) is np.ndarray and buf.ndim > 0
         i = n_head
-        for ufunc, link, chain_at, has_other in program:
-            if has_other:
-                other = args[i]
-                i += 1
-                if owned and _fits(buf, other):
-                    if chain_at == 0:
-                        ufunc(buf, other, out=buf)
-                    else:
-                        ufunc(other, buf, out=buf)
-                    continue
-                buf = _run(link, (buf, other) if chain_at == 0 else (other, buf))
-            elif owned:
-                ufunc(buf, out=buf)
-                continue
-            else:
-                buf = _run(link, (buf,))
+        buf = None
+        if head_run is not None:
+            i = head_run[2]
+            buf = head_run[1].run(None, args[:i])
+        if buf is not None:
+            owned = True
+            groups_now = groups
+        else:
+            buf = _run(head, args[:n_head])
             owned = type(buf) is np.ndarray and buf.ndim > 0
+            i = n_head
+            groups_now = ((None, 0, head_links),) + tuple(groups) if head_links else groups
+        for fused_run, n, links in groups_now:
+            if fused_run is not None and owned:
+                result = fused_run.run(buf, args[i:i + n])
+                if result is not None:
+                    buf = result
+                    i += n
+                    continue
+            # While `buf` is an array of its own with >= 1 dimension, each link writes
+            # into it; its shape and dtype do not change then (checked per operand by
+            # _fits).
+            for ufunc, link, chain_at, has_other in links:
+                if has_other:
+                    other = args[i]
+                    i += 1
+                    if owned and _fits(buf, other):
+                        if chain_at == 0:
+                            ufunc(buf, other, out=buf)
+                        else:
+                            ufunc(other, buf, out=buf)
+                        continue
+                    buf = _run(link, (buf, other) if chain_at == 0 else (other, buf))
+                elif owned:
+                    ufunc(buf, out=buf)
+                    continue
+                else:
+                    buf = _run(link, (buf,))
+                owned = type(buf) is np.ndarray and buf.ndim > 0
         return buf
     return run_chain
 

@@ -1,0 +1,284 @@
+"""Runs of exactly rounded arithmetic inside an elementwise chain, as one Numba kernel.
+
+`elementwise_chains.py` runs a chain as one step that still calls one NumPy ufunc per
+op. IEEE 754 rounds `+ - * /` and `sqrt` exactly (the one correct result), and
+negation, `abs`, `x * x`, maximum and minimum have one right answer too: a Numba loop
+doing them on float32/float64 gives NumPy's bits, where its `tanh`/`exp` would not
+(docs/rnn.md, "Speed"). So a run of such ops inside a chain becomes one generated
+`@njit(nogil=True)` function; the chain's other links (Tanh, Exp...) keep calling
+NumPy's ufuncs between the runs.
+
+What keeps the bits (tests/test_fused_arithmetic.py checks them against NumPy):
+- Numba compiles without fastmath (no reassociation, no FMA contraction) and with
+  `error_model="numpy"` (x / 0 is inf, as NumPy, not ZeroDivisionError);
+- every operand has the chain's dtype (TF's ops never mix dtypes; a run of any other
+  dtype runs as unfused), so each link stays float32 or float64 as NumPy's does;
+- each op is its own loop over a block of elements that writes memory, as NumPy's ufunc
+  calls do. One expression per element would let LLVM move a negation into a division
+  (`-(x / y)` as `(-x) / y`), which it may, because it treats a NaN's sign as free:
+  inf/inf then gives the other NaN. Blocks of `BLOCK` elements keep the data in cache;
+- the plan's constants come as one array loaded at run time: a constant LLVM could see
+  would let it turn `x * -1.0` into a negation (a NaN's sign flips, NumPy's does not);
+- maximum/minimum follow NumPy: a NaN in the first operand is returned, else one in the
+  second; equal values (-0.0 and 0.0) give the second operand.
+Only NaN payloads of an op whose two operands are both NaN can differ: which of the two
+comes out is not fixed in NumPy either (its SIMD body returns the first operand's NaN,
+its scalar tail the second's, within one array).
+
+Compiling takes 0.1-3 s (Numba's import, ~0.03 s per op), so a chain compiles only
+once its unfused runs have taken about as long as compiling its kernels would
+(`compile_seconds`; elementwise_chains.py times it): a student's cell that runs a chain
+a few thousand times never waits, and a chain run long enough to pay for its kernels
+stalls once, for at most the time it has already run. Kernels are cached by their
+op sequence, operand kinds (a whole array, or one value broadcast) and dtype, so every
+session (and every run of the same ops in one chain) shares one; the next process
+loads it from Numba's on-disk cache (`cache_dir()`). Numba is imported at the first
+compile (`import tfteach` must not import it).
+"""
+import hashlib
+import importlib.util
+import os
+import sys
+import threading
+
+import numpy as np
+
+__all__ = ["EXACT_OPS", "FusedRun", "is_exact", "kernel_for", "cache_dir", "ENABLED",
+           "COMPILE_AFTER_SECONDS", "BLOCK", "CACHE_DIR", "compile_seconds", "compile_after"]
+
+ENABLED = True                  # read when a plan is built: False keeps ufunc-only chains
+# A chain's kernels compile once its unfused runs have taken as long as compiling them
+# would (compile_seconds): a chain that runs long enough to pay for its kernels gets
+# them, and no chain ever spends more than about twice the best possible time (the
+# rent-or-buy rule). A number here replaces the estimate (tests, bench: 0.0).
+COMPILE_AFTER_SECONDS = None
+# Compile-time estimate, measured on a 2-core Xeon VM (Numba 0.6x, LLVM at -O3): a
+# kernel ~0.1 s plus ~0.03 s per op (75 ops: 1.6-3.1 s), and the process's first
+# kernel another ~0.5 s (Numba's import and its first-compile set-up).
+SECONDS_PER_KERNEL, SECONDS_PER_OP, FIRST_KERNEL_SECONDS = 0.1, 0.03, 0.5
+BLOCK = 1024                    # elements per block: every op's loop over one block
+MAX_KINDS = 4                   # operand-kind variants a run compiles at most
+CACHE_DIR = None                # None: cache_dir()'s default; "": no on-disk cache
+
+# op type -> (the ufunc its float kernel calls, the element expression of a (, b))
+EXACT_OPS = {
+    "Add": (np.add, "a + b"), "AddV2": (np.add, "a + b"),
+    "Sub": (np.subtract, "a - b"), "Mul": (np.multiply, "a * b"),
+    "RealDiv": (np.true_divide, "a / b"),
+    "Maximum": (np.maximum, "a if (a != a or a > b) else b"),
+    "Minimum": (np.minimum, "a if (a != a or a < b) else b"),
+    "Neg": (np.negative, "-a"), "Abs": (np.absolute, "abs(a)"),
+    "Square": (np.square, "a * a"), "Sqrt": (np.sqrt, "np.sqrt(a)"),
+}
+DTYPES = (np.dtype(np.float32), np.dtype(np.float64))   # float16: not checked, kept out
+
+
+def is_exact(step):
+    """Whether a chain link's op can run inside a fused kernel."""
+    entry = EXACT_OPS.get(step.type)
+    return (entry is not None and getattr(step.kernel, "ufunc", None) is entry[0]
+            and step.op._outputs[0].dtype.base_dtype.np in DTYPES)
+
+
+class FusedRun:
+    """Consecutive exact links of one chain.
+
+    `program`: per link, (op type, operand refs): -1 is the chain's value, ("c", k) the
+    k-th of `constants` (size-1 constants of the plan, passed to the kernel as one
+    array: loaded at run time, so LLVM cannot fold `x * -1.0` into a negation that
+    flips a NaN's sign), j >= 0 the j-th operand read at run time (the run's head, when
+    it starts the chain, reads no chain value). `run(value, args)` gives the run's
+    result (a new array, or `value` written in place), or None where the operands do
+    not fit a kernel (the caller then runs the links one by one). `args`: the operands
+    of the run's links in order, constants included; `picks` says which are read."""
+
+    def __init__(self, program, picks, constants, dtype):
+        self.program, self.dtype = program, np.dtype(dtype)
+        self.picks = picks
+        self.constants = np.array(constants, self.dtype).reshape(-1)
+        self.kernels = {}                       # operand kinds -> compiled kernel or None
+        self._own = None                        # the kernel of a run with constants only
+        self.name = kernel_name(program)
+
+    def run(self, value, args):
+        if not self.picks and value is not None:   # constants only: the common short run
+            kernel = self._own
+            if kernel is not None and value.dtype == self.dtype and value.flags.c_contiguous:
+                kernel(value if value.ndim == 1 else value.reshape(-1), self.constants)
+                return value
+        dtype = self.dtype
+        operands = [args[p] for p in self.picks]
+        if value is None:                       # the run starts the chain: a new array
+            shape = max((np.shape(x) for x in operands), key=len) if operands else ()
+            if not shape:
+                return None                     # 0-d: NumPy returns a scalar, not an array
+        else:
+            if value.dtype != dtype or not value.flags.c_contiguous:
+                return None
+            shape = value.shape
+        kinds, flats = "", [self.constants]
+        for x in operands:
+            if type(x) is not np.ndarray or x.dtype != dtype:
+                return None
+            if x.shape == shape:
+                if not x.flags.c_contiguous:
+                    return None
+                kinds += "f"
+            elif x.size == 1 and x.ndim <= len(shape):
+                kinds += "s"
+            else:
+                return None                     # a broadcast that a kernel does not do
+            flats.append(x if x.ndim == 1 else x.reshape(-1))
+        kernel = self.kernels.get(kinds, _MISSING)
+        if kernel is _MISSING:
+            kernel = None
+            if len(self.kernels) < MAX_KINDS:
+                kernel = kernel_for(self.program, kinds, dtype)
+            self.kernels[kinds] = kernel
+            if not kinds:
+                self._own = kernel
+        if kernel is None:
+            return None
+        if value is None:
+            value = np.empty(shape, dtype)
+        kernel(value if value.ndim == 1 else value.reshape(-1), *flats)
+        return value
+
+
+_MISSING = object()
+_KERNELS = {}                   # (program, kinds, dtype char) -> compiled kernel or None
+_LOCK = threading.Lock()        # two sessions compiling the same run: one compiles
+
+
+def compile_seconds(runs):
+    """About how long compiling the kernels of `runs` (FusedRuns) would take now: the
+    runs whose op sequence some chain already compiled cost nothing, and runs of one op
+    sequence (the tanh chain's 16 `[Mul -> AddV2]`) share one kernel."""
+    compiled = {key[0] for key in _KERNELS}
+    todo = {run.program for run in runs} - compiled
+    if not todo:
+        return 0.0
+    seconds = sum(SECONDS_PER_KERNEL + SECONDS_PER_OP * len(program) for program in todo)
+    return seconds + (FIRST_KERNEL_SECONDS if not _KERNELS else 0.0)
+
+
+def compile_after(runs):
+    """The unfused run time after which a chain with these runs compiles them."""
+    if COMPILE_AFTER_SECONDS is not None:
+        return COMPILE_AFTER_SECONDS
+    return compile_seconds(runs)
+
+
+def kernel_for(program, kinds, dtype):
+    """The compiled kernel for a run's program, operand kinds and dtype (None when it
+    cannot be compiled: the run then goes on link by link). Its arguments: the result
+    (1-d, written in place), the constants, the operands (1-d; "s" ones of size 1)."""
+    key = (program, kinds, np.dtype(dtype).char)
+    kernel = _KERNELS.get(key, _MISSING)
+    if kernel is _MISSING:
+        with _LOCK:
+            kernel = _KERNELS.get(key, _MISSING)
+            if kernel is _MISSING:
+                try:
+                    kernel = _compile(program, kinds, np.dtype(dtype))
+                except Exception:  # noqa: BLE001 - no kernel: the ufuncs run instead
+                    kernel = None
+                _KERNELS[key] = kernel
+    return kernel
+
+
+def kernel_name(program):
+    types = [op for op, _ in program]
+    name = "fused_" + "_".join(types[:6])
+    return name + ("_%d_ops" % len(types) if len(types) > 6 else "")
+
+
+def source(program, kinds):
+    """The Python source of a run's kernel: `def fused_...(out, c, x0, x1, ...)`, `c`
+    the run's constants, `kinds[j]` "f" for an operand of the result's shape, "s" for
+    one value broadcast. Each block's loops index slices from 0 (`range(lo, hi)` would
+    leave Numba's negative-index wraparound in them, and LLVM would not vectorize)."""
+    def operand(ref):
+        if ref == -1:
+            return "o[i]"
+        if isinstance(ref, tuple):
+            return "c%d" % ref[1]
+        return "b%d[i]" % ref if kinds[ref] == "f" else "s%d" % ref
+    constants = sorted({ref[1] for _, refs in program for ref in refs if isinstance(ref, tuple)})
+    args = "".join(", x%d" % j for j in range(len(kinds)))
+    lines = ["def %s(out, c%s):" % (kernel_name(program), args), "    n = out.shape[0]"]
+    lines += ["    c%d = c[%d]" % (k, k) for k in constants]
+    lines += ["    s%d = x%d[0]" % (j, j) for j, kind in enumerate(kinds) if kind == "s"]
+    lines += ["    for lo in range(0, n, %d):" % BLOCK, "        hi = min(n, lo + %d)" % BLOCK,
+              "        m = hi - lo", "        o = out[lo:hi]"]
+    lines += ["        b%d = x%d[lo:hi]" % (j, j) for j, kind in enumerate(kinds) if kind == "f"]
+    for op, refs in program:
+        lines += ["        for i in range(m):"]
+        lines += ["            %s = %s" % (name, operand(ref)) for name, ref in zip("ab", refs)]
+        lines += ["            o[i] = %s" % EXACT_OPS[op][1]]
+    return "\n".join(lines) + "\n"
+
+
+def _compile(program, kinds, dtype):
+    import numba
+    text = source(program, kinds)
+    fn, on_disk = _function(kernel_name(program), text)
+    element = numba.from_dtype(dtype)
+    out = numba.types.Array(element, 1, "C")
+    operand = numba.types.Array(element, 1, "C", readonly=True)   # takes writable ones too
+    signature = numba.void(out, *[operand] * (1 + len(kinds)))
+    if on_disk:
+        try:
+            return numba.njit(signature, nogil=True, error_model="numpy", cache=True)(fn)
+        except Exception:  # noqa: BLE001 - Numba found nowhere to cache: compile anyway
+            pass
+    return numba.njit(signature, nogil=True, error_model="numpy")(fn)
+
+
+def cache_dir():
+    """Where kernels' sources go, so that Numba's on-disk cache (`cache=True`, beside
+    them) serves the next process: `CACHE_DIR`, by default
+    $XDG_CACHE_HOME/tfteach/fused_arithmetic (~/.cache/...); "" for none."""
+    if CACHE_DIR is not None:
+        return CACHE_DIR
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(root, "tfteach", "fused_arithmetic")
+
+
+def _function(name, text):
+    """(the kernel's Python function, whether it lives in a file Numba can cache for).
+    The file is named by a hash of its text, so a name always holds the same source."""
+    directory = cache_dir()
+    if directory:
+        digest = hashlib.sha1(text.encode()).hexdigest()[:16]
+        path = os.path.join(directory, "%s_%s.py" % (name, digest))
+        text = "import numpy as np\n\n\n" + text
+        try:
+            if _read(path) != text:                # absent (or not what it must hold)
+                os.makedirs(directory, exist_ok=True)
+                partial = "%s.%d.tmp" % (path, os.getpid())
+                with open(partial, "w") as f:
+                    f.write(text)
+                os.replace(partial, path)          # another process may write it too
+            module_name = "tfteach_fused_" + digest
+            module = sys.modules.get(module_name)
+            if module is None:
+                # Numba's cache finds a function's module by its name in sys.modules
+                spec = importlib.util.spec_from_file_location(module_name, path)
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+                sys.modules[module_name] = module
+            return getattr(module, name), True
+        except (OSError, ImportError, SyntaxError, AttributeError):
+            pass                                    # no writable cache: compile in memory
+    namespace = {"np": np}
+    exec(compile(text, "<tfteach fused arithmetic>", "exec"), namespace)  # noqa: S102
+    return namespace[name], False
+
+
+def _read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None
