@@ -216,6 +216,29 @@ def test_a_loop_that_only_reads_its_variable_and_its_gradient():
     assert_same_as_tensorflow(build)
 
 
+GRADIENT_BODIES = {
+    # x * tf.identity(v): TF pushes the read (the variable's buffer) on its stack, and
+    # the gradient loop pops the buffer as the forward loop left it: 4 * 4 * 4.
+    "identity": lambda tf, v, x: x * tf.identity(v),
+    # x * (v * 1): a Mul's output is a new tensor, pushed with each iteration's value.
+    "computed": lambda tf, v, x: x * (v * 1.0),
+    "square": lambda tf, v, x: x * x * tf.identity(v)}
+
+
+@pytest.mark.parametrize("body", sorted(GRADIENT_BODIES))
+def test_the_gradient_of_a_loop_that_writes_what_it_reads(body):
+    def build(tf):
+        v = tf.Variable(1.0)
+        x0 = tf.constant(2.0)
+
+        def step(i, x):
+            with tf.control_dependencies([tf.assign_add(v, 1.0)]):
+                return i + 1, GRADIENT_BODIES[body](tf, v, x)
+        _, y = loop(tf, lambda i, x: i < 3, step, [0, x0])
+        return [y] + tf.gradients(y, [x0])
+    assert_same_as_tensorflow(build)
+
+
 def test_an_uninitialized_variable_fails_as_in_tensorflow():
     def build(tf):
         v = tf.Variable(0.0)

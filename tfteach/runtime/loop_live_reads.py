@@ -35,7 +35,7 @@ from tfteach.kernels.cpu.state_kernels import VariableRef
 from tfteach.runtime import executor, ref_reads
 from tfteach.runtime.placement import variable_of
 
-__all__ = ["variables_written", "variable_read_by", "live_reads", "refresh"]
+__all__ = ["variables_written", "variable_read_by", "live_reads", "live_saved", "refresh"]
 
 
 def variables_written(loop):
@@ -77,6 +77,23 @@ def live_reads(loop, store):
         if variable is not None and variable in written:
             live.append((position, VariableRef(store, variable)))
     return live
+
+
+def live_saved(saved, loop, store):
+    """[(position in `saved`, VariableRef)] for the body tensors a loop's gradient reads
+    back from its history (`saved`) that are reads of a variable the loop writes. TF
+    pushes such a read on its stack without a copy, so the gradient loop finds the
+    variable's buffer as it is then, after the forward loop's writes (not the value of
+    the iteration that pushed it)."""
+    written = variables_written(loop)
+    if not written:
+        return []
+    found = []
+    for position, tensor in enumerate(saved):
+        variable = variable_read_by(tensor)
+        if variable is not None and variable in written:
+            found.append((position, VariableRef(store, variable)))
+    return found
 
 
 def refresh(captured, live):

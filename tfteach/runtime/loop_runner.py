@@ -8,7 +8,10 @@ and the captured tensors:
   - the condition plan fetches `while/LoopCond`;
   - the body plan fetches the `while/NextIteration` values.
 Body ops therefore run exactly once per iteration (a `tf.assign_add` in the body adds
-once per iteration), and never after the condition turned false.
+once per iteration), and never after the condition turned false. A captured read of a
+variable that the loop writes (`v/read` in a body with `tf.assign_add(v, 1)`) is fed the
+variable's value anew for each run of the condition and the body, as TF's Enter
+forwards the variable's buffer (loop_live_reads.py).
 
 Once `tf.gradients` went through a loop (ops/while_grad.py), the While kernel also
 records every iteration's loop variables and the body tensors the gradient reads (TF's
@@ -295,13 +298,19 @@ def run_while_grad(ctx, *inputs):
     history = _history(ctx, grad_loop, finals, given)
     plan, hoisting = _grad_plan(ctx, grad_loop)
     saved_at = [history.index[t] for t in grad_loop.saved]
+    live = ctx.state.get("live_saved")
+    if live is None:
+        live = ctx.state["live_saved"] = loop_live_reads.live_saved(
+            grad_loop.saved, loop, ctx.session.variable_values)
     totals = [np.zeros_like(np.asarray(captured[j])) for j in grad_loop.cap_ids]
     products = [_Products() for _ in totals]
     body = hoisting.start(plan)
     try:
         for values, saved_values in reversed(history.steps):
-            outputs = iter(body.run(values + captured + extra +
-                                    [saved_values[i] for i in saved_at] + grads))
+            saved_now = [saved_values[i] for i in saved_at]
+            if live:                  # reads of a variable the loop wrote: its value now
+                saved_now = loop_live_reads.refresh(saved_now, live)
+            outputs = iter(body.run(values + captured + extra + saved_now + grads))
             grads = [_value_or_zeros(None if g is None else next(outputs), values[i])
                      for g, i in zip(grad_loop.var_grads, grad_loop.var_ids)]
             for j, _ in enumerate(grad_loop.cap_grads):

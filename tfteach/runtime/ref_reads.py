@@ -20,6 +20,8 @@ fetched read with a write after it is read again at the end of the run (`current
 as TensorFlow hands the client the buffer itself. A read that goes to another device
 (a fetch from a GPU, an op on the CPU) is copied as soon as it is ready, as TensorFlow's
 Send is, so the copy keeps the value of the read.
+A While op whose loop writes a variable counts as a write of it (`written_variables`);
+inside the loop, the captured reads are live too (loop_live_reads.py).
 Plans without such a pattern (a usual training step: every read comes before the
 updates) run exactly as before.
 """
@@ -57,6 +59,7 @@ def read_when_run(steps, feed_slots, fetch_slots, store, fed_reads=None):
     fed = set(feed_slots)
     order = _Order(steps)
     # slot -> (VariableV2 op, when its value was read)
+    fed_reads_slots = set(fed_reads or ())
     aliases = {slot: (variable, -1) for slot, variable in (fed_reads or {}).items()}
     replaced = {}
     for i, step in enumerate(steps):
@@ -73,6 +76,10 @@ def read_when_run(steps, feed_slots, fetch_slots, store, fed_reads=None):
                     break
         if stale:
             replaced[step] = _reading_when_run(step, stale, store)
+        if step.source is not None and step.in_slots[0] in fed_reads_slots:
+            # A fed read comes from the client, so a plan on a GPU copies it there
+            # first; in TF the loop's Enter is on the GPU with it, and forwards it.
+            aliases[step.single_out] = aliases[step.in_slots[0]]
         if step.source is None and step.single_out is not None and step.in_slots:
             read = _read_by(step, fed, aliases)
             if read is not None:
