@@ -33,13 +33,13 @@ def _while_op(graph):
 
 def counting_loop(device=None):
     """The brief's repro: acc += v after each assign_add(v, 1), three times."""
-    v = tf.Variable(0.0)
-
-    def body(i, acc):
-        with tf.control_dependencies([tf.assign_add(v, 1.0)]):
-            r = tf.identity(v)
-        return i + 1, acc + r
     with tf.device(device):
+        v = tf.Variable(0.0)
+
+        def body(i, acc):
+            with tf.control_dependencies([tf.assign_add(v, 1.0)]):
+                r = tf.identity(v)
+            return i + 1, acc + r
         return v, tf.while_loop(lambda i, a: i < 3, body, [0, 0.0], parallel_iterations=1)
 
 
@@ -64,6 +64,17 @@ def test_on_a_virtual_gpu_too(virtual_gpus):
         with tf.Session() as sess:
             sess.run(v.initializer)
             assert sess.run([i, acc]) == [3, 6.0]
+
+
+def test_a_fed_read_is_the_fed_value_in_every_iteration():
+    graph = tf.Graph()
+    with graph.as_default():
+        v, (i, acc) = counting_loop()
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            assert sess.run([i, acc], {v.value(): 10.0}) == [3, 30.0]
+            assert sess.run(v) == 3.0                      # the assignments ran
+            assert sess.run([i, acc]) == [3, 15.0]         # not fed: live again
 
 
 def test_a_loop_that_only_reads_its_variable_keeps_it_invariant(products):

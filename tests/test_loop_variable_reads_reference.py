@@ -196,6 +196,38 @@ def test_reads_outside_the_loop_ordered_after_it_see_its_writes():
     assert float(assert_same_as_tensorflow(build)[1]) == 3.0
 
 
+def test_a_fed_read_is_the_same_in_every_iteration():
+    # The Enter forwards the fed value, not the variable's buffer.
+    def run_fed(tf):
+        graph = tf.Graph()
+        with graph.as_default():
+            v = tf.Variable(0.0)
+
+            def body(i, acc):
+                with tf.control_dependencies([tf.assign_add(v, 1.0)]):
+                    return i + 1, acc + tf.identity(v)
+            out = loop(tf, lambda i, a: i < 3, body, [0, 0.0])
+            with tf.Session(graph=graph) as sess:
+                sess.run(v.initializer)
+                return sess.run(out, {v.value(): 10.0}), sess.run(v)
+    (i, acc), v = run_fed(tensorflow_v1())
+    assert (int(i), float(acc), float(v)) == (3, 30.0, 3.0)
+    (i, acc), v = run_fed(tfteach)
+    assert (int(i), float(acc), float(v)) == (3, 30.0, 3.0)
+
+
+def test_an_assignment_of_a_new_size_leaves_the_read_its_old_buffer():
+    def build(tf):
+        v = tf.Variable([1.0, 2.0], validate_shape=False)
+
+        def body(i, acc):
+            grow = tf.assign(v, tf.zeros([3]), validate_shape=False)
+            with tf.control_dependencies([grow]):
+                return i + 1, acc + tf.reduce_sum(tf.identity(v))
+        return loop(tf, lambda i, a: i < 2, body, [0, 0.0])
+    assert float(assert_same_as_tensorflow(build)[1]) == 6.0
+
+
 def test_a_resource_variable_read_in_the_body_is_live_too():
     def build(tf):
         v = tf.get_variable("r", initializer=0.0, use_resource=True)

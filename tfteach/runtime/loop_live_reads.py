@@ -27,15 +27,24 @@ buffer while its size and dtype stay) to every run of the condition and the body
 sub-plans are told which feeds are such reads (`fed_reads`), so that an op waiting for a
 write in the same iteration reads again (ref_reads.read_when_run).
 
+A captured value that is not the variable's buffer in a run (fed by the client, or
+copied from another device) is that value in every iteration, as TF's Enter forwards
+it (`forwarded`). The loop's gradient reads a saved read of the variable (a body's
+`tf.identity(v)`) as the variable is when the gradient runs: TF pushes the buffer on
+its stack, not a copy (`live_saved`).
+
 A loop that only reads its variables (an RNN's weights, every iteration) has no live
 read: its captured reads stay loop invariants, fed once and hoisted as before
 (loop_hoisting.py).
 """
+import numpy as np
+
 from tfteach.kernels.cpu.state_kernels import VariableRef
 from tfteach.runtime import executor, ref_reads
 from tfteach.runtime.placement import variable_of
 
-__all__ = ["variables_written", "variable_read_by", "live_reads", "live_saved", "refresh"]
+__all__ = ["variables_written", "variable_read_by", "live_reads", "forwarded", "live_saved",
+           "refresh"]
 
 
 def variables_written(loop):
@@ -77,6 +86,21 @@ def live_reads(loop, store):
         if variable is not None and variable in written:
             live.append((position, VariableRef(store, variable)))
     return live
+
+
+def forwarded(live, captured):
+    """The reads of `live` whose captured value in this run is the variable's buffer
+    (its stored array, or a view of it). One that is not was fed by the client
+    (`sess.run(loop, {v.value(): 10.0})`) or copied from another device (TF's Send
+    copies too): TF's Enter then forwards that value, the same in every iteration."""
+    kept = []
+    for position, ref in live:
+        value, stored = captured[position], ref.store.get(ref.name)
+        if value is stored or (isinstance(value, np.ndarray) and
+                               isinstance(stored, np.ndarray) and
+                               np.may_share_memory(value, stored)):
+            kept.append((position, ref))
+    return kept
 
 
 def live_saved(saved, loop, store):

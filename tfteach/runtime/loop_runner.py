@@ -59,20 +59,27 @@ class _History:
         self.final = final        # the values the While op returned (identity-checked)
 
 
-def _plans(ctx, loop):
+def _plans(ctx, loop, captured=None):
     """The (condition, body) sub-plans, what the body hoists (loop_hoisting.py) and the
-    captured reads of variables the loop writes (loop_live_reads.py), built once per
-    session and set of saved tensors, each plan specialised on the shapes it is fed
-    (loop_specialise.py)."""
+    captured reads of variables the loop writes that are live in this run
+    (loop_live_reads.py), built once per session, set of saved tensors and set of live
+    reads, each plan specialised on the shapes it is fed (loop_specialise.py).
+    `captured`: this run's captured values (None: every read that may be live is)."""
     saved = getattr(loop, "saved", None)
+    live = ctx.state.get("live")
+    if live is None:
+        live = ctx.state["live"] = loop_live_reads.live_reads(
+            loop, ctx.session.variable_values)
+    if live and captured is not None:
+        live = loop_live_reads.forwarded(live, captured)
+    key = (saved, tuple(position for position, _ in live))
     plans = ctx.state.get("plans")
-    if plans is None or plans[0] is not saved:
+    if plans is None or plans[0][0] is not saved or plans[0][1] != key[1]:
         feeds = tuple(loop.loop_vars) + tuple(loop.captured)
         with ctx.session._building:          # one thread builds them (build_once)
             plans = ctx.state.get("plans")
-            if plans is None or plans[0] is not saved:
+            if plans is None or plans[0][0] is not saved or plans[0][1] != key[1]:
                 fetches = tuple(loop.next_values) + (saved or ())
-                live = loop_live_reads.live_reads(loop, ctx.session.variable_values)
                 fed_reads = {loop.captured[i]: ref.op for i, ref in live}
                 # A live read changes between iterations: it is no loop invariant.
                 invariant = [t for t in loop.captured if t not in fed_reads]
@@ -80,7 +87,7 @@ def _plans(ctx, loop):
                                                   on=loop_hoisting.enabled(ctx.session))
                 body_feeds = hoisting.body_feeds(feeds)
                 ctx.state["hoisting"] = (hoisting,)
-                plans = ctx.state["plans"] = (saved, (
+                plans = ctx.state["plans"] = (key, (
                     SpecialisingPlan(executor.Plan(ctx.session, (loop.cond,), feeds, (),
                                                    fed_reads=fed_reads), feeds),
                     SpecialisingPlan(hoisting.attach(executor.Plan(
@@ -137,7 +144,7 @@ def run_while(ctx, *inputs):
     captured = list(inputs[n:])
     if ctx.op._op_def.handles_dead_inputs and any(v is DEAD for v in inputs):
         return _run_with_dead_captures(ctx, loop, values, captured)
-    cond_plan, body_plan, hoisting, live = _plans(ctx, loop)
+    cond_plan, body_plan, hoisting, live = _plans(ctx, loop, captured)
     saved = getattr(loop, "saved", None)
     body = hoisting.start(body_plan)
     try:
