@@ -56,7 +56,7 @@ def assert_same_as_tensorflow(build):
     return expected
 
 
-# -- reads in the body ----------------------------------------------------------------------------
+# -- reads in the body --------------------------------------------------------------------
 READS = {"identity": lambda tf, v: tf.identity(v),
          "read_value": lambda tf, v: v.read_value(),
          "plus_zero": lambda tf, v: v + 0,
@@ -294,7 +294,7 @@ def test_an_uninitialized_variable_fails_as_in_tensorflow():
     assert ours.message.startswith(words) and ours.op.name == "Variable/read"
 
 
-# -- as GraphDefs, both ways ----------------------------------------------------------------------
+# -- as GraphDefs, both ways --------------------------------------------------------------
 def assigning_loop(tf):
     v = tf.Variable(0.0, name="v")
 
