@@ -344,3 +344,22 @@ def test_the_loop_crosses_libraries_and_reads_live_there(source, target):
     (i, acc), v = _run_imported(libraries[target], graph_def, names)
     # reads after each assign_add: 3 reads of 1, of 2, of 3
     assert (int(i), float(acc), float(v)) == (3, 18.0, 3.0)
+
+
+@pytest.mark.parametrize("source, target", [("tfteach", "tensorflow"),
+                                            ("tensorflow", "tfteach")])
+def test_the_loop_crosses_libraries_as_a_meta_graph(source, target, tmp_path):
+    libraries = {"tfteach": tfteach, "tensorflow": tensorflow_v1()}
+    writer, reader = libraries[source], libraries[target]
+    path = str(tmp_path / "loop.meta")
+    with writer.Graph().as_default():
+        _, acc = assigning_loop(writer)
+        writer.add_to_collection("acc", acc)
+        writer.train.export_meta_graph(path)
+    with reader.Graph().as_default():
+        reader.train.import_meta_graph(path)
+        (acc,) = reader.get_collection("acc")
+        with reader.Session() as sess:
+            sess.run(reader.global_variables_initializer())
+            assert float(sess.run(acc)) == 18.0
+            assert float(sess.run(acc)) == 45.0    # v goes on from 3: 3 * (4 + 5 + 6)
