@@ -335,7 +335,10 @@ class FrameWriter:
         if enter is None:
             dtype = self.dtype_of(name)
             ref = not isinstance(dtype, int) and dtype.is_ref_dtype
-            enter = self.enter(consumer + "/Enter", name, dtype, frame, True, ref).name
+            # TF names it after its first consumer: `<consumer>/Enter`, or for a
+            # variable's ref (an assignment's input, `v.read_value()`) `/RefEnter`.
+            enter = self.enter(consumer + ("/RefEnter" if ref else "/Enter"), name, dtype,
+                               frame, True, ref).name
             self.node_frame[enter] = frame
             frame.enters[name] = enter
         return enter

@@ -84,9 +84,12 @@ def prune(fetch_tensors, feed_tensors, target_ops):
 class Plan:
     """The cached schedule of one fetch/feed/target signature in one Session."""
 
-    def __init__(self, session, fetch_tensors, feed_tensors, target_ops, summed=()):
+    def __init__(self, session, fetch_tensors, feed_tensors, target_ops, summed=(),
+                 fed_reads=None):
         """`summed`: fetched tensors the caller only adds up (fusion.defer_summed_products);
-        their fetched values may be DeferredProducts (kernels/cpu/linalg.py)."""
+        their fetched values may be DeferredProducts (kernels/cpu/linalg.py). `fed_reads`:
+        {fed tensor: VariableV2 op} for feeds that are reads of a variable, live while
+        the plan runs (a loop's captured `v/read`, runtime/loop_live_reads.py)."""
         ops = prune(fetch_tensors, feed_tensors, target_ops)
         self.ops = ops
         self._run_states = session._run_states   # per run in progress (run_state.py)
@@ -180,7 +183,8 @@ class Plan:
         # A step that a write of its variable precedes reads the variable again when it
         # runs: TF1 reads alias the variable's buffer (runtime/ref_reads.py).
         replaced, self.fetch_rereads = ref_reads.read_when_run(
-            self.steps, self.feed_slots, self.fetch_slots, session.variable_values)
+            self.steps, self.feed_slots, self.fetch_slots, session.variable_values,
+            {slot_of[t]: v for t, v in fed_reads.items()} if fed_reads else None)
         if replaced:
             self.steps = [replaced.get(step, step) for step in self.steps]
             self.fast_steps = [replaced.get(step, step) for step in self.fast_steps]

@@ -14,6 +14,9 @@ per run of a nested loop):
    Not hoisted: stateful ops (random ops give a new value each iteration; queues,
    TensorArrays, stacks, Print, Assert), ops with control inputs or that are one,
    anything in a body that writes a variable (a captured read could then change),
+   anything computed from a captured read of a variable the loop writes elsewhere (its
+   condition, a nested loop: loop_runner leaves such reads out of `invariant`,
+   loop_live_reads.py),
    a body with `tf.cond` (an untaken branch must not run), a body placed off the CPU,
    ops that keep run state (a nested `While`), the captured gradients a gradient body
    only sums (loop_runner._Products multiplies those together), and shape arithmetic

@@ -8,7 +8,10 @@ and the captured tensors:
   - the condition plan fetches `while/LoopCond`;
   - the body plan fetches the `while/NextIteration` values.
 Body ops therefore run exactly once per iteration (a `tf.assign_add` in the body adds
-once per iteration), and never after the condition turned false.
+once per iteration), and never after the condition turned false. A captured read of a
+variable that the loop writes (`v/read` in a body with `tf.assign_add(v, 1)`) is fed the
+variable's value anew for each run of the condition and the body, as TF's Enter
+forwards the variable's buffer (loop_live_reads.py).
 
 Once `tf.gradients` went through a loop (ops/while_grad.py), the While kernel also
 records every iteration's loop variables and the body tensors the gradient reads (TF's
@@ -30,7 +33,7 @@ from tfteach.framework.errors import InvalidArgumentError
 from tfteach.kernels.cpu import run_state
 from tfteach.kernels.cpu.linalg import DeferredProduct
 from tfteach.kernels.cpu.two_workers import split_matmul
-from tfteach.runtime import executor, loop_hoisting
+from tfteach.runtime import executor, loop_hoisting, loop_live_reads
 from tfteach.runtime.loop_specialise import SpecialisingPlan
 
 __all__ = ["run_while", "request_history", "run_while_grad", "run_loop_history"]
@@ -56,28 +59,41 @@ class _History:
         self.final = final        # the values the While op returned (identity-checked)
 
 
-def _plans(ctx, loop):
-    """The (condition, body) sub-plans and what the body hoists (loop_hoisting.py), built
-    once per session and set of saved tensors, each plan specialised on the shapes it is
-    fed (loop_specialise.py)."""
+def _plans(ctx, loop, captured=None):
+    """The (condition, body) sub-plans, what the body hoists (loop_hoisting.py) and the
+    captured reads of variables the loop writes that are live in this run
+    (loop_live_reads.py), built once per session, set of saved tensors and set of live
+    reads, each plan specialised on the shapes it is fed (loop_specialise.py).
+    `captured`: this run's captured values (None: every read that may be live is)."""
     saved = getattr(loop, "saved", None)
+    live = ctx.state.get("live")
+    if live is None:
+        live = ctx.state["live"] = loop_live_reads.live_reads(
+            loop, ctx.session.variable_values)
+    if live and captured is not None:
+        live = loop_live_reads.forwarded(live, captured)
+    key = (saved, tuple(position for position, _ in live))
     plans = ctx.state.get("plans")
-    if plans is None or plans[0] is not saved:
+    if plans is None or plans[0][0] is not saved or plans[0][1] != key[1]:
         feeds = tuple(loop.loop_vars) + tuple(loop.captured)
         with ctx.session._building:          # one thread builds them (build_once)
             plans = ctx.state.get("plans")
-            if plans is None or plans[0] is not saved:
+            if plans is None or plans[0][0] is not saved or plans[0][1] != key[1]:
                 fetches = tuple(loop.next_values) + (saved or ())
-                hoisting = loop_hoisting.Hoisting(ctx.session, fetches, feeds, loop.captured,
+                fed_reads = {loop.captured[i]: ref.op for i, ref in live}
+                # A live read changes between iterations: it is no loop invariant.
+                invariant = [t for t in loop.captured if t not in fed_reads]
+                hoisting = loop_hoisting.Hoisting(ctx.session, fetches, feeds, invariant,
                                                   on=loop_hoisting.enabled(ctx.session))
                 body_feeds = hoisting.body_feeds(feeds)
                 ctx.state["hoisting"] = (hoisting,)
-                plans = ctx.state["plans"] = (saved, (
-                    SpecialisingPlan(executor.Plan(ctx.session, (loop.cond,), feeds, ()),
-                                     feeds),
+                plans = ctx.state["plans"] = (key, (
+                    SpecialisingPlan(executor.Plan(ctx.session, (loop.cond,), feeds, (),
+                                                   fed_reads=fed_reads), feeds),
                     SpecialisingPlan(hoisting.attach(executor.Plan(
-                        ctx.session, fetches, body_feeds, ())), body_feeds)), hoisting)
-    return plans[1] + (plans[2],)
+                        ctx.session, fetches, body_feeds, (), fed_reads=fed_reads)),
+                        body_feeds)), hoisting, live)
+    return plans[1] + plans[2:]
 
 
 def _record_history(forward_op, history):
@@ -98,7 +114,7 @@ def _run_with_dead_captures(ctx, loop, values, captured):
     dead = DEAD if n == 1 else (DEAD,) * n
     if any(v is DEAD for v in values):
         return dead
-    cond, body, hoisting = _plans(ctx, loop)
+    cond, body, hoisting, live = _plans(ctx, loop)
     cond_plan, body_plan = cond.plan, body.plan
     cond_plan.has_control_flow = body_plan.has_control_flow = True
     saved = getattr(loop, "saved", None)
@@ -106,12 +122,12 @@ def _run_with_dead_captures(ctx, loop, values, captured):
     body = hoisting.start(body_plan)
     try:
         while True:
-            pred = cond_plan.run(values + captured)[0]
+            pred = cond_plan.run(values + loop_live_reads.refresh(captured, live))[0]
             if pred is DEAD:
                 return dead
             if not pred:
                 break
-            outputs = body.run(values + captured)
+            outputs = body.run(values + loop_live_reads.refresh(captured, live))
             steps.append((values, outputs[n:]))
             values = outputs[:n]
     finally:
@@ -128,11 +144,14 @@ def run_while(ctx, *inputs):
     captured = list(inputs[n:])
     if ctx.op._op_def.handles_dead_inputs and any(v is DEAD for v in inputs):
         return _run_with_dead_captures(ctx, loop, values, captured)
-    cond_plan, body_plan, hoisting = _plans(ctx, loop)
+    cond_plan, body_plan, hoisting, live = _plans(ctx, loop, captured)
     saved = getattr(loop, "saved", None)
     body = hoisting.start(body_plan)
     try:
-        if saved is None:
+        if live:
+            values = _run_reading_live(cond_plan, body, values, captured, live, saved,
+                                       ctx.op)
+        elif saved is None:
             while cond_plan.run(values + captured)[0]:
                 values = body.run(values + captured)
         else:
@@ -145,6 +164,23 @@ def run_while(ctx, *inputs):
     finally:
         body.close()
     return values[0] if n == 1 else tuple(values)
+
+
+def _run_reading_live(cond_plan, body, values, captured, live, saved, forward_op):
+    """run_while's iterations for a loop that writes a variable it captured a read of:
+    the condition and the body are fed what the variable holds when each runs
+    (loop_live_reads.py). Returns the final values."""
+    refresh = loop_live_reads.refresh
+    n = len(values)
+    steps = []
+    while cond_plan.run(values + refresh(captured, live))[0]:
+        outputs = body.run(values + refresh(captured, live))
+        if saved is not None:
+            steps.append((values, outputs[n:]))
+        values = outputs[:n]
+    if saved is not None:
+        _record_history(forward_op, _History(saved, steps, values))
+    return values
 
 
 # -- the gradient: the body's gradient sub-plan, last iteration first --------------------------
@@ -269,13 +305,19 @@ def run_while_grad(ctx, *inputs):
     history = _history(ctx, grad_loop, finals, given)
     plan, hoisting = _grad_plan(ctx, grad_loop)
     saved_at = [history.index[t] for t in grad_loop.saved]
+    live = ctx.state.get("live_saved")
+    if live is None:
+        live = ctx.state["live_saved"] = loop_live_reads.live_saved(
+            grad_loop.saved, loop, ctx.session.variable_values)
     totals = [np.zeros_like(np.asarray(captured[j])) for j in grad_loop.cap_ids]
     products = [_Products() for _ in totals]
     body = hoisting.start(plan)
     try:
         for values, saved_values in reversed(history.steps):
-            outputs = iter(body.run(values + captured + extra +
-                                    [saved_values[i] for i in saved_at] + grads))
+            saved_now = [saved_values[i] for i in saved_at]
+            if live:                  # reads of a variable the loop wrote: its value now
+                saved_now = loop_live_reads.refresh(saved_now, live)
+            outputs = iter(body.run(values + captured + extra + saved_now + grads))
             grads = [_value_or_zeros(None if g is None else next(outputs), values[i])
                      for g, i in zip(grad_loop.var_grads, grad_loop.var_ids)]
             for j, _ in enumerate(grad_loop.cap_grads):

@@ -20,6 +20,8 @@ fetched read with a write after it is read again at the end of the run (`current
 as TensorFlow hands the client the buffer itself. A read that goes to another device
 (a fetch from a GPU, an op on the CPU) is copied as soon as it is ready, as TensorFlow's
 Send is, so the copy keeps the value of the read.
+A While op whose loop writes a variable counts as a write of it (`written_variables`);
+inside the loop, the captured reads are live too (loop_live_reads.py).
 Plans without such a pattern (a usual training step: every read comes before the
 updates) run exactly as before.
 """
@@ -29,7 +31,7 @@ from tfteach.framework.dead import DEAD
 from tfteach.kernels.cpu.state_kernels import VariableRef
 from tfteach.runtime.placement import variable_of
 
-__all__ = ["FORWARDING_OPS", "read_when_run", "current"]
+__all__ = ["FORWARDING_OPS", "read_when_run", "current", "written_variables"]
 
 # Ops whose output is their first input's buffer in TensorFlow (no copy).
 FORWARDING_OPS = frozenset(["Identity", "StopGradient", "Reshape", "ExpandDims", "Squeeze"])
@@ -38,7 +40,7 @@ FORWARDING_OPS = frozenset(["Identity", "StopGradient", "Reshape", "ExpandDims",
 _NOT_WRITING = frozenset(["IsVariableInitialized"])
 
 
-def read_when_run(steps, feed_slots, fetch_slots, store):
+def read_when_run(steps, feed_slots, fetch_slots, store, fed_reads=None):
     """(replaced, fetch_rereads): {step: its copy that reads again} for each of `steps`
     that a write of a variable must precede, and [(fetch index, VariableRef)] for
     fetched reads to take at the end of the run.
@@ -48,13 +50,17 @@ def read_when_run(steps, feed_slots, fetch_slots, store):
     (data or control): that is when TensorFlow's order is certain. A step that nothing
     orders after the write may run before it in TensorFlow (it is ready first); it keeps
     the value of the read. `steps` in the order they run; `store` the Session's
-    `variable_values`."""
+    `variable_values`; `fed_reads` {feed slot: VariableV2 op} for fed values that are
+    reads of a variable made before the plan runs (a loop body's captured `v/read`,
+    loop_live_reads.py)."""
     writes = _writes(steps)
     if not writes:
         return {}, []
     fed = set(feed_slots)
     order = _Order(steps)
-    aliases = {}                    # slot -> (VariableV2 op, when its value was read)
+    # slot -> (VariableV2 op, when its value was read)
+    fed_reads_slots = set(fed_reads or ())
+    aliases = {slot: (variable, -1) for slot, variable in (fed_reads or {}).items()}
     replaced = {}
     for i, step in enumerate(steps):
         stale = []                  # (input position, VariableV2 op)
@@ -70,6 +76,10 @@ def read_when_run(steps, feed_slots, fetch_slots, store):
                     break
         if stale:
             replaced[step] = _reading_when_run(step, stale, store)
+        if step.source is not None and step.in_slots[0] in fed_reads_slots:
+            # A fed read comes from the client, so a plan on a GPU copies it there
+            # first; in TF the loop's Enter is on the GPU with it, and forwards it.
+            aliases[step.single_out] = aliases[step.in_slots[0]]
         if step.source is None and step.single_out is not None and step.in_slots:
             read = _read_by(step, fed, aliases)
             if read is not None:
@@ -99,19 +109,33 @@ def current(old, ref):
     return value
 
 
+def written_variables(op):
+    """The VariableV2 ops `op` may change: those it takes by reference (Assign, an
+    optimizer's Apply*), or, for a While op, those its loop changes
+    (loop_live_reads.py)."""
+    if op.type == "While":
+        from tfteach.runtime.loop_live_reads import variables_written
+        return variables_written(op._attrs["_loop"])
+    op_def = op._op_def
+    if not op_def.ref_inputs or not op_def.stateful or op.type in _NOT_WRITING:
+        return ()
+    found = []
+    for k in op_def.ref_inputs:
+        if k < len(op._inputs):
+            variable = variable_of(op._inputs[k])
+            if variable is not None and variable not in found:
+                found.append(variable)
+    return found
+
+
 def _writes(steps):
     """{VariableV2 op: [(position, op) of each step that may change it]}."""
     writes = {}
     for i, step in enumerate(steps):
-        op_def = step.op._op_def
-        if (step.source is not None or not op_def.ref_inputs or not op_def.stateful
-                or step.type in _NOT_WRITING):
+        if step.source is not None:
             continue
-        for k in op_def.ref_inputs:
-            if k < len(step.op._inputs):
-                variable = variable_of(step.op._inputs[k])
-                if variable is not None:
-                    writes.setdefault(variable, []).append((i, step.op))
+        for variable in written_variables(step.op):
+            writes.setdefault(variable, []).append((i, step.op))
     return writes
 
 
