@@ -18,3 +18,35 @@ def fresh_graph():
     tf.reset_default_graph()
     yield
     tf.reset_default_graph()
+
+
+@pytest.fixture
+def products(monkeypatch):
+    """Counts the matrix products MatMul kernels compute (their split_matmul calls)."""
+    from tfteach.kernels.cpu import linalg
+    calls = []
+    real = linalg.split_matmul
+
+    def counting(left, right):
+        calls.append((left.shape, right.shape))
+        return real(left, right)
+    monkeypatch.setattr(linalg, "split_matmul", counting)
+    return calls
+
+
+@pytest.fixture
+def one_blas_thread():
+    """OpenBLAS's thread count is one number for the process; a run in progress beside
+    another makes it 1 (docs/engine.md, "Threads"). Pinned to 1, a step computes in a
+    thread what it computes alone, to the bit."""
+    from tfteach.kernels.cpu import two_workers
+    blas = two_workers._find_blas()
+    if blas is None:                        # not OpenBLAS: nothing changes the count
+        yield
+        return
+    saved = blas[0]()
+    blas[1](1)
+    try:
+        yield
+    finally:
+        blas[1](saved)

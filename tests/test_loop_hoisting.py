@@ -19,19 +19,6 @@ NO_META = tf.ConfigProto(graph_options=tf.GraphOptions(
     rewrite_options=RewriterConfig(disable_meta_optimizer=True)))
 
 
-@pytest.fixture
-def products(monkeypatch):
-    """Counts the matrix products MatMul kernels compute (their split_matmul calls)."""
-    calls = []
-    real = linalg.split_matmul
-
-    def counting(left, right):
-        calls.append((left.shape, right.shape))
-        return real(left, right)
-    monkeypatch.setattr(linalg, "split_matmul", counting)
-    return calls
-
-
 def _invariant_loop(n_iterations, a_value, b_value, config=None):
     """x_{i+1} = x_i + (A @ B) * 0.5 with A, B fed outside the loop: A @ B and its
     scaling are invariant. Returns (result, session, graph)."""

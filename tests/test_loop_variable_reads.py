@@ -7,23 +7,9 @@ import pytest
 
 import tfteach as tf
 from device_helpers import virtual_gpus  # noqa: F401 (fixture)
-from tfteach.kernels.cpu import linalg
 from tfteach.runtime import loop_live_reads
 
 W = np.array([[0.5, -1.0], [0.25, 2.0]], np.float32)
-
-
-@pytest.fixture
-def products(monkeypatch):
-    """Counts the matrix products MatMul kernels compute (their split_matmul calls)."""
-    calls = []
-    real = linalg.split_matmul
-
-    def counting(left, right):
-        calls.append((left.shape, right.shape))
-        return real(left, right)
-    monkeypatch.setattr(linalg, "split_matmul", counting)
-    return calls
 
 
 def _while_op(graph):

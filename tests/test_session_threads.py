@@ -44,21 +44,12 @@ def two_workers_even_on_one_core(monkeypatch):
 
 
 @pytest.fixture(autouse=True)
-def one_blas_thread_throughout():
+def one_blas_thread_throughout(one_blas_thread):
     """OpenBLAS's thread count is one number for the process, and a run makes it 1
     while another thread's run is in progress (docs/engine.md, "Threads"); for some
     shapes its one- and two-thread products round differently. Pinned to one thread
-    here, every run computes alone what it computes beside others, to the bit."""
-    blas = two_workers._find_blas()
-    if blas is None:                        # not OpenBLAS: nothing changes the count
-        yield
-        return
-    saved = blas[0]()
-    blas[1](1)
-    try:
-        yield
-    finally:
-        blas[1](saved)
+    here (conftest.py), every run computes alone what it computes beside others."""
+    yield
 
 
 def _rng(seed):

@@ -19,7 +19,7 @@ import pytest
 
 import tfteach
 from tf_reference import tensorflow_v1
-from tfteach.kernels.cpu import training_kernels, two_workers
+from tfteach.kernels.cpu import training_kernels
 
 
 @pytest.fixture
@@ -41,23 +41,6 @@ def count_fast_updates(monkeypatch):
         return taken
     monkeypatch.setattr(training_kernels, "descend_small_in_place", counting)
     return counts
-
-
-@pytest.fixture
-def one_blas_thread():
-    """OpenBLAS's thread count is one number for the process; a run in progress beside
-    another makes it 1 (docs/engine.md, "Threads"). Pinned to 1, a step computes in a
-    thread what it computes alone, to the bit."""
-    blas = two_workers._find_blas()
-    if blas is None:
-        yield
-        return
-    saved = blas[0]()
-    blas[1](1)
-    try:
-        yield
-    finally:
-        blas[1](saved)
 
 
 def _points(n=100, seed=0, dtype=np.float32):
