@@ -103,13 +103,19 @@ def defer_products_into_updates(steps, fetch_slots):
 def defer_summed_products(steps, fetch_slots, summed_slots):
     """`steps` with each MatMul whose output reaches one of `summed_slots` (fetch slots
     the caller only adds up) and nothing else replaced by a copy that defers its product
-    (linalg.summed_matmul_kernel)."""
+    (linalg.summed_matmul_kernel); an UnsortedSegmentSum (a gather's gradient) by one
+    that hands on only its rows that are not zero (index_kernels.SegmentRows)."""
     readers, producer = _readers_and_producers(steps, fetch_slots)
+    summed_forms = {matmul_kernel: summed_matmul_kernel}
+    index_kernels = _loaded_kernels("index_kernels")
+    if index_kernels is not None:
+        summed_forms[index_kernels.unsorted_segment_sum] = \
+            index_kernels.summed_unsorted_segment_sum
     deferred = {}
     for slot in summed_slots:
-        source = _product_feeding(slot, readers, producer)
+        source = _product_feeding(slot, readers, producer, summed_forms)
         if source is not None:
-            deferred[source] = _with_kernel(source, summed_matmul_kernel)
+            deferred[source] = _with_kernel(source, summed_forms[source.kernel])
     return [deferred.get(step, step) for step in steps]
 
 
@@ -123,14 +129,15 @@ def _readers_and_producers(steps, fetch_slots):
     return readers, producer
 
 
-def _product_feeding(slot, readers, producer):
-    """The CPU MatMul step whose output reaches `slot` through Identity ops only, each
-    value on the way read once (by the next); None when there is no such step."""
+def _product_feeding(slot, readers, producer, kernels=(matmul_kernel,)):
+    """The CPU MatMul step (or one of `kernels`) whose output reaches `slot` through
+    Identity ops only, each value on the way read once (by the next); None when there
+    is no such step."""
     while readers[slot] == 1:
         source = producer.get(slot)
         if source is None or source.alloc is not None:
             return None
-        if source.kernel is matmul_kernel:
+        if source.kernel in kernels:
             return source
         if source.type != "Identity":
             return None
