@@ -23,8 +23,11 @@ by any other op, or on a GPU (plans that account device memory keep their steps)
 of each weight the loop body captured; WhileGrad adds the iterations' values up. When
 such a value is a MatMul's output read by nothing else, the MatMul hands on a
 DeferredProduct and WhileGrad multiplies all iterations' operands in one GEMM
-(runtime/loop_runner.py): for an LSTM, 20 products of K = 32 (the batch) become one of
-K = 640, and the 20 additions disappear.
+(runtime/loop_sums.py): for an LSTM, 20 products of K = 32 (the batch) become one of
+K = 640, and the 20 additions disappear. When it is an UnsortedSegmentSum's (the
+gradient of a gather, TF's IndexedSlices) read by nothing else, that op hands on only
+its rows that are not zero (index_kernels.SegmentRows), which WhileGrad adds where
+they go instead of a zero-filled tensor of the whole input.
 
 3. A convolution layer's work shared between its three ops. `Conv2D` and the
 `Conv2DBackpropFilter` of its gradient both build the im2col patch matrix of the same
