@@ -364,3 +364,49 @@ def test_rnn_gradients_have_the_plain_accumulations_bits(monkeypatch, kind):
     assert len(plain) == len(summed)
     for p, s in zip(plain, summed):
         same_bits(s, p)
+
+
+def _random_gather_program(seed, dtype):
+    """A random loop gathering k rows (repeats likely, some rows never) of a captured
+    `params` each iteration, mixed into the state through a matmul, tanh and products."""
+    rng = np.random.RandomState(seed)
+    steps, rows, k, width = rng.randint(1, 7), rng.randint(2, 7), rng.randint(1, 5), 3
+    ids_value = rng.randint(0, rows, (steps, k)).astype(np.int32)
+    params_value = rng.randn(rows, width).astype(dtype)
+    w_value = (rng.randn(width, width) * 0.5).astype(dtype)
+
+    def build(tf):
+        params = tf.placeholder(dtype, [None, width])
+        w = tf.placeholder(dtype, [width, width])
+        ids = tf.placeholder(tf.int32, [None, k])
+
+        def body(t, s):
+            picked = tf.gather(params, tf.gather(ids, t))
+            return t + 1, tf.tanh(tf.matmul(s, w) + picked) * (1.0 + 0.1 * picked)
+        _, s = tf.while_loop(lambda t, s: t < tf.shape(ids)[0], body,
+                             [tf.constant(0), tf.ones([k, width], dtype)])
+        grads = tf.gradients(tf.reduce_sum(s * s), [params, w])
+        return grads, {params: params_value, w: w_value, ids: ids_value}, None
+    return build
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_gather_loops_have_the_plain_accumulations_bits(monkeypatch, seed):
+    dtype = (np.float16, np.float32, np.float64)[seed % 3]
+    plain, summed = run_both_ways(monkeypatch, _random_gather_program(seed, dtype))
+    for p, s in zip(plain, summed):
+        same_bits(s, p)
+        assert s.dtype == dtype
+
+
+def test_a_traced_run_gives_the_same_gradient():
+    """RunOptions(FULL_TRACE) runs the outer plan op by op; the loop's gradient is the
+    same bits."""
+    with tf.Graph().as_default():
+        grads, feed, _ = _random_gather_program(4, np.float32)(tf)
+        with tf.Session() as sess:
+            plain = sess.run(grads, feed)
+            traced = sess.run(grads, feed, options=tf.RunOptions(
+                trace_level=tf.RunOptions.FULL_TRACE), run_metadata=tf.RunMetadata())
+    for p, t in zip(plain, traced):
+        same_bits(t, p)
