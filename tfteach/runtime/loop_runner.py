@@ -25,6 +25,8 @@ in the While op's context: two threads running the loop's gradient at once each 
 their own iterations. The sub-plans are built once, by one thread (Session.build_once),
 and run by any number at once.
 """
+import operator
+
 import numpy as np
 
 from tfteach.framework.dead import DEAD
@@ -223,18 +225,29 @@ def run_while_grad(ctx, *inputs):
     iterations = len(history.steps)
     sums = [loop_sums.Sum(captured[j]) for j in grad_loop.cap_ids]
     products = [loop_sums.Products(ctx, ("products", j), iterations) for j in range(len(sums))]
+    # What each iteration's feed list is made of, worked out once (~40 values a time step
+    # for an LSTM: its Python counts 20 times a step).
+    unchanging = captured + extra
+    pick_saved = operator.itemgetter(*saved_at) if len(saved_at) > 1 else \
+        (lambda saved_values: [saved_values[i] for i in saved_at])
+    var_grads = [(g is not None, i) for g, i in zip(grad_loop.var_grads, grad_loop.var_ids)]
+    summing = list(zip(sums, products))
     body = hoisting.start(plan)
     try:
         for values, saved_values in reversed(history.steps):
-            outputs = iter(body.run(values + captured + extra +
-                                    [saved_values[i] for i in saved_at] + grads))
-            grads = [_value_or_zeros(None if g is None else next(outputs), values[i])
-                     for g, i in zip(grad_loop.var_grads, grad_loop.var_ids)]
-            for total, product in zip(sums, products):
+            feed = values + unchanging
+            feed.extend(pick_saved(saved_values))
+            feed.extend(grads)
+            outputs = iter(body.run(feed))
+            grads = [_value_or_zeros(next(outputs) if fetched else None, values[i])
+                     for fetched, i in var_grads]
+            for total, product in summing:
                 grad = next(outputs)
-                if isinstance(grad, DeferredProduct):
-                    total.add(product.add(grad), owned=True)
-                else:
+                if grad.__class__ is DeferredProduct:
+                    grad = product.add(grad)
+                    if grad is not None:
+                        total.add(grad, owned=True)
+                elif grad is not None:
                     total.add(grad)
     finally:
         body.close()
