@@ -1,7 +1,6 @@
 """WhileGrad's sums of captured tensors' gradients (runtime/loop_sums.py) give the bits
 the plain accumulation gave: a gather's gradient added as its rows only (SegmentRows),
-the products' operands written into work arrays instead of concatenated, the running
-sums made at the first value. Checked against NumPy sums computed the dense way, and
+the products of all iterations as one GEMM, the running sums made from the first value. Checked against NumPy sums computed the dense way, and
 against the plain accumulation itself (restored by `plain_accumulation` below)."""
 import contextlib
 import types
@@ -11,13 +10,12 @@ import pytest
 
 import tfteach as tf
 from tfteach.errors import InvalidArgumentError
-from tfteach.kernels.cpu import index_kernels, run_state
+from tfteach.kernels.cpu import index_kernels
 from tfteach.kernels.cpu.index_kernels import SegmentRows, summed_unsorted_segment_sum
 from tfteach.kernels.cpu.linalg import DeferredProduct
 from tfteach.runtime import loop_sums
 
 CTX = types.SimpleNamespace(op=None, attrs={})
-OWNER = object()                 # whose work arrays (a kernel context in WhileGrad)
 
 
 def same_bits(got, want):
@@ -59,13 +57,11 @@ class _ZerosFirstSum:
 
 @contextlib.contextmanager
 def plain_accumulation(monkeypatch):
-    """Plans built inside keep the dense UnsortedSegmentSum; runs inside sum from zeros
-    and concatenate the products' operands."""
+    """Plans built inside keep the dense UnsortedSegmentSum; runs inside sum from zeros."""
     with monkeypatch.context() as m:
         m.setattr(index_kernels, "summed_unsorted_segment_sum",
                   index_kernels.unsorted_segment_sum)
         m.setattr(loop_sums, "Sum", _ZerosFirstSum)
-        m.setattr(loop_sums.Products, "_buffers", lambda self, first, k: None)
         yield
 
 
@@ -180,23 +176,11 @@ def test_a_sum_starts_at_plus_zero_as_zeros_like_did():
     same_bits(nothing.result(), np.zeros_like(like))
 
 
-# -- Products: operands written into work arrays ----------------------------------------------
-def _pieces(k_sizes, m=5, n=3, left_order="F", dtype=np.float32):
+# -- Products: the iterations' products as concatenated GEMMs -------------------------------
+def _pieces(k_sizes, m=5, n=3, dtype=np.float32):
     rng = np.random.RandomState(len(k_sizes))
-    pieces = []
-    for k in k_sizes:
-        left = rng.randn(k, m).astype(dtype).T if left_order == "F" else \
-            rng.randn(m, k).astype(dtype)
-        pieces.append(DeferredProduct(left, rng.randn(k, n).astype(dtype)))
-    return pieces
-
-
-def _products(pieces, iterations, max_inner=None):
-    products = loop_sums.Products(OWNER, ("test",), iterations)
-    if max_inner is not None:
-        products.MAX_INNER = max_inner
-    ready = [products.add(p) for p in pieces] + [products.product()]
-    return [r for r in ready if r is not None], products
+    return [DeferredProduct(rng.randn(k, m).astype(dtype).T, rng.randn(k, n).astype(dtype))
+            for k in k_sizes]
 
 
 def _concatenated(pieces):
@@ -204,50 +188,33 @@ def _concatenated(pieces):
                      np.concatenate([p.right for p in pieces], axis=0))
 
 
-@pytest.mark.parametrize("left_order", ["F", "C"])
-def test_work_arrays_are_laid_out_as_concatenate_lays_them_out(left_order):
-    pieces = _pieces([4] * 6, m=40, n=30, left_order=left_order)
-    state = run_state.RunState()
-    previous = run_state.enter(state)
-    try:
-        products = loop_sums.Products(OWNER, ("test",), len(pieces))
-        for p in pieces:
-            products.add(p)
-        left, right = products.buffers
-        concatenated = np.concatenate([p.left for p in pieces], axis=1)
-        assert left.flags.f_contiguous == concatenated.flags.f_contiguous
-        assert left.flags.c_contiguous == concatenated.flags.c_contiguous
-        assert right.flags.c_contiguous
-        same_bits(products.product(), _concatenated(pieces))
-        # The next run reuses the same work arrays (no fresh pages).
-        again = loop_sums.Products(OWNER, ("test",), len(pieces))
-        again.add(pieces[0])
-        assert np.shares_memory(again.buffers[0], left)
-    finally:
-        run_state.leave(previous)
-
-
-@pytest.mark.parametrize("k_sizes, iterations, max_inner", [
-    ([3, 3, 3, 3], 4, None),          # as planned
-    ([3, 3, 3], 7, None),             # fewer products than iterations: concatenated
-    ([3, 5, 3], 3, None),             # inner sizes change
-    ([3] * 7, 7, 6),                  # groups of two, the last alone
-    ([2], 1, None),                   # one product: computed alone
+@pytest.mark.parametrize("k_sizes, max_inner, groups", [
+    ([3, 3, 3, 3], None, [4]),        # all at the end
+    ([3, 5, 3], None, [3]),           # inner sizes change
+    ([3] * 7, 6, [2, 2, 2, 1]),       # groups of two, the last alone
+    ([2], None, [1]),                 # one product: computed alone
 ])
-def test_products_are_the_concatenated_gemms(k_sizes, iterations, max_inner):
+def test_products_are_the_concatenated_gemms(k_sizes, max_inner, groups):
     pieces = _pieces(k_sizes)
-    got, _ = _products(pieces, iterations, max_inner)
-    group = len(pieces) if max_inner is None else max_inner // k_sizes[0]
-    want = [_concatenated(pieces[i:i + group]) for i in range(0, len(pieces), group)]
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        same_bits(g, w)
+    products = loop_sums.Products()
+    if max_inner is not None:
+        products.MAX_INNER = max_inner
+    got = [products.add(p) for p in pieces] + [products.product()]
+    got = [g for g in got if g is not None]
+    starts = np.cumsum([0] + groups)
+    assert len(got) == len(groups)
+    for g, lo, hi in zip(got, starts, starts[1:]):
+        same_bits(g, _concatenated(pieces[lo:hi]))
 
 
-def test_pieces_of_another_layout_are_concatenated():
-    pieces = _pieces([3, 3], left_order="F") + _pieces([3, 3], left_order="C")
-    got, _ = _products(pieces, 4)
-    same_bits(got[0], _concatenated(pieces))
+def test_a_weights_sum_is_its_products_output_plus_zero():
+    """The first value added to a sum it may own (a product) becomes the sum, +0.0 added
+    in place: a -0.0 of it turns +0.0 as zeros + product did."""
+    product = np.array([[-0.0, 2.0]], np.float32)
+    total = loop_sums.Sum(np.ones((1, 2), np.float32))
+    total.add(product, owned=True)
+    assert total.result() is product
+    same_bits(product, np.array([[0.0, 2.0]], np.float32))
 
 
 # -- Whole programs: the same bits as the plain accumulation ---------------------------------

@@ -222,9 +222,8 @@ def run_while_grad(ctx, *inputs):
     plan, hoisting = _grad_plan(ctx, grad_loop)
     saved_at = [history.index[t] for t in grad_loop.saved]
     # The captured tensors' gradients, summed over the iterations (loop_sums.py).
-    iterations = len(history.steps)
     sums = [loop_sums.Sum(captured[j]) for j in grad_loop.cap_ids]
-    products = [loop_sums.Products(ctx, ("products", j), iterations) for j in range(len(sums))]
+    products = [loop_sums.Products() for _ in sums]
     # What each iteration's feed list is made of, worked out once (~40 values a time step
     # for an LSTM: its Python counts 20 times a step).
     unchanging = captured + extra

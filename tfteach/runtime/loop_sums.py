@@ -17,15 +17,13 @@ both are), so adding the +0.0 rows a SegmentRows leaves out changes nothing (NaN
 infinities included), and the first value added is `0 + g` (which turns a -0.0 of g
 into +0.0, as before).
 
-Memory: the products' operand matrices (K = 640 for an LSTM: 156x640 and 640x512) are
-written into work arrays of the run (run_state.scratch) as each iteration hands them
-on, instead of concatenated at the end: no fresh large arrays, so no new pages to
-fault in each step. The running sums are made at the first value, from it.
+The running sums are made from the first value added, not from zeros: a weight's sum
+is its GEMM's own output (plus +0.0, in place), and no zero-filled array is made and
+added to.
 """
 import numpy as np
 
 from tfteach.framework.dead import DEAD
-from tfteach.kernels.cpu import run_state
 from tfteach.kernels.cpu.index_kernels import SegmentRows
 from tfteach.kernels.cpu.two_workers import split_matmul
 
@@ -41,85 +39,37 @@ class Products:
     one process). The sum is rounded differently from 20 separate additions (by float32
     rounding, as TF's own GEMMs are).
 
-    The operands go straight into two work arrays of the group's exact size (`owner`'s
-    scratch, reused run after run) as they arrive, laid out as np.concatenate would lay
-    them out (F-ordered for the x_t^T pieces, which are transposed views): the same
-    GEMM on the same numbers. A group whose pieces do not fit what was planned (inner
-    sizes or layouts that change, fewer products than iterations) is concatenated."""
+    The operands are concatenated when the product is due, not written into work arrays
+    as each iteration hands them on: measured (docs/rnn.md, Speed), that was slower, the
+    GEMM reading operands written long before (out of the caches) and the copies made
+    one small piece at a time."""
 
     # Operands wait until their inner dimensions add up to this, then are multiplied:
     # enough for a fast GEMM, and a long loop holds only a bounded number of them.
     MAX_INNER = 2048
 
-    def __init__(self, owner=None, key=None, iterations=0):
+    def __init__(self):
         self.pending, self.inner = [], 0
-        self.owner, self.key = owner, key
-        self.to_come = iterations        # iterations not yet handed on (an estimate)
-        self.buffers = None              # (left, right) work arrays of this group, or None
 
     def add(self, deferred):
         """Keeps `deferred`; returns what is ready to be added to the sum now (or None)."""
-        self.to_come -= 1
         if self.pending and (deferred.shape != self.pending[0].shape or
                              deferred.dtype != self.pending[0].dtype):
             return deferred.compute()       # a loop whose shapes change: added alone
-        a, b = deferred.left, deferred.right
-        k = a.shape[1]
-        start = self.inner
-        if not self.pending:
-            self.buffers = self._buffers(deferred, k)
-        if self.buffers is not None:
-            left, right = self.buffers
-            if start + k <= left.shape[1] and _order(a) == _order(left) and \
-                    _order(b) == _order(right):
-                left[:, start:start + k] = a
-                right[start:start + k] = b
-            else:                            # not as planned: concatenated at the end
-                self.buffers = None
         self.pending.append(deferred)
-        self.inner = start + k
+        self.inner += deferred.left.shape[1]
         return self.product() if self.inner >= self.MAX_INNER else None
-
-    def _buffers(self, first, k):
-        """Work arrays for a group of products of inner size k each, or None: one product
-        is computed alone, and pieces laid out both ways (a row or a column) or neither
-        are left to np.concatenate."""
-        count = min(-(-self.MAX_INNER // k) if k else 1, self.to_come + 1)
-        a_order, b_order = _order(first.left), _order(first.right)
-        if count < 2 or self.owner is None or a_order is None or b_order is None:
-            return None
-        (m, n), inner, dtype = first.shape, count * k, first.dtype
-        return (_work_array(self.owner, self.key + ("left",), (m, inner), dtype, a_order),
-                _work_array(self.owner, self.key + ("right",), (inner, n), dtype, b_order))
 
     def product(self):
         """The sum of the kept products as one array (None if none), and forgets them."""
         if not self.pending:
             return None
-        pending, self.pending = self.pending, []
-        buffers, self.buffers = self.buffers, None
-        inner, self.inner = self.inner, 0
+        pending, self.pending, self.inner = self.pending, [], 0
         if len(pending) == 1:
             return pending[0].compute()
-        if buffers is not None and buffers[0].shape[1] == inner:
-            return split_matmul(*buffers)
         left = np.concatenate([p.left for p in pending], axis=1)
         right = np.concatenate([p.right for p in pending], axis=0)
         return split_matmul(left, right)
-
-
-def _order(matrix):
-    """'C' or 'F' for a matrix contiguous one way only, else None. np.concatenate lays
-    out its result as its inputs are: all 'F' pieces make an 'F' result."""
-    c, f = matrix.flags.c_contiguous, matrix.flags.f_contiguous
-    return "C" if c and not f else "F" if f and not c else None
-
-
-def _work_array(owner, key, shape, dtype, order):
-    """A scratch array of `shape` laid out in `order` (an 'F' one is a C array's .T)."""
-    if order == "F":
-        return run_state.scratch(owner, key, shape[::-1], dtype).T
-    return run_state.scratch(owner, key, shape, dtype)
 
 
 def accumulate(total, grad):

@@ -6,8 +6,7 @@ value of a run lives in that run's own slots; what needs care is what kernels ke
 *between* calls, for speed:
 
   - the convolutions' work arrays (the im2col patch matrix, 31 MB for LeNet's second
-    layer; conv_kernels.scratch) and a loop gradient's product operands
-    (runtime/loop_sums.py), reused run after run instead of allocated each time;
+    layer; conv_kernels.scratch), reused run after run instead of allocated each time;
   - what one op of a fused step hands to another op of the same step: the patch matrix
     (conv_kernels.SharedPatches), the Fourier transforms (conv_fourier.Spectra);
   - a while loop's history, recorded by the While op for the WhileGrad op of the same
