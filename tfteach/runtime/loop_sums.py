@@ -114,11 +114,7 @@ class Sum:
                 # 0 + grad, as zeros_like + grad would be (a -0.0 becomes +0.0).
                 self.total = np.add(grad, grad.dtype.type(0), out=grad if owned else None)
                 return
-            if isinstance(grad, SegmentRows) and grad.shape == like.shape and \
-                    grad.dtype == like.dtype:
-                total = np.zeros(like.shape, like.dtype)
-            else:
-                total = np.zeros_like(like)
+            total = np.zeros_like(like)      # rows, or a value of another dtype or shape
         self.total = accumulate(total, grad)
 
     def result(self):
