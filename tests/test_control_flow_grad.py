@@ -376,8 +376,8 @@ def test_captured_weight_gradients_are_deferred_products_summed_as_one():
 def test_weight_gradients_summed_in_batches_match_finite_differences(monkeypatch, max_inner):
     """However many iterations wait before their products are multiplied (1: each alone,
     5: batches of two iterations of batch 3, 2048: all at the end), the sum is the same."""
-    from tfteach.runtime import loop_runner
-    monkeypatch.setattr(loop_runner._Products, "MAX_INNER", max_inner)
+    from tfteach.runtime import loop_sums
+    monkeypatch.setattr(loop_sums.Products, "MAX_INNER", max_inner)
     check_gradients(_recurrence, _recurrence_inputs(), shapes=[[None, 4], None, None, None])
 
 

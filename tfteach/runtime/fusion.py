@@ -23,8 +23,11 @@ by any other op, or on a GPU (plans that account device memory keep their steps)
 of each weight the loop body captured; WhileGrad adds the iterations' values up. When
 such a value is a MatMul's output read by nothing else, the MatMul hands on a
 DeferredProduct and WhileGrad multiplies all iterations' operands in one GEMM
-(runtime/loop_runner.py): for an LSTM, 20 products of K = 32 (the batch) become one of
-K = 640, and the 20 additions disappear.
+(runtime/loop_sums.py): for an LSTM, 20 products of K = 32 (the batch) become one of
+K = 640, and the 20 additions disappear. When it is an UnsortedSegmentSum's (the
+gradient of a gather, TF's IndexedSlices) read by nothing else, that op hands on only
+its rows that are not zero (index_kernels.SegmentRows), which WhileGrad adds where
+they go instead of a zero-filled tensor of the whole input.
 
 3. A convolution layer's work shared between its three ops. `Conv2D` and the
 `Conv2DBackpropFilter` of its gradient both build the im2col patch matrix of the same
@@ -103,13 +106,19 @@ def defer_products_into_updates(steps, fetch_slots):
 def defer_summed_products(steps, fetch_slots, summed_slots):
     """`steps` with each MatMul whose output reaches one of `summed_slots` (fetch slots
     the caller only adds up) and nothing else replaced by a copy that defers its product
-    (linalg.summed_matmul_kernel)."""
+    (linalg.summed_matmul_kernel); an UnsortedSegmentSum (a gather's gradient) by one
+    that hands on only its rows that are not zero (index_kernels.SegmentRows)."""
     readers, producer = _readers_and_producers(steps, fetch_slots)
+    summed_forms = {matmul_kernel: summed_matmul_kernel}
+    index_kernels = _loaded_kernels("index_kernels")
+    if index_kernels is not None:
+        summed_forms[index_kernels.unsorted_segment_sum] = \
+            index_kernels.summed_unsorted_segment_sum
     deferred = {}
     for slot in summed_slots:
-        source = _product_feeding(slot, readers, producer)
+        source = _product_feeding(slot, readers, producer, summed_forms)
         if source is not None:
-            deferred[source] = _with_kernel(source, summed_matmul_kernel)
+            deferred[source] = _with_kernel(source, summed_forms[source.kernel])
     return [deferred.get(step, step) for step in steps]
 
 
@@ -123,14 +132,15 @@ def _readers_and_producers(steps, fetch_slots):
     return readers, producer
 
 
-def _product_feeding(slot, readers, producer):
-    """The CPU MatMul step whose output reaches `slot` through Identity ops only, each
-    value on the way read once (by the next); None when there is no such step."""
+def _product_feeding(slot, readers, producer, kernels=(matmul_kernel,)):
+    """The CPU MatMul step (or one of `kernels`) whose output reaches `slot` through
+    Identity ops only, each value on the way read once (by the next); None when there
+    is no such step."""
     while readers[slot] == 1:
         source = producer.get(slot)
         if source is None or source.alloc is not None:
             return None
-        if source.kernel is matmul_kernel:
+        if source.kernel in kernels:
             return source
         if source.type != "Identity":
             return None

@@ -19,7 +19,7 @@ per run of a nested loop):
    loop_live_reads.py),
    a body with `tf.cond` (an untaken branch must not run), a body placed off the CPU,
    ops that keep run state (a nested `While`), the captured gradients a gradient body
-   only sums (loop_runner._Products multiplies those together), and shape arithmetic
+   only sums (loop_sums.Products multiplies those together), and shape arithmetic
    (Shape/Size/Rank of an invariant and what is computed from shapes and constants
    only): the shape specialisers fold that anyway, and a value fed to the body would
    hide it from them. The prelude runs at the first iteration, so a loop that runs no

@@ -19,21 +19,24 @@ stack pushes), and the WhileGrad kernel replays that history backwards. A loop n
 in another loop's body gets its history from its LoopHistory input instead (the outer
 loop recorded one per outer iteration; see ops/while_grad.py). The gradient of a tensor
 the body captured (a weight) is the sum of every iteration's; where an iteration's is a
-matrix product, the products of all iterations are multiplied as one (_Products).
+matrix product, the products of all iterations are multiplied as one; where it is the
+gradient of a gather (dynamic_rnn's read of x[t]), only the gathered rows are added
+(loop_sums.py).
 
 Threads: the history is the run's, kept in its RunState (kernels/cpu/run_state.py), not
 in the While op's context: two threads running the loop's gradient at once each replay
 their own iterations. The sub-plans are built once, by one thread (Session.build_once),
 and run by any number at once.
 """
+import operator
+
 import numpy as np
 
 from tfteach.framework.dead import DEAD
 from tfteach.framework.errors import InvalidArgumentError
 from tfteach.kernels.cpu import run_state
 from tfteach.kernels.cpu.linalg import DeferredProduct
-from tfteach.kernels.cpu.two_workers import split_matmul
-from tfteach.runtime import executor, loop_hoisting, loop_live_reads
+from tfteach.runtime import executor, loop_hoisting, loop_live_reads, loop_sums
 from tfteach.runtime.loop_specialise import SpecialisingPlan
 
 __all__ = ["run_while", "request_history", "run_while_grad", "run_loop_history"]
@@ -241,57 +244,6 @@ def _value_or_zeros(value, like):
     return value
 
 
-class _Products:
-    """Products a @ b of several iterations (a captured weight's gradient, x_t^T @ dy_t),
-    summed as one GEMM: [a_1 ... a_n] @ [b_1; ...; b_n]. An LSTM's weight gradient is 20
-    products with K = 32 (the batch); one product with K = 640 runs at BLAS's full speed
-    and replaces the 20 additions too. Measured (bench/nn_steps.py's LSTM, 2 cores): its
-    second layer's gradient 3.3 ms -> 2.4 ms, the training step 1.3-3.4 ms less (A/B in
-    one process). The sum is rounded differently from 20 separate additions (by float32
-    rounding, as TF's own GEMMs are)."""
-
-    # Operands wait until their inner dimensions add up to this, then are multiplied:
-    # enough for a fast GEMM, and a long loop holds only a bounded number of them.
-    MAX_INNER = 2048
-
-    def __init__(self):
-        self.pending, self.inner = [], 0
-
-    def add(self, deferred):
-        """Keeps `deferred`; returns what is ready to be added to the sum now (or None)."""
-        if self.pending and (deferred.shape != self.pending[0].shape or
-                             deferred.dtype != self.pending[0].dtype):
-            return deferred.compute()       # a loop whose shapes change: added alone
-        self.pending.append(deferred)
-        self.inner += deferred.left.shape[1]
-        return self.product() if self.inner >= self.MAX_INNER else None
-
-    def product(self):
-        """The sum of the kept products as one array (None if none), and forgets them."""
-        if not self.pending:
-            return None
-        pending, self.pending, self.inner = self.pending, [], 0
-        if len(pending) == 1:
-            return pending[0].compute()
-        left = np.concatenate([p.left for p in pending], axis=1)
-        right = np.concatenate([p.right for p in pending], axis=0)
-        return split_matmul(left, right)
-
-
-def _accumulate(total, grad):
-    """total + grad, the sum of a captured tensor's gradient over the iterations.
-
-    `total` is this kernel's own array (zeros to start), so a gradient of its shape and
-    dtype is added in place: a fresh 256x512 float32 sum each iteration cost 56 us
-    against 16 (new pages every time), for each weight matrix of an LSTM."""
-    if grad is None or grad is DEAD:
-        return total
-    if (isinstance(grad, np.ndarray) and grad.shape == total.shape and
-            grad.dtype == total.dtype and total.flags.writeable):
-        return np.add(total, grad, out=total)
-    return total + grad
-
-
 def run_while_grad(ctx, *inputs):
     grad_loop = ctx.attrs["_grad_loop"]
     loop = grad_loop.loop
@@ -309,26 +261,39 @@ def run_while_grad(ctx, *inputs):
     if live is None:
         live = ctx.state["live_saved"] = loop_live_reads.live_saved(
             grad_loop.saved, loop, ctx.session.variable_values)
-    totals = [np.zeros_like(np.asarray(captured[j])) for j in grad_loop.cap_ids]
-    products = [_Products() for _ in totals]
+    # The captured tensors' gradients, summed over the iterations (loop_sums.py).
+    sums = [loop_sums.Sum(captured[j]) for j in grad_loop.cap_ids]
+    products = [loop_sums.Products() for _ in sums]
+    # What each iteration's feed list is made of, worked out once (~40 values a time step
+    # for an LSTM: its Python counts 20 times a step).
+    unchanging = captured + extra
+    pick_saved = operator.itemgetter(*saved_at) if len(saved_at) > 1 else \
+        (lambda saved_values: [saved_values[i] for i in saved_at])
+    var_grads = [(g is not None, i) for g, i in zip(grad_loop.var_grads, grad_loop.var_ids)]
+    summing = list(zip(sums, products))
     body = hoisting.start(plan)
     try:
         for values, saved_values in reversed(history.steps):
-            saved_now = [saved_values[i] for i in saved_at]
+            feed = values + unchanging
             if live:                  # reads of a variable the loop wrote: its value now
-                saved_now = loop_live_reads.refresh(saved_now, live)
-            outputs = iter(body.run(values + captured + extra + saved_now + grads))
-            grads = [_value_or_zeros(None if g is None else next(outputs), values[i])
-                     for g, i in zip(grad_loop.var_grads, grad_loop.var_ids)]
-            for j, _ in enumerate(grad_loop.cap_grads):
+                feed.extend(loop_live_reads.refresh(pick_saved(saved_values), live))
+            else:
+                feed.extend(pick_saved(saved_values))
+            feed.extend(grads)
+            outputs = iter(body.run(feed))
+            grads = [_value_or_zeros(next(outputs) if fetched else None, values[i])
+                     for fetched, i in var_grads]
+            for total, product in summing:
                 grad = next(outputs)
-                if isinstance(grad, DeferredProduct):
-                    grad = products[j].add(grad)
-                totals[j] = _accumulate(totals[j], grad)
+                if grad.__class__ is DeferredProduct:
+                    grad = product.add(grad)
+                    if grad is not None:
+                        total.add(grad, owned=True)
+                elif grad is not None:
+                    total.add(grad)
     finally:
         body.close()
-    for j, pending in enumerate(products):
-        totals[j] = _accumulate(totals[j], pending.product())
-    results = grads + [np.asarray(t, dtype=np.asarray(captured[j]).dtype)
-                       for t, j in zip(totals, grad_loop.cap_ids)]
+    for total, product in zip(sums, products):
+        total.add(product.product(), owned=True)
+    results = grads + [total.result() for total in sums]
     return results[0] if len(results) == 1 else tuple(results)

@@ -12,7 +12,8 @@ from tfteach.kernels.cpu.lazy_jit import njit
 from tfteach.kernels.cpu.output_limits import check_shape
 from tfteach.kernels.cpu.shape_kernels import invalid_argument, shape_text
 
-__all__ = ["gather", "gather_nd", "one_hot", "unsorted_segment_sum", "where_coordinates"]
+__all__ = ["gather", "gather_nd", "one_hot", "unsorted_segment_sum", "SegmentRows",
+           "summed_unsorted_segment_sum", "where_coordinates"]
 
 
 def _numba_ok(array):
@@ -233,6 +234,66 @@ def _one_segment_sum(data, segment_ids, num_segments):
     if j >= 0:                       # TF drops rows with a negative segment id
         out[j] += data.reshape(out.shape[1:])
     return out
+
+
+class SegmentRows:
+    """An unsorted_segment_sum kept as its rows that are not zero: `rows[i]` is output row
+    `ids[i]` (distinct ids: a tuple or an integer array), every other row is +0.0. What
+    TensorFlow keeps as IndexedSlices (the gradient of a gather), for a consumer that
+    only adds it up (runtime/loop_sums.py): it adds `rows` where they go, not the whole
+    zero-filled tensor. Each row is the segment's sum as the dense kernel computes it
+    (0 + data[i] + ..., in the order of `segment_ids`), so adding it gives the same bits."""
+
+    __slots__ = ("ids", "rows", "shape", "dtype")
+
+    def __init__(self, ids, rows, shape):
+        self.ids, self.rows, self.shape, self.dtype = ids, rows, shape, rows.dtype
+
+    def dense(self):
+        """The tensor unsorted_segment_sum returns."""
+        out = np.zeros(self.shape, self.dtype)
+        out[np.asarray(self.ids, dtype=np.intp)] = self.rows
+        return out
+
+    def add_to(self, total):
+        """total += self.dense(), in place: `total` (writeable, of self's shape and dtype)
+        changes only in the rows named (x + 0.0 is x for a total that started at +0.0)."""
+        if len(self.ids) == 1:
+            row = total[self.ids[0]]
+            np.add(row, self.rows[0], out=row)
+        elif len(self.ids):                  # distinct ids: one addition per element
+            total[np.asarray(self.ids, dtype=np.intp)] += self.rows
+
+
+def summed_unsorted_segment_sum(ctx, data, segment_ids, num_segments):
+    """`UnsortedSegmentSum` whose output its consumer only adds up (a loop's gradient of a
+    captured tensor it gathers from, runtime/fusion.py): the same checks and errors,
+    then a SegmentRows instead of the zero-filled tensor. The rows are the dense
+    kernel's own sums, of the segments renumbered 0..n-1 (same additions, same order)."""
+    data, segment_ids = np.asarray(data), np.asarray(segment_ids)
+    limit = int(num_segments)
+    ids_rank = segment_ids.ndim
+    if data.dtype != object and limit >= 0 and data.shape[:ids_rank] == segment_ids.shape:
+        inner = data.shape[ids_rank:]
+        if segment_ids.size == 1:           # dynamic_rnn's read of x[t]: one row
+            j = int(segment_ids.reshape(()) if ids_rank else segment_ids)
+            if j < limit:
+                present = (j,) if j >= 0 else ()
+                row = np.zeros((len(present),) + inner, data.dtype)
+                if present:
+                    row[0] += data.reshape(inner)      # 0 + data[0], as the dense kernel
+                return SegmentRows(present, row, (limit,) + inner)
+        elif segment_ids.size == 0 or segment_ids.max() < limit:
+            present, renumbered = np.unique(segment_ids.reshape(-1), return_inverse=True)
+            dropped = present < 0            # TF drops rows with a negative id: -1 stays
+            if dropped.any():
+                renumbered = np.where(segment_ids.reshape(-1) < 0, -1,
+                                      renumbered - np.count_nonzero(dropped))
+                present = present[~dropped]
+            rows = unsorted_segment_sum(ctx, data, renumbered.reshape(segment_ids.shape),
+                                        present.size)
+            return SegmentRows(present, rows, (limit,) + inner)
+    return unsorted_segment_sum(ctx, data, segment_ids, num_segments)   # its error
 
 
 # -- where (coordinates of true elements) ------------------------------------------------------
