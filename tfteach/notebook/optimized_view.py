@@ -25,18 +25,12 @@ def rewrites_of_record(record):
                       for n in record.feeds)
         targets = tuple(graph.as_graph_element(n, allow_tensor=False, allow_operation=True)
                         for n in record.targets)
-        plan = session._plan(fetches, feeds, targets)
+        # the same list as runtime.optimizer.rewrites_of: the latest fed-shape
+        # signature's folds, and what the plan's loops hoisted out of their bodies
+        from tfteach.runtime.optimizer import rewrites_of
+        rewrites = rewrites_of(session, fetches + targets, feeds)
     except Exception:  # noqa: BLE001 - a view never breaks the cell
         return []
-    rewrites = list(getattr(plan, "rewrites", ()))
-    specialiser = getattr(plan, "specialiser", None)
-    if specialiser is not None and specialiser.rewrites:
-        # the latest signature an untraced run of this plan used
-        rewrites = [r for r in rewrites if r.pass_name != "shape_specialisation"]
-        rewrites += list(specialiser.rewrites.values())[-1]
-    # What the plan's loops hoisted out of their bodies (runtime/loop_hoisting.py).
-    from tfteach.runtime.loop_hoisting import rewrites_in
-    rewrites += rewrites_in(session, plan.ops)
     return [{"pass": r.pass_name, "nodes": list(r.nodes), "result": r.result}
             for r in rewrites]
 

@@ -78,9 +78,25 @@ def optimize(plan, config, feed_tensors=()):
 
 def rewrites_of(session, fetches, fed=()):
     """What the optimizer did to the plan that `session.run(fetches, {t: ...})` runs,
-    `fetches` a list of tensors and `fed` the fed tensors: a list of
-    `Rewrite(pass_name, nodes, result)` (builds the plan; runs nothing). The loops of the
-    plan that have run add what their bodies hoisted (runtime/loop_hoisting.py)."""
+    `fetches` a list of tensors and operations (a training op is a target, as in
+    `sess.run([train, loss])`) and `fed` the fed tensors in the feed_dict's order: a list
+    of `Rewrite(pass_name, nodes, result)` (builds the plan; runs nothing). Once the
+    plan has run with fed shapes, its shape specialiser's rewrites for the latest
+    signature replace its general `shape_specialisation` line (as %%tfgraph --optimized
+    shows them); the loops of the plan that have run add what their bodies hoisted
+    (runtime/loop_hoisting.py)."""
+    from tfteach.framework.operation import Operation
     from tfteach.runtime import loop_hoisting
-    plan = session._plan(tuple(fetches), tuple(fed), ())
-    return list(getattr(plan, "rewrites", ())) + loop_hoisting.rewrites_in(session, plan.ops)
+    tensors = tuple(f for f in fetches if not isinstance(f, Operation))
+    targets = tuple(f for f in fetches if isinstance(f, Operation))
+    plan = session._plan(tensors, tuple(fed), targets)
+    rewrites = list(getattr(plan, "rewrites", ()))
+    specialiser = getattr(plan, "specialiser", None)
+    if specialiser is not None and specialiser.rewrites:
+        # once an untraced run has fed shapes: what the latest signature folded and
+        # fused, in place of the plan's one line "folded for each fed-shape signature"
+        # (its chains fused again on the specialised steps: those replace the plan's)
+        rewrites = [r for r in rewrites
+                    if r.pass_name not in ("shape_specialisation", "elementwise_chains")]
+        rewrites += list(specialiser.rewrites.values())[-1]
+    return rewrites + loop_hoisting.rewrites_in(session, plan.ops)
