@@ -67,3 +67,51 @@ def test_the_views_optimized_bundle_draws_the_marks():
 def test_the_magic_takes_the_option():
     assert _parse("--optimized", True).optimized is True
     assert _parse("", True).optimized is False
+
+
+def regression_step():
+    """Lesson 08's training step with `[None, 1]` placeholders (lessons/37)."""
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None, 1], name="x")
+        y_ = tf.placeholder(tf.float32, [None, 1], name="y_")
+        w = tf.Variable(tf.zeros([1, 1]), name="W")
+        loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - y_))
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        sess = tf.Session(config=tf.ConfigProto(device_count={"GPU": 0}))
+        sess.run(tf.global_variables_initializer())
+    feed = {x: np.ones((5, 1), np.float32), y_: np.zeros((5, 1), np.float32)}
+    return graph, sess, train, loss, x, y_, feed
+
+
+def test_rewrites_of_takes_a_training_op_and_lists_the_fed_shapes_folds():
+    from tfteach.runtime.optimizer import rewrites_of
+    graph, sess, train, loss, x, y_, feed = regression_step()
+    before = rewrites_of(sess, [train, loss], [x, y_])     # an op as in sess.run: a target
+    assert [r.result for r in before if r.pass_name == "shape_specialisation"] == [
+        "folded for each fed-shape signature"]
+    sess.run([train, loss], feed)
+    after = rewrites_of(sess, [train, loss], [x, y_])
+    (folds,) = [r for r in after if r.pass_name == "shape_specialisation"]
+    assert folds.result == "constants for shapes ((5, 1), (5, 1))"
+    assert "gradients/sub_grad/BroadcastGradientArgs" in folds.nodes
+    assert {n for r in after if r.pass_name == "redundant_shape_ops" for n in r.nodes} == {
+        "gradients/sub_grad/Sum", "gradients/sub_grad/Reshape"}
+    # the specialised steps' chains only, not the general plan's as well
+    chains = [r.nodes for r in after if r.pass_name == "elementwise_chains"]
+    assert len(chains) == len(set(chains))
+
+
+def test_the_export_shows_what_the_untraced_runs_after_the_recorded_ones_ran():
+    # The recorded runs are traced (every op as built); the fed-shape folds appear only
+    # with the untraced runs after them, so the export is filled when the cell ends.
+    graph, sess, train, loss, x, y_, feed = regression_step()
+    with RunRecorder(optimized=True, max_runs=1) as recorder:
+        for _ in range(3):
+            sess.run([train, loss], feed)
+    export = graph_export.export_graph(graph, recorder.runs)
+    optimized = export["runs"][0]["optimized"]
+    folded = {n for r in optimized if r["pass"] == "shape_specialisation" for n in r["nodes"]}
+    assert "gradients/sub_grad/BroadcastGradientArgs" in folded
+    marks = graph_dot.to_dot(export, optimized=True)
+    assert "read through (redundant_shape_ops)" in marks

@@ -12,6 +12,7 @@ __all__ = ["rewrites_of_record", "marks"]
 # What each pass does to the nodes it names, in the picture's words.
 _VERB = {"shape_folding": "folded", "shape_specialisation": "folded for the fed shapes",
          "arithmetic": "read through", "dependency": "read through",
+         "redundant_shape_ops": "read through",
          "elementwise_chains": "fused"}
 
 

@@ -85,6 +85,7 @@ class RunRecorder:
         self.optimized = optimized      # also keep what the optimizer did to each plan
         self.max_runs = max_runs
         self.runs = []
+        self._records = []              # (run, record) pairs whose `optimized` __exit__ fills
 
     @property
     def full(self):
@@ -103,14 +104,12 @@ class RunRecorder:
         else:
             steps = _steps(record, True)
             executed = [s["name"] for s in steps]
-        optimized = None
-        if self.optimized:
-            from tfteach.notebook.optimized_view import rewrites_of_record
-            optimized = rewrites_of_record(record)
         self.runs.append(RecordedRun("dry_run" if record.dry_run else "run", record.fetches,
                                      record.feeds, record.targets, executed, steps,
                                      record.placement, _error_text(record.error),
-                                     record.graph, optimized))
+                                     record.graph, [] if self.optimized else None))
+        if self.optimized:
+            self._records.append((self.runs[-1], record))
 
     def __enter__(self):
         run_observers.add_observer(self)
@@ -118,6 +117,14 @@ class RunRecorder:
 
     def __exit__(self, *exc):
         run_observers.remove_observer(self)
+        # What the optimizer did, asked once the cell has finished: the untraced runs
+        # after the recorded ones are what specialise a plan for its fed shapes and run
+        # its loops' hoisting, so asking at each recorded (traced) run would show the
+        # plan before any of that.
+        from tfteach.notebook.optimized_view import rewrites_of_record
+        for run, record in self._records:
+            run.optimized = rewrites_of_record(record)
+        self._records = []
         return False
 
 
