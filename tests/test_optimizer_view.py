@@ -115,3 +115,17 @@ def test_the_export_shows_what_the_untraced_runs_after_the_recorded_ones_ran():
     assert "gradients/sub_grad/BroadcastGradientArgs" in folded
     marks = graph_dot.to_dot(export, optimized=True)
     assert "read through (redundant_shape_ops)" in marks
+
+
+def test_the_picture_says_which_fused_links_run_in_a_numba_kernel():
+    from tfteach.notebook.optimized_view import marks
+    run = {"optimized": [{"pass": "elementwise_chains", "nodes": ["t", "m", "a", "t2"],
+                          "result": "one step: Tanh -> Numba[Mul -> AddV2] -> Tanh"}]}
+    assert marks(run) == {
+        "t": ("elementwise_chains", "fused 1/4 (elementwise_chains)"),
+        "m": ("elementwise_chains", "fused 2/4, Numba kernel (elementwise_chains)"),
+        "a": ("elementwise_chains", "fused 3/4, Numba kernel (elementwise_chains)"),
+        "t2": ("elementwise_chains", "fused 4/4 (elementwise_chains)")}
+    # words that do not match the chain's nodes: no kernel claimed
+    run["optimized"][0]["result"] = "one step: Numba[Mul -> AddV2]"
+    assert all("Numba" not in words for _, words in marks(run).values())

@@ -45,9 +45,27 @@ def marks(run):
         verb = rewrite["result"] if name == "loop_optimization" else _VERB.get(name, name)
         if name == "elementwise_chains":
             nodes = rewrite["nodes"]
+            numba = _in_numba_runs(rewrite["result"], len(nodes))
             for i, node in enumerate(nodes):
-                out[node] = (name, "fused %d/%d (%s)" % (i + 1, len(nodes), name))
+                kernel = ", Numba kernel" if numba[i] else ""
+                out[node] = (name, "fused %d/%d%s (%s)" % (i + 1, len(nodes), kernel, name))
             continue
         for node in rewrite["nodes"]:
             out[node] = (name, "%s (%s)" % (verb, name))
     return out
+
+
+def _in_numba_runs(result, count):
+    """For each link of a fused chain, whether it runs inside a `Numba[...]` kernel,
+    read from the chain's result ("one step: Tanh -> Numba[Mul -> AddV2] -> Tanh"):
+    one op type per link, in order. All False where the words do not say (other
+    wording, or a count that does not match the chain's nodes)."""
+    words = result.split(": ", 1)[-1].split(" -> ")
+    flags, inside = [], False
+    for word in words:
+        if word.startswith("Numba["):
+            inside = True
+        flags.append(inside)
+        if word.endswith("]"):
+            inside = False
+    return flags if len(flags) == count else [False] * count
