@@ -208,6 +208,11 @@ def to_dot(export, run_index=None, collapse="view", current_step=None, folded="v
         parent = path.rsplit("/", 1)[0] if "/" in path else ""
         boxes.append((parent, "%s %s;" % (node_id(box), _attrs(**kw))))
     lines += _clusters(export, boxes, fold)
+    notes = [r["result"] for r in (run or {}).get("optimized") or [] if not r["nodes"]] \
+        if optimized else []
+    if notes:       # a plan left as built (optimizer.rewrites_of): say why, not nothing
+        lines.append('  optimized_note [shape=note, style=filled, fillcolor="#fff7e6", '
+                     'fontsize=9, label=%s];' % quote("\n".join(notes)))
     if rewritten:
         lines.append('  optimized_key [shape=note, style=filled, fillcolor="#ffffff", '
                      'fontsize=8, label=%s];' % quote(

@@ -200,6 +200,15 @@ class Plan:
                         session._hold_on_device(step.alloc, value, step.name)
                     except Exception as e:  # noqa: BLE001 - OOM for a huge constant
                         raise errors_text.op_error_from(e, step.op) from _cause(e)
+        # Why the optimizer left this plan as built (None: it did not), for the views
+        # (optimizer.rewrites_of, %%tfgraph --optimized): a student in the course kernel,
+        # whose graphs go to its virtual /gpu:0, would otherwise see nothing and not why.
+        self.unoptimized_because = (
+            "its ops are placed on a GPU (virtual or real): the graph optimizer rewrites "
+            "plans that run on the CPU (tf.ConfigProto(device_count={'GPU': 0}) runs "
+            "this graph there)" if self.accounted else
+            "it has tf.cond or while_loop ops at its top level: they run as built (the "
+            "loops' bodies are optimized on their own)" if self.has_control_flow else None)
         if not self.accounted and not self.has_control_flow:
             # Work a training step would do twice, done once (fusion.py); CPU only.
             self.fast_steps = fusion.fuse(self.fast_steps, self.fetch_slots, self.steps)

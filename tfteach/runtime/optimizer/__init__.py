@@ -40,7 +40,10 @@ from tfteach.runtime.optimizer import (arithmetic, dependency, elementwise_chain
 from tfteach.runtime.optimizer.rewrite import Rewrite
 from tfteach.runtime.optimizer.slots import reassign_frees
 
-__all__ = ["optimize", "PASSES", "Rewrite", "rewrites_of"]
+__all__ = ["optimize", "PASSES", "Rewrite", "rewrites_of", "NOT_OPTIMIZED"]
+
+# rewrites_of's pass name for a plan the optimizer left as built (with why, no nodes).
+NOT_OPTIMIZED = "not_optimized"
 
 # In the order they run: folding first (it makes constants the others read),
 # then what reads through steps, then the fusion of what is left.
@@ -84,9 +87,13 @@ def rewrites_of(session, fetches, fed=()):
     plan has run with fed shapes, its shape specialiser's rewrites for the latest
     signature replace its general `shape_specialisation` line (as %%tfgraph --optimized
     shows them); the loops of the plan that have run add what their bodies hoisted
-    (runtime/loop_hoisting.py)."""
+    (runtime/loop_hoisting.py). A plan the optimizer left as built (placed on a GPU, or
+    with tf.cond / while_loop ops at its top level) gives first a
+    `Rewrite("not_optimized", (), "not optimized: <why>")`."""
     from tfteach.framework.operation import Operation
     from tfteach.runtime import loop_hoisting
+    if not isinstance(fetches, (list, tuple)):
+        fetches = [fetches]                     # one fetch, as sess.run takes it
     tensors = tuple(f for f in fetches if not isinstance(f, Operation))
     targets = tuple(f for f in fetches if isinstance(f, Operation))
     plan = session._plan(tensors, tuple(fed), targets)
@@ -99,4 +106,7 @@ def rewrites_of(session, fetches, fed=()):
         rewrites = [r for r in rewrites
                     if r.pass_name not in ("shape_specialisation", "elementwise_chains")]
         rewrites += list(specialiser.rewrites.values())[-1]
+    because = getattr(plan, "unoptimized_because", None)
+    if because:     # no node to mark: the views show it as a note
+        rewrites.insert(0, Rewrite(NOT_OPTIMIZED, (), "not optimized: " + because))
     return rewrites + loop_hoisting.rewrites_in(session, plan.ops)
