@@ -8,6 +8,7 @@ import types
 import numpy as np
 import pytest
 
+from bit_helpers import same_bits
 import tfteach as tf
 from tfteach.errors import InvalidArgumentError
 from tfteach.kernels.cpu import index_kernels
@@ -16,17 +17,6 @@ from tfteach.kernels.cpu.linalg import DeferredProduct
 from tfteach.runtime import loop_sums
 
 CTX = types.SimpleNamespace(op=None, attrs={})
-
-
-def same_bits(got, want):
-    """Equal values, dtype and shape, floats compared bit for bit (-0.0, NaN payloads)."""
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape,
-                                                                  want.dtype, want.shape)
-    if got.dtype.kind in "fc":
-        got = np.ascontiguousarray(got).view(np.uint8)
-        want = np.ascontiguousarray(want).view(np.uint8)
-    np.testing.assert_array_equal(got, want)
 
 
 def odd_floats(shape, dtype=np.float32, seed=0):
