@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from bit_helpers import same_bits
+from gather_loops import gather_loop_program
 import tfteach as tf
 from tfteach.errors import InvalidArgumentError
 from tfteach.kernels.cpu import index_kernels
@@ -324,26 +325,13 @@ def test_rnn_gradients_have_the_plain_accumulations_bits(monkeypatch, kind):
 
 
 def _random_gather_program(seed, dtype):
-    """A random loop gathering k rows (repeats likely, some rows never) of a captured
-    `params` each iteration, mixed into the state through a matmul, tanh and products."""
-    rng = np.random.RandomState(seed)
-    steps, rows, k, width = rng.randint(1, 7), rng.randint(2, 7), rng.randint(1, 5), 3
-    ids_value = rng.randint(0, rows, (steps, k)).astype(np.int32)
-    params_value = rng.randn(rows, width).astype(dtype)
-    w_value = (rng.randn(width, width) * 0.5).astype(dtype)
+    """gather_loops.py's program with its wider bounds: (gradients, feed, None), as
+    run_both_ways takes a model."""
+    program = gather_loop_program(seed, dtype, bounds=(7, 7, 5))
 
     def build(tf):
-        params = tf.placeholder(dtype, [None, width])
-        w = tf.placeholder(dtype, [width, width])
-        ids = tf.placeholder(tf.int32, [None, k])
-
-        def body(t, s):
-            picked = tf.gather(params, tf.gather(ids, t))
-            return t + 1, tf.tanh(tf.matmul(s, w) + picked) * (1.0 + 0.1 * picked)
-        _, s = tf.while_loop(lambda t, s: t < tf.shape(ids)[0], body,
-                             [tf.constant(0), tf.ones([k, width], dtype)])
-        grads = tf.gradients(tf.reduce_sum(s * s), [params, w])
-        return grads, {params: params_value, w: w_value, ids: ids_value}, None
+        _, grads, feed = program(tf)
+        return grads, feed, None
     return build
 
 

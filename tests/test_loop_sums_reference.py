@@ -5,34 +5,19 @@ an index out of range. Skips without TensorFlow."""
 import numpy as np
 import pytest
 
+from tests.gather_loops import gather_loop_program
 from tests.tf_reference import errors_of_both, first_line, run_both, tf1_behaviour
 
 pytestmark = pytest.mark.reference
 
 
 def gather_program(seed, dtype=np.float64, bad_index=None):
-    """A random loop: T iterations, each gathering k rows (repeats likely) of `params`
-    and mixing them into the state through tanh, a matmul by `w` and a product."""
-    rng = np.random.RandomState(seed)
-    steps, rows, k, width = rng.randint(1, 6), rng.randint(2, 6), rng.randint(1, 4), 3
-    ids_value = rng.randint(0, rows, (steps, k)).astype(np.int32)
-    if bad_index is not None:
-        ids_value[-1, 0] = bad_index
-    params_value = rng.randn(rows, width).astype(dtype)
-    w_value = (rng.randn(width, width) * 0.5).astype(dtype)
+    """gather_loops.py's program: the loop's state and both gradients."""
+    program = gather_loop_program(seed, dtype, bad_index)
 
     def build(tf):
-        params = tf.placeholder(dtype, [None, width], name="params")
-        w = tf.placeholder(dtype, [width, width], name="w")
-        ids = tf.placeholder(tf.int32, [None, k], name="ids")
-
-        def body(t, s):
-            picked = tf.gather(params, tf.gather(ids, t))
-            return t + 1, tf.tanh(tf.matmul(s, w) + picked) * (1.0 + 0.1 * picked)
-        _, s = tf.while_loop(lambda t, s: t < tf.shape(ids)[0], body,
-                             [tf.constant(0), tf.ones([k, width], dtype)])
-        grads = tf.gradients(tf.reduce_sum(s * s), [params, w])
-        return [s] + grads, {params: params_value, w: w_value, ids: ids_value}
+        s, grads, feed = program(tf)
+        return [s] + grads, feed
     return build
 
 
