@@ -16,7 +16,7 @@ from hypothesis import given, settings
 import tfteach as tf
 from tfteach.runtime import optimizer
 from tfteach.runtime.config import ConfigProto, GraphOptions, RewriterConfig
-from tfteach.runtime.optimizer import fused_arithmetic
+from tfteach.runtime.optimizer import elementwise_chains, fused_arithmetic
 from tests.test_optimizer import (OFF, assert_same_bits, build_program, chain_graph,
                                   elementwise_programs, run_both, same_bits)
 
@@ -453,9 +453,19 @@ def test_a_chain_compiles_only_once_its_runs_paid_for_the_kernels(monkeypatch):
         y = y * 0.5 + 0.25 if i % 2 else y - 0.125
     sess = tf.Session()
     value = np.linspace(-1, 1, 100).astype(np.float32)
-    import time
-    start = time.perf_counter()          # 0.2 s of runs: more than the old rule's 0.05 s,
-    while time.perf_counter() - start < 0.2:      # less than 30 ops' estimate (~1.5 s)
-        sess.run(y, {x: value})
+    # The chain's clock moves 7 ms each time it is read (once before and once after an
+    # unfused run), so each run counts 7 ms: what the rule decides from is the time
+    # counted, not how fast this machine is.
+    ticks = iter(np.arange(0, 100, 0.007))
+    monkeypatch.setattr(elementwise_chains, "perf_counter", lambda: float(next(ticks)))
+    unfused = sess.run(y, {x: value})
+    for _ in range(29):          # 0.2 s counted: more than the old rule's 0.05 s, less
+        sess.run(y, {x: value})  # than the 30 ops' estimate (0.5 + 0.1 + 30 * 0.03 s)
     assert fused_arithmetic._KERNELS == {}                    # nothing compiled
+    estimate = (fused_arithmetic.FIRST_KERNEL_SECONDS + fused_arithmetic.SECONDS_PER_KERNEL
+                + 30 * fused_arithmetic.SECONDS_PER_OP)
+    for _ in range(int(estimate / 0.007) + 20 - 30):          # the estimate counted, and more
+        fused = sess.run(y, {x: value})
+    assert [k for k in fused_arithmetic._KERNELS.values() if k is not None]
+    assert same_bits(fused, unfused)
     sess.close()
