@@ -28,8 +28,6 @@ in the While op's context: two threads running the loop's gradient at once each 
 their own iterations. The sub-plans are built once, by one thread (Session.build_once),
 and run by any number at once.
 """
-import operator
-
 import numpy as np
 
 from tfteach.framework.dead import DEAD
@@ -37,7 +35,7 @@ from tfteach.framework.errors import InvalidArgumentError
 from tfteach.kernels.cpu import run_state
 from tfteach.kernels.cpu.linalg import DeferredProduct
 from tfteach.runtime import executor, loop_hoisting, loop_live_reads, loop_sums
-from tfteach.runtime.loop_specialise import SpecialisingPlan
+from tfteach.runtime.loop_specialise import SpecialisingPlan, picker
 
 __all__ = ["run_while", "request_history", "run_while_grad", "run_loop_history"]
 
@@ -267,8 +265,7 @@ def run_while_grad(ctx, *inputs):
     # What each iteration's feed list is made of, worked out once (~40 values a time step
     # for an LSTM: its Python counts 20 times a step).
     unchanging = captured + extra
-    pick_saved = operator.itemgetter(*saved_at) if len(saved_at) > 1 else \
-        (lambda saved_values: [saved_values[i] for i in saved_at])
+    pick_saved = picker(saved_at)
     var_grads = [(g is not None, i) for g, i in zip(grad_loop.var_grads, grad_loop.var_ids)]
     summing = list(zip(sums, products))
     body = hoisting.start(plan)

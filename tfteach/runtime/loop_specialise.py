@@ -48,7 +48,7 @@ from tfteach.runtime import fast_loop
 from tfteach.runtime.executor import MAX_FOLDED_BYTES, deref
 from tfteach.runtime.optimizer.slots import reassign_frees
 
-__all__ = ["SpecialisingPlan", "enabled"]
+__all__ = ["SpecialisingPlan", "enabled", "picker"]
 
 SHAPE_OPS = frozenset(("Shape", "ShapeN", "Size", "Rank"))
 # How many feed-shape signatures a loop keeps a specialised plan for (a loop fed many
@@ -95,7 +95,7 @@ class SpecialisingPlan:
         self.first_shapes = None     # every slot's shape in the first run
         self.varying = None          # the slots whose shapes changed in the second
         self.stable_feeds = ()
-        self.pick_stable = _picker(())
+        self.pick_stable = picker(())
         self.lock = threading.Lock()
 
     def __getattr__(self, name):     # the plain plan's attributes (fast_steps, ...)
@@ -149,7 +149,7 @@ class SpecialisingPlan:
                                 if a != b)
             self.stable_feeds = tuple(i for i, s in enumerate(self.plan.feed_slots)
                                       if s not in varying)
-            self.pick_stable = _picker(self.stable_feeds)
+            self.pick_stable = picker(self.stable_feeds)
             signature = _signature(self.pick_stable(feed_values))
             if self.const_feeds:
                 signature += tuple([feed_values[i] is value for i, value in self.const_feeds])
@@ -201,7 +201,7 @@ def _signature(values):
 _NDARRAY, _ARRAYS = np.ndarray, (np.ndarray, np.generic)
 
 
-def _picker(positions):
+def picker(positions):
     """feed_values -> the values at `positions` (operator.itemgetter, which returns a bare
     value for one position and needs at least one)."""
     if len(positions) > 1:
