@@ -15,7 +15,8 @@ from tfteach.framework.dead import DEAD
 from tfteach.framework.node_def import NodeDef
 from tfteach.runtime import errors_text, executor
 
-__all__ = ["copy_step", "allocator_for", "run_accounted", "partition_graphs"]
+__all__ = ["copy_step", "allocator_for", "run_accounted", "partition_graphs",
+           "stays_on_device"]
 
 
 _COPY_TYPES = {("CPU", "GPU"): "MEMCPYHtoD", ("GPU", "CPU"): "MEMCPYDtoH",
@@ -44,6 +45,16 @@ def _cuda_copy_kernel(src, dst):
             return value
         return move(executor.deref(value))
     return cuda_copy
+
+
+def stays_on_device(device, client):
+    """Where a loop sub-plan's fed or fetched tensor made on `device` is: there, if that
+    device keeps its values in host memory (the CPU, a virtual GPU), else the `client`
+    (a real GPU's values are copied as for any feed or fetch: the loop runner works on
+    host arrays). In TensorFlow a loop's tensors stay on their device between
+    iterations; copying them to the client and back would show MEMCPY steps that TF
+    never runs (and did: 90 per iteration of a 2-layer LSTM, its weights included)."""
+    return client if device.kind == "cuda" else device
 
 
 def allocator_for(tensors, device):
@@ -82,10 +93,12 @@ def copy_step(tensor, op, src, dst, in_slot, out_slot):
     return step
 
 
-def run_accounted(plan, values, step_stats, report_oom):
+def run_accounted(plan, values, step_stats, report_oom, keep_values=False):
     """The general loop, with every value a GPU step produces accounted on that
     GPU's allocator while a slot holds it (freed with the slot, or at the end).
-    Written for speed: it is the inner loop of every run on a GPU."""
+    Written for speed: it is the inner loop of every run on a GPU. `keep_values`: the
+    slots keep their values after their last reader (their memory is released all the
+    same), for a loop sub-plan's recorded run (loop_specialise.py)."""
     held = [None] * plan.num_slots          # slot -> Buffer
     swallow = plan.num_slots - 1
     dead_ops = set()
@@ -148,7 +161,8 @@ def run_accounted(plan, values, step_stats, report_oom):
                 executor._record(step_stats, step, outputs, start, end, index)
                 index += 1
             for s in step.frees:
-                values[s] = None
+                if not keep_values:
+                    values[s] = None
                 buf = held[s]
                 if buf is not None:
                     held[s] = None

@@ -85,11 +85,16 @@ class Plan:
     """The cached schedule of one fetch/feed/target signature in one Session."""
 
     def __init__(self, session, fetch_tensors, feed_tensors, target_ops, summed=(),
-                 fed_reads=None):
+                 fed_reads=None, on_device=False):
         """`summed`: fetched tensors the caller only adds up (fusion.defer_summed_products);
         their fetched values may be DeferredProducts (kernels/cpu/linalg.py). `fed_reads`:
         {fed tensor: VariableV2 op} for feeds that are reads of a variable, live while
-        the plan runs (a loop's captured `v/read`, runtime/loop_live_reads.py)."""
+        the plan runs (a loop's captured `v/read`, runtime/loop_live_reads.py).
+        `on_device`: a loop's sub-plan (loop_runner.py), whose feeds and fetches are the
+        loop's own tensors: each stays on the device that makes it where that device
+        keeps values in host memory (the CPU, a virtual GPU), as a TF loop's tensors stay
+        in the frame's device memory, instead of being copied in from the client and
+        back out every iteration (`device_run.stays_on_device`)."""
         ops = prune(fetch_tensors, feed_tensors, target_ops)
         self.ops = ops
         self._run_states = session._run_states   # per run in progress (run_state.py)
@@ -97,6 +102,12 @@ class Plan:
         placer.place_new_ops()              # once per graph; raises placement errors
         client = placer.devices.cpu         # where feeds come from and fetches go
         device_of = placer.device_of
+        if on_device:
+            def source_of(t):
+                return device_run.stays_on_device(device_of(t.op), client)
+        else:
+            def source_of(t):
+                return client
         slot_of = {}
 
         def slot(key):
@@ -107,13 +118,16 @@ class Plan:
         fed = set(feed_tensors)
         self.feed_slots = [slot(t) for t in feed_tensors]
         devices = [device_of(op) for op in ops]
+        # No real GPU among them: every value is a host array (virtual GPUs only account
+        # it), so loop sub-plans may be specialised (loop_specialise.py).
+        self.host_memory_only = all(d.kind != "cuda" for d in devices)
         # Inputs; a value needed on another device than its producer's gets a copy
         # (one per tensor and destination), made just before its first consumer.
         steps_inputs, copies_before = [], [[] for _ in ops]
         for i, op in enumerate(ops):
             ins = []
             for t in op._inputs:
-                src = client if t in fed else device_of(t.op)
+                src = source_of(t) if t in fed else device_of(t.op)
                 if src is devices[i]:
                     ins.append(slot(t))
                     continue
@@ -124,13 +138,14 @@ class Plan:
             steps_inputs.append(tuple(ins))
         self.fetch_slots, fetch_copies = [], []
         for t in fetch_tensors:
-            src = client if t in fed else device_of(t.op)
-            if src is client:
+            src = source_of(t) if t in fed else device_of(t.op)
+            dst = source_of(t)                  # the client, or src for a loop's sub-plan
+            if src is dst:
                 self.fetch_slots.append(slot(t))
                 continue
-            key = (t, client.name)
+            key = (t, dst.name)
             if key not in slot_of:
-                fetch_copies.append((t, t.op, src, client, slot(t), slot(key)))
+                fetch_copies.append((t, t.op, src, dst, slot(t), slot(key)))
             self.fetch_slots.append(slot_of[key])
         self.steps = []
         for i, op in enumerate(ops):

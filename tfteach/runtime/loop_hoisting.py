@@ -99,7 +99,8 @@ class Hoisting:
             self.hoisted = tuple(hoisted)
             self.prelude_feeds = tuple(i for i, t in enumerate(feeds) if t in seeds)
             self.prelude = executor.Plan(session, self.frontier,
-                                         tuple(feeds[i] for i in self.prelude_feeds), ())
+                                         tuple(feeds[i] for i in self.prelude_feeds), (),
+                                         on_device=True)
 
     def body_feeds(self, feeds):
         """The body plan's feeds: the loop's, then the hoisted values."""

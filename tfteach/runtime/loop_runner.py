@@ -90,9 +90,11 @@ def _plans(ctx, loop, captured=None):
                 ctx.state["hoisting"] = (hoisting,)
                 plans = ctx.state["plans"] = (key, (
                     SpecialisingPlan(executor.Plan(ctx.session, (loop.cond,), feeds, (),
-                                                   fed_reads=fed_reads), feeds),
+                                                   fed_reads=fed_reads, on_device=True),
+                                     feeds),
                     SpecialisingPlan(hoisting.attach(executor.Plan(
-                        ctx.session, fetches, body_feeds, (), fed_reads=fed_reads)),
+                        ctx.session, fetches, body_feeds, (), fed_reads=fed_reads,
+                        on_device=True)),
                         body_feeds)), hoisting, live)
     return plans[1] + plans[2:]
 
@@ -203,7 +205,7 @@ def _grad_plan(ctx, grad_loop):
             body_feeds = hoisting.body_feeds(feeds)
             ctx.state["hoisting"] = (hoisting,)
             return SpecialisingPlan(hoisting.attach(executor.Plan(
-                ctx.session, fetches, body_feeds, (), summed)), body_feeds)
+                ctx.session, fetches, body_feeds, (), summed, on_device=True)), body_feeds)
         plan = ctx.session.build_once(ctx.state, "plan", build)
     return plan, ctx.state["hoisting"][0]
 

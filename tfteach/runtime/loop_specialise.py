@@ -28,7 +28,7 @@ TensorFlow's Grappler folds them once the shapes are known; so does this, per lo
      stays unspecialised.
 
 Only plans of pure ops are specialised (no stateful op, no reference input, no control
-flow, nothing on a device that accounts memory), so abandoning a run and running it again
+flow, nothing on a real GPU), so abandoning a run and running it again
 changes nothing a program can see; the values are the plain plan's, bit for bit (the
 skipped ops would have computed the recorded values again; the identities return their
 input). Errors too: a run that fails while recording is run again by the plain plan,
@@ -44,7 +44,7 @@ import threading
 import numpy as np
 
 from tfteach.kernels.cpu import run_state
-from tfteach.runtime import fast_loop
+from tfteach.runtime import device_run, fast_loop
 from tfteach.runtime.executor import MAX_FOLDED_BYTES, deref
 from tfteach.runtime.optimizer.slots import reassign_frees
 
@@ -169,7 +169,10 @@ def _run_specialised(special, feed_values):
     values = special.template.copy()
     for s, v in zip(special.feed_slots, feed_values):
         values[s] = v
-    special._run_fast(values)
+    if special.accounted:                     # on a virtual GPU
+        device_run.run_accounted(special, values, None, False)
+    else:
+        special._run_fast(values)
     return [values[s] for s in special.fetch_slots]
 
 
@@ -180,7 +183,10 @@ def _shape_of(value):
 
 
 def _pure(plan):
-    if plan.accounted or plan.splits_work or plan.ref_fetches or plan.fetch_rereads:
+    # A virtual GPU's values are host arrays: its plans are specialised too, and run
+    # with their memory accounted (device_run.run_accounted); a real GPU's are not.
+    if (plan.accounted and not plan.host_memory_only) or plan.splits_work or \
+            plan.ref_fetches or plan.fetch_rereads:
         return False
     for step in plan.fast_steps:
         op = step.op
@@ -216,7 +222,10 @@ def _record(plan, feed_values):
         values[s] = v
     try:
         with np.errstate(all="ignore"):
-            fast_loop.run_steps(plan.fast_steps, values, free=False)
+            if plan.accounted:                # on a virtual GPU: charged as it runs
+                device_run.run_accounted(plan, values, None, False, keep_values=True)
+            else:
+                fast_loop.run_steps(plan.fast_steps, values, free=False)
     except Exception:  # noqa: BLE001 - the plain plan runs again and raises it properly
         return None
     return values
@@ -262,8 +271,10 @@ def _specialise(plan, values, const_slots, varying):
         op = step.op
         ins = [alias.get(s, s) for s in step.in_slots]
         outs = [s for s in step.out_slots if s != swallow]
+        # (Not a value a GPU accounts: on a virtual GPU it is computed when it runs,
+        # as it is charged then; shapes and int32 values live in host memory.)
         if ins and all(s in known for s in ins) and not op._control_inputs and \
-                all(_small(values[s]) for s in outs):
+                step.alloc is None and all(_small(values[s]) for s in outs):
             for s in outs:                   # derived from shapes and constants
                 template[s] = _frozen(values[s])
                 known.add(s)
