@@ -188,10 +188,15 @@ class Allocator:
             value = value.base
         return id(value) in self.live and isinstance(value, (np.ndarray, np.generic))
 
-    @_locked
     def allocate(self, nbytes, op_name, shape, dtype, value=None):
-        """A new Buffer of `nbytes`, or ResourceExhaustedError with TensorFlow's text.
-        (Called for every tensor a GPU step produces: kept lean.)"""
+        """A new Buffer of `nbytes`, or ResourceExhaustedError with TensorFlow's text."""
+        with self.lock:
+            return self.allocate_locked(nbytes, op_name, shape, dtype, value)
+
+    def allocate_locked(self, nbytes, op_name, shape, dtype, value=None):
+        """`allocate`, for a caller that holds `self.lock` already (the accounted loop,
+        device_run.py: every tensor a GPU step produces, so kept lean: an RLock taken
+        twice and a wrapper call were a third of a small step's accounting)."""
         size = (nbytes + _ROUND - 1) // _ROUND * _ROUND or _ROUND
         in_use = self.bytes_in_use + size
         if in_use > self.bytes_reserved and not self._grow(size):
@@ -225,6 +230,10 @@ class Allocator:
 
     @_locked
     def free(self, buf):
+        self.free_locked(buf)
+
+    def free_locked(self, buf):
+        """`free`, for a caller that holds `self.lock` already."""
         if self.live.get(buf.key) is buf:       # not already gone (reset)
             del self.live[buf.key]
             self.bytes_in_use -= buf.nbytes

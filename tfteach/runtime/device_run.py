@@ -142,9 +142,9 @@ def run_accounted(plan, values, step_stats, report_oom, keep_values=False):
                     if type(v) is ndarray and v.base is None:    # the common case
                         with alloc.lock:        # other session threads account too
                             buf = live.get(id(v))
-                            if buf is None:
-                                buf = alloc.allocate(v.nbytes, step.name, v.shape, v.dtype,
-                                                     v)
+                            if buf is None:     # (the lock is held: the unlocked method)
+                                buf = alloc.allocate_locked(v.nbytes, step.name, v.shape,
+                                                            v.dtype, v)
                             else:
                                 buf.refs += 1
                     else:
@@ -166,7 +166,11 @@ def run_accounted(plan, values, step_stats, report_oom, keep_values=False):
                 buf = held[s]
                 if buf is not None:
                     held[s] = None
-                    buf.allocator.unref(buf)
+                    allocator = buf.allocator
+                    with allocator.lock:
+                        buf.refs -= 1
+                        if buf.refs <= 0:
+                            allocator.free_locked(buf)
     except Exception as e:  # noqa: BLE001
         alloc = getattr(e, "oom_allocator", None)
         if alloc is not None and report_oom:
