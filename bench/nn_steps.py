@@ -15,12 +15,16 @@ backward pass by hand (MLP and LeNet). Rows whose
 ops tfteach does not have yet (max_pool, dynamic_rnn) print why and are skipped.
 Then conv2d forward throughput in GFLOP/s: tfteach, NumPy im2col + matmul, TensorFlow.
 
-    python bench/nn_steps.py [--quick] [--device gpu] [--only lstm gru charlm]
+    python bench/nn_steps.py [--quick] [--device gpu|virtual-gpu] [--only lstm gru charlm]
 
 The RNN rows are followed by A/Bs in the same process, alternating rounds: loop
 specialisation (runtime/loop_specialise.py) and loop optimization (hoisting and the
 pretransposed gradient products, runtime/loop_hoisting.py) on and off: the
 before/after of issue 20. `--ab-only` runs just those (no table, no TensorFlow).
+
+With `--device virtual-gpu`: the steps as the course kernel ("Python 3 (tfteach)") runs
+them, on its virtual /gpu:0 (CPU kernels, the GPU's memory accounted), next to tfteach on
+the CPU in the same run.
 
 With `--device gpu` (a machine with an NVIDIA GPU): the same three steps run by
 tfteach's CUDA kernels, next to tfteach on the CPU and TensorFlow on the same GPU
@@ -376,6 +380,23 @@ def main_gpu(numbers):
             "-" if tf_ms is None else "%.2f" % (gpu_ms / tf_ms)))
 
 
+def main_virtual_gpu(numbers):
+    """The steps as the course kernel runs them, on its virtual /gpu:0 (CPU kernels with
+    the GPU's memory accounted: docs/devices.md), against tfteach on the CPU, same run."""
+    import tfteach
+    tfteach.config.set_virtual_gpus(1, memory_limit=4096)
+    print("Training step time on %s, milliseconds per step (best of 5)" % cpu_model())
+    header = "%-8s %14s %12s %10s" % ("workload", "virtual-gpu", "tfteach-cpu", "vgpu/cpu")
+    print(header)
+    print("-" * len(header))
+    cpu_only = tfteach.ConfigProto(device_count={"GPU": 0})
+    for name, build, _, _ in WORKLOADS:
+        number = numbers[name]
+        vgpu_ms = best_ms(graph_step(tfteach, build), number)
+        cpu_ms = best_ms(graph_step(tfteach, build, cpu_only), number)
+        print("%-8s %14.2f %12.2f %10.2f" % (name, vgpu_ms, cpu_ms, vgpu_ms / cpu_ms))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
@@ -385,9 +406,10 @@ def main():
                         help="only these workloads (e.g. --only lstm gru charlm)")
     parser.add_argument("--ab-only", action="store_true",
                         help="only the same-run A/Bs of the RNN rows (no table, no TF)")
-    parser.add_argument("--device", choices=("cpu", "gpu"), default="cpu",
+    parser.add_argument("--device", choices=("cpu", "gpu", "virtual-gpu"), default="cpu",
                         help="gpu: the steps on a real CUDA GPU, against tfteach on the "
-                             "CPU and TensorFlow on the same GPU")
+                             "CPU and TensorFlow on the same GPU; virtual-gpu: on the "
+                             "course kernel's virtual /gpu:0, against tfteach on the CPU")
     args = parser.parse_args()
     if args.only:
         WORKLOADS[:] = [w for w in WORKLOADS if w[0] in args.only]
@@ -395,6 +417,8 @@ def main():
                for name, _, _, number in WORKLOADS}
     if args.device == "gpu":
         return main_gpu(numbers)
+    if args.device == "virtual-gpu":
+        return main_virtual_gpu(numbers)
     if args.ab_only:
         import tfteach
         print("RNN steps on %s" % cpu_model())

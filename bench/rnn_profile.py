@@ -40,7 +40,7 @@ def _label(plan):
 def install_timers(totals):
     """Adds the seconds spent in every GEMM and in each loop sub-plan to `totals`."""
     from tfteach.kernels.cpu import linalg
-    from tfteach.runtime import loop_specialise, loop_sums
+    from tfteach.runtime import loop_hoisting, loop_specialise, loop_sums
     plain_gemm = linalg.split_matmul
 
     def timed_gemm(*args, **kwargs):
@@ -49,7 +49,8 @@ def install_timers(totals):
             return plain_gemm(*args, **kwargs)
         finally:
             totals["GEMMs"] += time.perf_counter() - start
-    linalg.split_matmul = loop_sums.split_matmul = timed_gemm
+    # (every module that calls it by its own name: the pretransposed `dy @ W^T` too)
+    linalg.split_matmul = loop_sums.split_matmul = loop_hoisting.split_matmul = timed_gemm
 
     plain_run = loop_specialise.SpecialisingPlan.run
     labels = {}
