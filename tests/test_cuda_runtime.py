@@ -104,6 +104,18 @@ def test_an_mlp_step_on_the_cuda_device_matches_the_cpu(simulated_cuda_gpu):
     assert any(name.endswith("/_copy_to_CPU:0") for name in kinds)
 
 
+def test_a_real_gpu_plan_is_left_as_built_and_says_so(simulated_cuda_gpu):
+    # The graph optimizer rewrites plans whose values are host arrays (the CPU, virtual
+    # GPUs); on a real card it leaves the plan as built, and rewrites_of says why.
+    from tfteach.runtime.optimizer import NOT_OPTIMIZED, rewrites_of
+    fetches, feed = _mlp_step()
+    with tf.Session() as sess:
+        sess.run(fetches, feed)
+        done = rewrites_of(sess, fetches, list(feed))
+    assert [r.pass_name for r in done] == [NOT_OPTIMIZED]
+    assert done[0].result.startswith("not optimized: its ops are placed on a real GPU")
+
+
 def test_a_cnn_step_on_the_cuda_device_matches_the_cpu(simulated_cuda_gpu):
     rng = np.random.RandomState(1)
     x = tf.placeholder(tf.float32, [None, 4, 4, 1])

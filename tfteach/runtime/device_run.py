@@ -93,12 +93,14 @@ def copy_step(tensor, op, src, dst, in_slot, out_slot):
     return step
 
 
-def run_accounted(plan, values, step_stats, report_oom, keep_values=False):
+def run_accounted(plan, values, step_stats, report_oom, keep_values=False, steps=None):
     """The general loop, with every value a GPU step produces accounted on that
     GPU's allocator while a slot holds it (freed with the slot, or at the end).
     Written for speed: it is the inner loop of every run on a GPU. `keep_values`: the
     slots keep their values after their last reader (their memory is released all the
-    same), for a loop sub-plan's recorded run (loop_specialise.py)."""
+    same), for a loop sub-plan's recorded run (loop_specialise.py). `steps`: these
+    instead of the plan's (traced: as built; else the optimizer's, for the fed shapes
+    where it specialised them)."""
     held = [None] * plan.num_slots          # slot -> Buffer
     swallow = plan.num_slots - 1
     dead_ops = set()
@@ -106,7 +108,13 @@ def run_accounted(plan, values, step_stats, report_oom, keep_values=False):
     step = None
     ndarray = np.ndarray
     # Untraced, constants and folded values come from the template, as in _run_fast.
-    steps = plan.steps if step_stats is not None else plan.fast_steps
+    if steps is None:
+        if step_stats is not None:
+            steps = plan.steps
+        elif plan.specialiser is not None:      # runtime/optimizer/specialise.py
+            steps = plan.specialiser.entry_for(values).steps
+        else:
+            steps = plan.fast_steps
     check_dead = plan.has_control_flow
     try:
         for step in steps:

@@ -219,17 +219,20 @@ class Plan:
         # (optimizer.rewrites_of, %%tfgraph --optimized): a student in the course kernel,
         # whose graphs go to its virtual /gpu:0, would otherwise see nothing and not why.
         self.unoptimized_because = (
-            "its ops are placed on a GPU (virtual or real): the graph optimizer rewrites "
-            "plans that run on the CPU (tf.ConfigProto(device_count={'GPU': 0}) runs "
-            "this graph there)" if self.accounted else
+            "its ops are placed on a real GPU: the graph optimizer rewrites plans whose "
+            "values are host arrays (the CPU, virtual GPUs; "
+            "tf.ConfigProto(device_count={'GPU': 0}) runs this graph on the CPU)"
+            if not self.host_memory_only else
             "it has tf.cond or while_loop ops at its top level: they run as built (the "
             "loops' bodies are optimized on their own)" if self.has_control_flow else None)
-        if not self.accounted and not self.has_control_flow:
-            # Work a training step would do twice, done once (fusion.py); CPU only.
-            self.fast_steps = fusion.fuse(self.fast_steps, self.fetch_slots, self.steps)
-            if summed:
-                self.fast_steps = fusion.defer_summed_products(
-                    self.fast_steps, self.fetch_slots, [slot_of[t] for t in summed])
+        if self.host_memory_only and not self.has_control_flow:
+            if not self.accounted:
+                # Work a training step would do twice, done once (fusion.py); CPU only:
+                # on a (virtual) GPU every value TF's GPU graph makes is counted.
+                self.fast_steps = fusion.fuse(self.fast_steps, self.fetch_slots, self.steps)
+                if summed:
+                    self.fast_steps = fusion.defer_summed_products(
+                        self.fast_steps, self.fetch_slots, [slot_of[t] for t in summed])
             # Grappler's passes on what is left (runtime/optimizer, docs/optimizer.md).
             self.fast_steps = optimizer.optimize(self, session._config, feed_tensors)
         # A step with a convolution splits its big kernels over two workers (see run).

@@ -170,7 +170,7 @@ def _run_specialised(special, feed_values):
     for s, v in zip(special.feed_slots, feed_values):
         values[s] = v
     if special.accounted:                     # on a virtual GPU
-        device_run.run_accounted(special, values, None, False)
+        device_run.run_accounted(special, values, None, False, steps=special.fast_steps)
     else:
         special._run_fast(values)
     return [values[s] for s in special.fetch_slots]
@@ -223,7 +223,8 @@ def _record(plan, feed_values):
     try:
         with np.errstate(all="ignore"):
             if plan.accounted:                # on a virtual GPU: charged as it runs
-                device_run.run_accounted(plan, values, None, False, keep_values=True)
+                device_run.run_accounted(plan, values, None, False, keep_values=True,
+                                         steps=plan.fast_steps)
             else:
                 fast_loop.run_steps(plan.fast_steps, values, free=False)
     except Exception:  # noqa: BLE001 - the plain plan runs again and raises it properly
@@ -310,6 +311,7 @@ def _specialise(plan, values, const_slots, varying):
         kept.append(step)
     kept = [step for step in kept if step is not None]
     special = copy.copy(plan)
+    special.specialiser = None        # its steps are specialised already (from the generic)
     special.template = template
     special.fetch_slots = [alias.get(s, s) for s in plan.fetch_slots]
     special.fast_steps = reassign_frees(

@@ -72,8 +72,11 @@ def _shape_value(step):
 
 
 def _foldable(step, known):
+    # Not a value a (virtual) GPU counts: folded, it would live in no allocator's
+    # figures; computed when it runs, it is counted while it lives. Shapes and int32
+    # values of GPU ops are host memory (step.alloc is None).
     op = step.op
-    return (plain(step) and step.in_slots and step.out_slots
+    return (plain(step) and step.alloc is None and step.in_slots and step.out_slots
             and not op._op_def.stateful and not op._control_inputs
             and not op._op_def.ref_inputs and all(s in known for s in step.in_slots))
 

@@ -18,9 +18,12 @@ def producers(steps):
 
 
 def plain(step):
-    """Whether `step` runs its op's own kernel on the CPU: not a copy, not fused, not a
-    re-reading wrapper (ref_reads.py), not on a device that accounts memory."""
-    return (step.source is None and step.alloc is None and step.kernel is step.ctx.kernel)
+    """Whether `step` runs its op's own kernel on host arrays: not a copy, not fused, not
+    a re-reading wrapper (ref_reads.py), on the CPU or a virtual GPU (whose values are
+    host arrays it only counts; not a real GPU's)."""
+    alloc = step.alloc
+    return (step.source is None and (alloc is None or alloc.virtual) and
+            step.kernel is step.ctx.kernel)
 
 
 def read_by_stateful_ops(steps):
