@@ -233,6 +233,8 @@ class Plan:
                 if summed:
                     self.fast_steps = fusion.defer_summed_products(
                         self.fast_steps, self.fetch_slots, [slot_of[t] for t in summed])
+            else:       # a virtual GPU: the one fusion that makes the same tensors
+                self.fast_steps = fusion.share_conv_patches(self.fast_steps)
             # Grappler's passes on what is left (runtime/optimizer, docs/optimizer.md).
             self.fast_steps = optimizer.optimize(self, session._config, feed_tensors)
         # A step with a convolution splits its big kernels over two workers (see run).

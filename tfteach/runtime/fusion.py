@@ -52,6 +52,10 @@ the Fourier path writes them, with the same formulas and roundings. It takes tha
 only for a 1-D float32/64 bias of the output's channel count and NHWC data; else the
 three kernels run in turn, each error located at its own op.
 
+Fusion 3 runs on a virtual GPU's plan too: it changes no tensor an op makes, so the
+GPU's memory figures stay TensorFlow's (and the numbers are the CPU's). The others
+change which tensors are made, and run on the CPU only.
+
 5. A relu's gradient applied as its pool's gradient is written. Under a max pool of a
 relu (LeNet's layers), `ReluGrad(MaxPoolGrad(r, y, g), r)` reads and writes the whole
 activation twice; when the MaxPoolGrad's output is read by that ReluGrad only, with the
@@ -161,7 +165,7 @@ def share_conv_patches(steps):
     forwards = {}                                # input slot -> a Conv2D step
     layers = []                                  # [forward, filter gradient]
     for step in steps:
-        if step.alloc is not None:
+        if not _host_arrays(step):
             continue
         if step.kernel is conv_kernels.conv2d:
             forwards.setdefault(step.in_slots[0], step)
@@ -184,13 +188,21 @@ def share_conv_patches(steps):
     return [paired.get(step, step) for step in steps]
 
 
+def _host_arrays(step):
+    """Whether the step computes on host arrays: on the CPU, or on a virtual GPU (which
+    only counts them). Sharing a layer's patches and transforms changes no tensor a
+    step makes, so a virtual GPU's plan shares them too (its memory figures stay);
+    the other fusions make fewer tensors, and keep to the CPU."""
+    return step.alloc is None or step.alloc.virtual
+
+
 def _input_gradient_of(steps, forward, backprop_filter):
     """The CPU Conv2DBackpropInput after `forward` that reads its filter (slot 1) and
     the output gradient `backprop_filter` reads (slot 2), or None."""
     conv_kernels = _loaded_kernels("conv_kernels")
     after_forward = steps[steps.index(forward) + 1:]
     for step in after_forward:
-        if (step.kernel is conv_kernels.conv2d_backprop_input and step.alloc is None
+        if (step.kernel is conv_kernels.conv2d_backprop_input and _host_arrays(step)
                 and step.in_slots[1] == forward.in_slots[1]
                 and step.in_slots[2] == backprop_filter.in_slots[2]):
             return step
