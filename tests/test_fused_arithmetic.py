@@ -469,3 +469,26 @@ def test_a_chain_compiles_only_once_its_runs_paid_for_the_kernels(monkeypatch):
     assert [k for k in fused_arithmetic._KERNELS.values() if k is not None]
     assert same_bits(fused, unfused)
     sess.close()
+
+
+def test_the_process_keeps_a_bounded_number_of_kernels(monkeypatch, tmp_path):
+    # A notebook open all day builds chain after chain: the oldest kernels are let go
+    # (a plan holds its own; a later plan compiles again, or loads Numba's disk cache).
+    monkeypatch.setattr(fused_arithmetic, "CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(fused_arithmetic, "_KERNELS", {})
+    monkeypatch.setattr(fused_arithmetic, "MAX_KERNELS", 2)
+    x = np.array([1.5, -2.0, np.nan, 0.0, -0.0, np.inf], np.float32)
+    programs = [(("Mul", (0, ("c", 0))), (op, (-1,))) for op in ("Neg", "Square", "Abs")]
+    kernels = []
+    for program in programs:
+        kernels.append(fused_arithmetic.kernel_for(program, ("f",), np.float32))
+        assert kernels[-1] is not None
+        assert len(fused_arithmetic._KERNELS) <= 2
+    assert (programs[0], ("f",), "f") not in fused_arithmetic._KERNELS     # the oldest
+    expected = [np.negative(x * np.float32(3)), np.square(x * np.float32(3)),
+                np.absolute(x * np.float32(3))]
+    again = fused_arithmetic.kernel_for(programs[0], ("f",), np.float32)
+    for kernel, want in zip(kernels + [again], expected + expected[:1]):
+        out = np.empty_like(x)
+        kernel(out, np.array([3.0], np.float32), x)       # a kept one still runs
+        assert same_bits(out, want)

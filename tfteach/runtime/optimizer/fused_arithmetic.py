@@ -59,6 +59,9 @@ SECONDS_PER_KERNEL, SECONDS_PER_OP, FIRST_KERNEL_SECONDS = 0.1, 0.03, 0.5
 BLOCK = 1024                    # elements per block: every op's loop over one block
 MAX_KINDS = 4                   # operand-kind variants a run compiles at most
 CACHE_DIR = None                # None: cache_dir()'s default; "": no on-disk cache
+# Kernels the process keeps for plans still to be built (a plan holds its own): a
+# notebook open all day builds chain after chain, and each kernel is ~0.5 MB of code.
+MAX_KERNELS = 256
 
 # op type -> (the ufunc its float kernel calls, the element expression of a (, b))
 EXACT_OPS = {
@@ -184,6 +187,8 @@ def kernel_for(program, kinds, dtype):
                 except Exception:  # noqa: BLE001 - no kernel: the ufuncs run instead
                     kernel = None
                 _KERNELS[key] = kernel
+                while len(_KERNELS) > MAX_KERNELS:   # the oldest goes (Numba's disk
+                    del _KERNELS[next(iter(_KERNELS))]   # cache still has it)
     return kernel
 
 
