@@ -34,6 +34,18 @@ def test_default_session_reserves_nearly_all_memory(virtual_gpus):
     sess.close()
 
 
+@pytest.mark.parametrize("mib, usable_mib", [(100, 100), (225, 225), (226, 1), (1024, 799)])
+def test_a_card_no_bigger_than_the_margin_is_all_usable(virtual_gpus, mib, usable_mib):
+    # TF 1.15 (gpu_device.cc) takes MinSystemMemory off only when the card has more:
+    # a 100 MiB virtual GPU gives its 100 MiB, not a negative limit where every
+    # tensor ran out of memory.
+    virtual_gpus(1, memory_limit=mib)
+    sess = tf.Session()
+    assert stats()["bytes_limit"] == usable_mib * MIB
+    assert sess.run(tf.constant([1.0, 2.0]) * 2.0).tolist() == [2.0, 4.0]
+    sess.close()
+
+
 def test_allow_growth_reserves_in_doubling_regions_and_keeps_them(virtual_gpus):
     virtual_gpus(1, memory_limit=1024)
     config = tf.ConfigProto()

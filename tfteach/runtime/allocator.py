@@ -122,7 +122,10 @@ class Allocator:
         self._region = self.bytes_limit
 
     def default_limit(self):
-        return self.free_memory - min_system_memory(self.free_memory)
+        # TF 1.15's gpu_device.cc takes the margin off only when there is more than it:
+        # a card (a virtual one of 100 MiB) no bigger than 225 MiB is all usable.
+        margin = min_system_memory(self.free_memory)
+        return self.free_memory - margin if margin < self.free_memory else self.free_memory
 
     # -- GPUOptions, at the first Session ----------------------------------------------------
     def configure(self, gpu_options):
