@@ -1,6 +1,7 @@
 """Where the time of an RNN training step goes (issue 20): a diagnostic, not a benchmark.
 
     python bench/rnn_profile.py [--only lstm gru charlm] [--steps 15] [--ops]
+    python bench/rnn_profile.py --gemms     # NumPy's and TF's matmul on the LSTM's shapes
 
 For each of bench/nn_steps.py's RNN workloads, the best of `--steps` training steps,
 split into: the GEMMs (every product BLAS computes, inside the loops or not), each loop
@@ -127,6 +128,55 @@ def profile(name, steps, ops):
                 op_type, seconds * 1e3, calls, seconds / calls * 1e6))
 
 
+# The LSTM step's GEMM shapes (m, k, n): forward per layer, the gradient's dy @ W^T per
+# layer, and the weight gradients summed over the 20 time steps (K = 20 x 32).
+LSTM_GEMMS = ((32, 156, 512), (32, 256, 512), (32, 512, 156), (32, 512, 256),
+              (156, 640, 512), (256, 640, 512))
+
+
+def gemm_comparison(number=50):
+    """NumPy's and TensorFlow's matmul on the LSTM's shapes, same run: is TF's GEMM the
+    reason its step is faster? TF runs `number` matmuls of variables in one session run
+    (chained by control dependencies, one inter-op thread), with 1 and 2 intra-op threads;
+    NumPy with the BLAS threads it has."""
+    import numpy as np
+    tf1 = nn_steps.import_tf1()
+    rng = np.random.RandomState(0)
+    print("GEMMs of the LSTM step, microseconds a product (best of 5)")
+    print("%-14s %8s %8s %8s %8s" % ("m x k x n", "numpy", "tf-1thr", "tf-2thr", "tf/np"))
+    for m, k, n in LSTM_GEMMS:
+        a = rng.rand(m, k).astype(np.float32)
+        b = rng.rand(k, n).astype(np.float32)
+        ours = nn_steps.best_ms(lambda: np.matmul(a, b), number) * 1e3
+        tf_us = [_tf_gemm_us(tf1, a, b, number, threads) if tf1 else None for threads in (1, 2)]
+        cells = ["-" if t is None else "%.1f" % t for t in tf_us]
+        ratio = "-" if tf_us[0] is None else "%.2f" % (min(tf_us) / ours)
+        print("%-14s %8.1f %8s %8s %8s" % ("%dx%dx%d" % (m, k, n), ours, cells[0], cells[1],
+                                          ratio))
+
+
+def _tf_gemm_us(tf1, a, b, number, intra_threads):
+    graph = tf1.Graph()
+    with graph.as_default():
+        left = tf1.Variable(a)
+        rights = [tf1.Variable(b + i) for i in range(number)]
+        outs, previous = [], []
+        for right in rights:
+            with tf1.control_dependencies(previous):
+                out = tf1.matmul(left, right)
+            outs.append(out)
+            previous = [out]
+        # one element of each product fetched: nothing is pruned or folded away
+        fetch = tf1.add_n([o[0, 0] for o in outs])
+        config = tf1.ConfigProto(intra_op_parallelism_threads=intra_threads,
+                                 inter_op_parallelism_threads=1)
+        sess = tf1.Session(graph=graph, config=config)
+        sess.run(tf1.global_variables_initializer())
+        ms = nn_steps.best_ms(lambda: sess.run(fetch), 5)
+        sess.close()
+    return ms * 1e3 / number
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", default=list(RNN_WORKLOADS),
@@ -134,9 +184,13 @@ def main():
     parser.add_argument("--steps", type=int, default=15)
     parser.add_argument("--ops", action="store_true",
                         help="also the time per op type inside the loop bodies")
+    parser.add_argument("--gemms", action="store_true",
+                        help="only NumPy's and TensorFlow's matmul on the LSTM's shapes")
     args = parser.parse_args()
     print("CPU:", nn_steps.cpu_model(), "| OPENBLAS_NUM_THREADS =",
           os.environ.get("OPENBLAS_NUM_THREADS", "(unset)"))
+    if args.gemms:
+        return gemm_comparison()
     for name in args.only:
         profile(name, args.steps, args.ops)
 
