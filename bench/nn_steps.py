@@ -365,19 +365,7 @@ def main_gpu(numbers):
     if not on_gpu:
         print("TensorFlow on this GPU: %s" % ("not installed" if tf1 is None else
                                              "installed without GPU support"))
-    header = "%-8s %12s %12s %9s %15s %14s" % ("workload", "tfteach-gpu", "tfteach-cpu",
-                                                "tf-gpu", "gpu/cpu (ours)", "tfteach/tf-gpu")
-    print(header)
-    print("-" * len(header))
-    cpu_only = tfteach.ConfigProto(device_count={"GPU": 0})
-    for name, build, _, _ in WORKLOADS:
-        number = numbers[name]
-        gpu_ms = best_ms(graph_step(tfteach, build), number)
-        cpu_ms = best_ms(graph_step(tfteach, build, cpu_only), number)
-        tf_ms = tf_step_ms(tf1, build, number) if on_gpu else None
-        print("%-8s %12.2f %12.2f %9s %15.2f %14s" % (
-            name, gpu_ms, cpu_ms, "-" if tf_ms is None else "%.2f" % tf_ms, gpu_ms / cpu_ms,
-            "-" if tf_ms is None else "%.2f" % (gpu_ms / tf_ms)))
+    _steps_against_the_cpu(tfteach, numbers, "tfteach-gpu", tf1 if on_gpu else None)
 
 
 def main_virtual_gpu(numbers):
@@ -386,15 +374,25 @@ def main_virtual_gpu(numbers):
     import tfteach
     tfteach.config.set_virtual_gpus(1, memory_limit=4096)
     print("Training step time on %s, milliseconds per step (best of 5)" % cpu_model())
-    header = "%-8s %14s %12s %10s" % ("workload", "virtual-gpu", "tfteach-cpu", "vgpu/cpu")
+    _steps_against_the_cpu(tfteach, numbers, "virtual-gpu")
+
+
+def _steps_against_the_cpu(tfteach, numbers, label, tf1=None):
+    """Each workload's step on the process's GPU (`label`), on the CPU, and with `tf1`
+    (TensorFlow on the same GPU) where given."""
+    header = "%-8s %12s %12s %9s %15s %14s" % ("workload", label, "tfteach-cpu",
+                                                "tf-gpu", "gpu/cpu (ours)", "tfteach/tf-gpu")
     print(header)
     print("-" * len(header))
     cpu_only = tfteach.ConfigProto(device_count={"GPU": 0})
     for name, build, _, _ in WORKLOADS:
         number = numbers[name]
-        vgpu_ms = best_ms(graph_step(tfteach, build), number)
+        gpu_ms = best_ms(graph_step(tfteach, build), number)
         cpu_ms = best_ms(graph_step(tfteach, build, cpu_only), number)
-        print("%-8s %14.2f %12.2f %10.2f" % (name, vgpu_ms, cpu_ms, vgpu_ms / cpu_ms))
+        tf_ms = tf_step_ms(tf1, build, number) if tf1 is not None else None
+        print("%-8s %12.2f %12.2f %9s %15.2f %14s" % (
+            name, gpu_ms, cpu_ms, "-" if tf_ms is None else "%.2f" % tf_ms, gpu_ms / cpu_ms,
+            "-" if tf_ms is None else "%.2f" % (gpu_ms / tf_ms)))
 
 
 def main():
