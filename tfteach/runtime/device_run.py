@@ -111,6 +111,12 @@ def run_accounted(plan, values, step_stats, report_oom, keep_values=False, steps
     if steps is None:
         if step_stats is not None:
             steps = plan.steps
+        elif plan.has_control_flow:
+            # A constant in a tf.cond branch waits for the branch's pivot, and must turn
+            # dead when the branch is not taken: run it (the fast steps leave constants
+            # to the template, where both branches' would be live and the Merge would
+            # take the wrong one). Constants outside the branches stay in the template.
+            steps = plan.dead_aware_steps
         elif plan.specialiser is not None:      # runtime/optimizer/specialise.py
             steps = plan.specialiser.entry_for(values).steps
         else:

@@ -203,6 +203,11 @@ class Plan:
         if replaced:
             self.steps = [replaced.get(step, step) for step in self.steps]
             self.fast_steps = [replaced.get(step, step) for step in self.fast_steps]
+        # What the accounted loop of a GPU plan with tf.cond runs (device_run.py): every
+        # step but the constants that wait for nothing (a branch's wait for its pivot).
+        self.dead_aware_steps = ([s for s in self.steps if s.source is not None or
+                                  s.op.type != "Const" or s.op._control_inputs]
+                                 if self.has_control_flow else None)
         # On a GPU, constants (and folded values) live in device memory for as long as
         # the session: they are accounted once, when the plan is built.
         self.accounted = any(step.alloc is not None for step in self.steps)
