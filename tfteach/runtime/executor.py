@@ -205,9 +205,10 @@ class Plan:
             self.fast_steps = [replaced.get(step, step) for step in self.fast_steps]
         # What the accounted loop of a GPU plan with tf.cond runs (device_run.py): every
         # step but the constants that wait for nothing (a branch's wait for its pivot).
-        self.dead_aware_steps = ([s for s in self.steps if s.source is not None or
-                                  s.op.type != "Const" or s.op._control_inputs]
-                                 if self.has_control_flow else None)
+        # Made for every plan: a loop's sub-plan turns dead-aware when a capture is dead
+        # (loop_runner.py sets has_control_flow after the plan is built).
+        self.dead_aware_steps = [s for s in self.steps if s.source is not None or
+                                 s.op.type != "Const" or s.op._control_inputs]
         # On a GPU, constants (and folded values) live in device memory for as long as
         # the session: they are accounted once, when the plan is built.
         self.accounted = any(step.alloc is not None for step in self.steps)
