@@ -225,11 +225,13 @@ class Allocator:
         free = self.bytes_reserved - self.bytes_in_use
         return size <= free or self._extend(size - free)
 
-    @_locked
     def unref(self, buf):
-        buf.refs -= 1
-        if buf.refs <= 0:
-            self.free(buf)
+        # (the lock once, not again through free: the accounted loop calls this for
+        # every tensor a GPU step made)
+        with self.lock:
+            buf.refs -= 1
+            if buf.refs <= 0:
+                self.free_locked(buf)
 
     @_locked
     def free(self, buf):

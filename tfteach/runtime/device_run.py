@@ -116,7 +116,7 @@ def run_accounted(plan, values, step_stats, report_oom, keep_values=False, steps
             # dead when the branch is not taken: run it (the fast steps leave constants
             # to the template, where both branches' would be live and the Merge would
             # take the wrong one). Constants outside the branches stay in the template.
-            steps = plan.dead_aware_steps
+            steps = plan.dead_aware_steps()
         elif plan.specialiser is not None:      # runtime/optimizer/specialise.py
             steps = plan.specialiser.entry_for(values).steps
         else:
@@ -180,11 +180,7 @@ def run_accounted(plan, values, step_stats, report_oom, keep_values=False, steps
                 buf = held[s]
                 if buf is not None:
                     held[s] = None
-                    allocator = buf.allocator
-                    with allocator.lock:
-                        buf.refs -= 1
-                        if buf.refs <= 0:
-                            allocator.free_locked(buf)
+                    buf.allocator.unref(buf)
     except Exception as e:  # noqa: BLE001
         alloc = getattr(e, "oom_allocator", None)
         if alloc is not None and report_oom:

@@ -61,6 +61,13 @@ class Step:
         self.type = op.type
         self.source = None            # copies: (tensor, source device name)
 
+    @property
+    def on_host_arrays(self):
+        """Whether the step's values are host (NumPy) arrays: on the CPU, or on a virtual
+        GPU, whose allocator only counts them; a real GPU's are device arrays."""
+        alloc = self.alloc
+        return alloc is None or alloc.virtual
+
 
 def prune(fetch_tensors, feed_tensors, target_ops):
     """The ops that must run to compute the fetches and targets, given the feeds."""
@@ -182,7 +189,7 @@ class Plan:
         self.fast_steps = []
         for step in self.steps:
             if step.source is None and step.op.type == "Const":
-                on_card = step.alloc is not None and not step.alloc.virtual
+                on_card = not step.on_host_arrays
                 # On a real GPU the template holds the device copy, made once (its kernel).
                 self.template[step.single_out] = (step.kernel(step.ctx) if on_card
                                                   else step.op._attrs["value"])
@@ -203,12 +210,7 @@ class Plan:
         if replaced:
             self.steps = [replaced.get(step, step) for step in self.steps]
             self.fast_steps = [replaced.get(step, step) for step in self.fast_steps]
-        # What the accounted loop of a GPU plan with tf.cond runs (device_run.py): every
-        # step but the constants that wait for nothing (a branch's wait for its pivot).
-        # Made for every plan: a loop's sub-plan turns dead-aware when a capture is dead
-        # (loop_runner.py sets has_control_flow after the plan is built).
-        self.dead_aware_steps = [s for s in self.steps if s.source is not None or
-                                 s.op.type != "Const" or s.op._control_inputs]
+        self._dead_aware_steps = None     # dead_aware_steps(), made when first asked
         # On a GPU, constants (and folded values) live in device memory for as long as
         # the session: they are accounted once, when the plan is built.
         self.accounted = any(step.alloc is not None for step in self.steps)
@@ -289,6 +291,17 @@ class Plan:
                 self.template[step.single_out] = value
                 known.add(step.single_out)
         self.fast_steps = kept
+
+    def dead_aware_steps(self):
+        """What the accounted loop of a GPU plan with tf.cond runs (device_run.py): every
+        step but the constants that wait for nothing (a branch's constant waits for its
+        pivot, and must turn dead when the branch is not taken). Asked for at run time:
+        a loop's sub-plan turns dead-aware when a capture is dead (loop_runner.py sets
+        has_control_flow after the plan is built)."""
+        if self._dead_aware_steps is None:
+            self._dead_aware_steps = [s for s in self.steps if s.source is not None or
+                                      s.op.type != "Const" or s.op._control_inputs]
+        return self._dead_aware_steps
 
     # -- running -------------------------------------------------------------------------
     def run(self, feed_values, step_stats=None, report_oom=False):

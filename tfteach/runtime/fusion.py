@@ -165,7 +165,10 @@ def share_conv_patches(steps):
     forwards = {}                                # input slot -> a Conv2D step
     layers = []                                  # [forward, filter gradient]
     for step in steps:
-        if not _host_arrays(step):
+        # On a virtual GPU too: sharing a layer's patches and transforms changes no
+        # tensor a step makes, so its memory figures stay (the other fusions make fewer
+        # tensors, and keep to the CPU).
+        if not step.on_host_arrays:
             continue
         if step.kernel is conv_kernels.conv2d:
             forwards.setdefault(step.in_slots[0], step)
@@ -188,21 +191,13 @@ def share_conv_patches(steps):
     return [paired.get(step, step) for step in steps]
 
 
-def _host_arrays(step):
-    """Whether the step computes on host arrays: on the CPU, or on a virtual GPU (which
-    only counts them). Sharing a layer's patches and transforms changes no tensor a
-    step makes, so a virtual GPU's plan shares them too (its memory figures stay);
-    the other fusions make fewer tensors, and keep to the CPU."""
-    return step.alloc is None or step.alloc.virtual
-
-
 def _input_gradient_of(steps, forward, backprop_filter):
     """The CPU Conv2DBackpropInput after `forward` that reads its filter (slot 1) and
     the output gradient `backprop_filter` reads (slot 2), or None."""
     conv_kernels = _loaded_kernels("conv_kernels")
     after_forward = steps[steps.index(forward) + 1:]
     for step in after_forward:
-        if (step.kernel is conv_kernels.conv2d_backprop_input and _host_arrays(step)
+        if (step.kernel is conv_kernels.conv2d_backprop_input and step.on_host_arrays
                 and step.in_slots[1] == forward.in_slots[1]
                 and step.in_slots[2] == backprop_filter.in_slots[2]):
             return step

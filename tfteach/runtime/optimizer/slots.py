@@ -21,9 +21,7 @@ def plain(step):
     """Whether `step` runs its op's own kernel on host arrays: not a copy, not fused, not
     a re-reading wrapper (ref_reads.py), on the CPU or a virtual GPU (whose values are
     host arrays it only counts; not a real GPU's)."""
-    alloc = step.alloc
-    return (step.source is None and (alloc is None or alloc.virtual) and
-            step.kernel is step.ctx.kernel)
+    return step.source is None and step.on_host_arrays and step.kernel is step.ctx.kernel
 
 
 def read_by_stateful_ops(steps):
