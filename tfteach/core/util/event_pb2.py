@@ -1,0 +1,3 @@
+"""`tensorflow.core.util.event_pb2`: TensorFlow's own messages, as TensorBoard ships them."""
+from tensorboard.compat.proto.event_pb2 import *  # noqa: F401,F403
+from tensorboard.compat.proto.event_pb2 import DESCRIPTOR  # noqa: F401
