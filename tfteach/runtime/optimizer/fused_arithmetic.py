@@ -43,7 +43,7 @@ import threading
 
 import numpy as np
 
-__all__ = ["EXACT_OPS", "FusedRun", "is_exact", "kernel_for", "cache_dir", "ENABLED",
+__all__ = ["EXACT_OPS", "FusedRun", "is_exact", "kernel_for", "cache_dir", "ENABLED", "function_from_source",
            "COMPILE_AFTER_SECONDS", "BLOCK", "CACHE_DIR", "compile_seconds", "compile_after"]
 
 ENABLED = True                  # read when a plan is built: False keeps ufunc-only chains
@@ -227,7 +227,7 @@ def source(program, kinds):
 def _compile(program, kinds, dtype):
     import numba
     text = source(program, kinds)
-    fn, on_disk = _function(kernel_name(program), text)
+    fn, on_disk = function_from_source(kernel_name(program), text)
     element = numba.from_dtype(dtype)
     out = numba.types.Array(element, 1, "C")
     operand = numba.types.Array(element, 1, "C", readonly=True)   # takes writable ones too
@@ -250,7 +250,7 @@ def cache_dir():
     return os.path.join(root, "tfteach", "fused_arithmetic")
 
 
-def _function(name, text):
+def function_from_source(name, text):
     """(the kernel's Python function, whether it lives in a file Numba can cache for).
     The file is named by a hash of its text, so a name always holds the same source."""
     directory = cache_dir()
