@@ -46,6 +46,7 @@ import numpy as np
 from tfteach.kernels.cpu import run_state
 from tfteach.runtime import device_run, fast_loop
 from tfteach.runtime.executor import MAX_FOLDED_BYTES, deref
+from tfteach.runtime.optimizer import elementwise_regions
 from tfteach.runtime.optimizer.slots import reassign_frees
 
 __all__ = ["SpecialisingPlan", "enabled", "picker"]
@@ -268,7 +269,9 @@ def _specialise(plan, values, const_slots, varying):
               if s not in varying and isinstance(values[s], (np.ndarray, np.generic))}
     alias = {}
     kept = []
-    for step in plan.fast_steps:
+    # (the regions fused in the plain plan are cut up by the identities folded below:
+    # they are fused again after, elementwise_regions.py)
+    for step in elementwise_regions.unfused(plan.fast_steps):
         op = step.op
         ins = [alias.get(s, s) for s in step.in_slots]
         outs = [s for s in step.out_slots if s != swallow]
@@ -310,10 +313,18 @@ def _specialise(plan, values, const_slots, varying):
             step.in_slots = tuple(ins)
         kept.append(step)
     kept = [step for step in kept if step is not None]
+    fetch_slots = [alias.get(s, s) for s in plan.fetch_slots]
+    if getattr(plan, "fuses_regions", False):
+        # The identities that split an RNN cell's gradient into pieces are gone now
+        # (a Sum over no axes, a Reshape to its input's shape): fuse its regions.
+        constants = list(template)
+        for s in const_slots:         # the signature says they are these very values
+            constants[s] = values[s]
+        kept = elementwise_regions.run(kept, plan, [], fetch_slots, constants, const_slots)
     special = copy.copy(plan)
     special.specialiser = None        # its steps are specialised already (from the generic)
     special.template = template
-    special.fetch_slots = [alias.get(s, s) for s in plan.fetch_slots]
+    special.fetch_slots = fetch_slots
     special.fast_steps = reassign_frees(
         kept, set(plan.feed_slots) | set(special.fetch_slots) | known)
     return special

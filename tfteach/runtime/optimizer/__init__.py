@@ -20,6 +20,11 @@ folding and fusions (runtime/fusion.py), with passes that are each one small mod
 - `specialise`      where a Shape waits for a fed shape (`[None, 1]`), the steps are
                     folded again for each fed-shape signature, cached (TF's constant
                     folding on the shapes Grappler is fed);
+- `elementwise_regions` a run of float32 elementwise ops on matrices with an op a
+                    chain cannot take or a value read twice (an RNN cell's gates
+                    and their gradient) runs as one Numba kernel that calls
+                    NumPy's own exp/tanh loops (TF's remapping; TF's
+                    LSTMBlockCell does it by hand);
 - `elementwise_chains` a chain of float ufunc ops, each value read by the next op
                     only, runs as one step that writes one buffer in place
                     (TF's remapping; XLA would make one kernel).
@@ -35,8 +40,8 @@ fetches, feed_dict)` shows it for a run. `ConfigProto.graph_options.rewrite_opti
 (`RewriterConfig`) and `OptimizerOptions` turn passes off, as in TensorFlow (toggles.py).
 """
 from tfteach.runtime.optimizer import (arithmetic, dependency, elementwise_chains,
-                                       redundant_shape_ops, shape_folding, specialise,
-                                       toggles)
+                                       elementwise_regions, redundant_shape_ops,
+                                       shape_folding, specialise, toggles)
 from tfteach.runtime.optimizer.rewrite import Rewrite
 from tfteach.runtime.optimizer.slots import reassign_frees
 
@@ -71,11 +76,17 @@ def optimize(plan, config, feed_tensors=()):
     before = list(plan.fast_steps)
 
     def finish(steps, record=rewrites):
-        """What runs after the shapes are known: chain fusion, then the frees."""
+        """What runs after the shapes are known: region fusion, then chain fusion of
+        what is left, then the frees (`remapping` switches both, as TF's remapper
+        does its fusions)."""
         if elementwise_chains.NAME in enabled:
+            steps = elementwise_regions.run(steps, plan, record)
             steps = elementwise_chains.run(steps, plan, record)
         return reassign_frees(steps, keep) if steps != before else steps
 
+    # A loop's sub-plan is specialised again by the loop runner (loop_specialise.py),
+    # which fuses regions anew once its identities are gone.
+    plan.fuses_regions = elementwise_chains.NAME in enabled
     if shape_folding.NAME in enabled:
         steps = specialise.wrap(steps, plan, feed_tensors, finish, rewrites)
     else:
@@ -109,7 +120,8 @@ def rewrites_of(session, fetches, fed=()):
         # fused, in place of the plan's one line "folded for each fed-shape signature"
         # (its chains fused again on the specialised steps: those replace the plan's)
         rewrites = [r for r in rewrites
-                    if r.pass_name not in ("shape_specialisation", "elementwise_chains")]
+                    if r.pass_name not in ("shape_specialisation", "elementwise_chains",
+                                           "elementwise_regions")]
         rewrites += list(specialiser.rewrites.values())[-1]
     because = getattr(plan, "unoptimized_because", None)
     if because:     # no node to mark: the views show it as a note

@@ -1,0 +1,307 @@
+"""The elementwise_regions pass (runtime/optimizer/elementwise_regions.py): an RNN cell's
+gates, and their gradient, run as one Numba kernel that calls NumPy's own exp/tanh
+loops (kernels/cpu/numpy_loops.py), with the bits of the ops run one by one.
+
+Every comparison runs the same graph in two Sessions, one built with the pass on and one
+with it off, the kernels compiled at once (no rent-or-buy wait), and counts the runs
+that went through a compiled kernel: a test whose regions all fell back to the ops one
+by one would prove nothing.
+"""
+import threading
+
+import numpy as np
+import pytest
+
+import tfteach as tf
+from tfteach.framework import errors
+from tfteach.runtime import optimizer
+from tfteach.runtime.optimizer import elementwise_regions, fused_arithmetic, region_kernels
+
+numpy_loops = pytest.importorskip("tfteach.kernels.cpu.numpy_loops")
+
+
+@pytest.fixture(autouse=True)
+def compile_at_once(monkeypatch):
+    monkeypatch.setattr(fused_arithmetic, "COMPILE_AFTER_SECONDS", 0.0)
+
+
+@pytest.fixture
+def fused_calls(monkeypatch):
+    """How many region runs a compiled kernel finished (ok = True)."""
+    calls = {"ok": 0, "kernels": 0}
+    plain = region_kernels.kernel_for
+
+    def counting(program):
+        found = plain(program)
+        if found is None:
+            return None
+        kernel, loops = found
+        calls["kernels"] += 1
+
+        def counted(*args):
+            result = kernel(*args)
+            calls["ok"] += bool(result[0])
+            return result
+        return counted, loops
+    monkeypatch.setattr(region_kernels, "kernel_for", counting)
+    return calls
+
+
+def _bits(a):
+    a = np.asarray(a)
+    return a.dtype, a.shape, a.tobytes()
+
+
+def both_ways(build, steps=3, monkeypatch=None):
+    """[fetched values of each run] with the pass on, and off. `build()` -> (fetches,
+    targets, feed_dict); the graph is seeded, so both start from the same weights."""
+    results = []
+    for on in (True, False):
+        elementwise_regions.ENABLED = on
+        try:
+            graph = tf.Graph()
+            with graph.as_default():
+                tf.set_random_seed(7)
+                fetches, targets, feed = build()
+                with tf.Session(config=tf.ConfigProto(device_count={"GPU": 0})) as sess:
+                    sess.run(tf.global_variables_initializer())
+                    runs = []
+                    for _ in range(steps):
+                        values = sess.run(list(fetches) + list(targets), feed)
+                        runs.append(values[:len(fetches)])
+                    runs.append(sess.run(tf.trainable_variables()))
+        finally:
+            elementwise_regions.ENABLED = True
+        results.append(runs)
+    return results
+
+
+def assert_same_bits(on, off):
+    for run_on, run_off in zip(on, off):
+        for a, b in zip(run_on, run_off):
+            assert _bits(a) == _bits(b)
+
+
+# -- RNN cells, trained --------------------------------------------------------------------
+def _rnn_program(cell, layers=1, batch=5, time_steps=4, features=3, dtype_loss="mse"):
+    def build():
+        rng = np.random.RandomState(0)
+        x = tf.placeholder(tf.float32, [None, time_steps, features])
+        y = tf.placeholder(tf.float32, [None, 2])
+        cells = [cell() for _ in range(layers)]
+        rnn = cells[0] if layers == 1 else tf.nn.rnn_cell.MultiRNNCell(cells)
+        outputs, state = tf.nn.dynamic_rnn(rnn, x, dtype=tf.float32)
+        logits = tf.layers.dense(outputs[:, -1, :], 2)
+        loss = tf.reduce_mean(tf.square(logits - y))
+        train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+        feed = {x: rng.randn(batch, time_steps, features).astype(np.float32) * 2,
+                y: rng.randn(batch, 2).astype(np.float32)}
+        return [loss, outputs], [train], feed
+    return build
+
+
+CELLS = {
+    "lstm": lambda: tf.nn.rnn_cell.LSTMCell(6),
+    "lstm_peepholes": lambda: tf.nn.rnn_cell.LSTMCell(6, use_peepholes=True),
+    "lstm_projection_clip": lambda: tf.nn.rnn_cell.LSTMCell(6, num_proj=4, cell_clip=0.5),
+    "basic_lstm": lambda: tf.nn.rnn_cell.BasicLSTMCell(5, forget_bias=0.5),
+    "gru": lambda: tf.nn.rnn_cell.GRUCell(5),
+    "basic_rnn": lambda: tf.nn.rnn_cell.BasicRNNCell(5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CELLS))
+def test_rnn_cells_train_to_the_same_bits(name, fused_calls):
+    on, off = both_ways(_rnn_program(CELLS[name]))
+    assert_same_bits(on, off)
+    if name != "basic_rnn":            # its step is one BiasAdd and a Tanh: no region
+        assert fused_calls["ok"] > 0
+
+
+def test_two_layer_lstm_and_gru_train_to_the_same_bits(fused_calls):
+    for cell in (CELLS["lstm"], CELLS["gru"]):
+        on, off = both_ways(_rnn_program(cell, layers=2, batch=7, time_steps=5))
+        assert_same_bits(on, off)
+    assert fused_calls["ok"] > 0
+
+
+def test_an_unrolled_lstm_and_its_gradient_fuse_in_the_top_level_plan(fused_calls):
+    def build():
+        rng = np.random.RandomState(1)
+        x = tf.placeholder(tf.float32, [None, 3])
+        cell = tf.nn.rnn_cell.LSTMCell(8)
+        outputs, _ = tf.nn.static_rnn(cell, [x * float(k) for k in range(3)],
+                                      dtype=tf.float32)
+        loss = tf.reduce_sum(tf.tanh(outputs[-1]))
+        grads = tf.gradients(loss, [x] + tf.trainable_variables())
+        return [loss] + grads, [], {x: rng.randn(4, 3).astype(np.float32)}
+    on, off = both_ways(build, steps=2)
+    assert_same_bits(on, off)
+    assert fused_calls["ok"] > 0
+
+
+# -- random regions, special values ---------------------------------------------------------
+SPECIALS = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -3e38, 88.8, -104.0, 9.5],
+                    np.float32)
+
+
+def _random_region(seed):
+    """A random DAG of region ops on matrices [None, 8] and a vector [8], with a
+    constant, fetched at a few values, and the gradient of their sum."""
+    unary = ["Sigmoid", "Tanh", "Exp", "Neg", "Square"]
+    binary = ["AddV2", "Sub", "Mul", "RealDiv", "BiasAdd"]
+
+    def build():
+        rng = np.random.RandomState(seed)
+        a = tf.placeholder(tf.float32, [None, 8])
+        b = tf.placeholder(tf.float32, [None, 8])
+        v = tf.placeholder(tf.float32, [8])
+        values = [a, b]
+        for _ in range(rng.randint(4, 12)):
+            kind = rng.choice(["unary", "binary", "split", "addn", "const"])
+            x = values[rng.randint(len(values))]
+            y = values[rng.randint(len(values))]
+            if kind == "unary":
+                op = rng.choice(unary)
+                values.append({"Sigmoid": tf.sigmoid, "Tanh": tf.tanh, "Exp": tf.exp,
+                               "Neg": tf.negative, "Square": tf.square}[op](x))
+            elif kind == "binary":
+                op = rng.choice(binary)
+                if op == "BiasAdd":
+                    values.append(tf.nn.bias_add(x, v))
+                else:
+                    values.append({"AddV2": tf.add, "Sub": tf.subtract, "Mul": tf.multiply,
+                                   "RealDiv": tf.div}[op](x, y))
+            elif kind == "split":
+                pieces = tf.split(x, 2, axis=1)
+                values.append(tf.concat([pieces[1] * 0.5, tf.tanh(pieces[0])], axis=1))
+            elif kind == "addn":
+                values.append(tf.add_n([x, y, values[-1]]))
+            else:
+                values.append(x * float(rng.choice([-1.5, 0.25, 3.0])) + 1.0)
+        fetched = [values[k] for k in rng.choice(len(values), 3)] + [values[-1]]
+        grads = tf.gradients(tf.reduce_sum(values[-1]), [a, b, v])
+        feed = {}
+        for t in (a, b):
+            x = rng.randn(5, 8).astype(np.float32) * 3
+            x.flat[rng.choice(40, 6, replace=False)] = rng.choice(SPECIALS, 6)
+            feed[t] = x
+        feed[v] = rng.randn(8).astype(np.float32)
+        return fetched + [g for g in grads if g is not None], [], feed
+    return build
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_random_regions_give_the_same_bits(seed):
+    on, off = both_ways(_random_region(seed), steps=2)
+    assert_same_bits(on, off)
+
+
+def test_random_regions_run_compiled_kernels(fused_calls):
+    for seed in range(5):
+        both_ways(_random_region(seed), steps=2)
+    assert fused_calls["kernels"] > 0 and fused_calls["ok"] > 0
+
+
+# -- operands a kernel does not take, and errors -------------------------------------------
+def cell_graph():
+    x = tf.placeholder(tf.float32, [None, 4])
+    h = tf.placeholder(tf.float32, [None, 4])
+    gate = tf.sigmoid(x + 1.0)
+    out = gate * tf.tanh(h) + (1.0 - gate) * h
+    return x, h, out
+
+
+def test_a_broadcast_row_runs_the_ops_one_by_one_with_numpys_answer(fused_calls):
+    x, h, out = cell_graph()
+    xv = np.arange(12, dtype=np.float32).reshape(3, 4) / 7
+    hv = np.linspace(-2, 2, 4, dtype=np.float32).reshape(1, 4)     # one row, broadcast
+    with tf.Session() as sess:
+        got = [sess.run(out, {x: xv, h: hv}) for _ in range(3)][-1]
+        fused = sess.run(out, {x: xv, h: np.repeat(hv, 3, axis=0)})
+    gate = 1 / (1 + np.exp(-(xv + np.float32(1))))
+    want = gate * np.tanh(hv) + (np.float32(1) - gate) * hv
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+    assert _bits(got) == _bits(fused)
+    assert fused_calls["ok"] >= 1
+
+
+def test_incompatible_shapes_raise_tensorflows_error_at_the_op():
+    x, h, out = cell_graph()
+    with tf.Session() as sess:
+        sess.run(out, {x: np.ones((2, 4), np.float32), h: np.ones((2, 4), np.float32)})
+        with pytest.raises(errors.InvalidArgumentError,
+                           match=r"Incompatible shapes: \[3,4\] vs. \[2,4\]") as caught:
+            sess.run(out, {x: np.ones((3, 4), np.float32), h: np.ones((2, 4), np.float32)})
+    assert caught.value.op is not None and caught.value.op.type == "Mul"
+
+
+def test_the_rewrite_names_the_fused_nodes_and_remapping_off_keeps_them():
+    from tfteach.core.protobuf import rewriter_config_pb2
+    RewriterConfig = rewriter_config_pb2.RewriterConfig
+    x, h, out = cell_graph()
+    with tf.Session() as sess:
+        rewrites = optimizer.rewrites_of(sess, [out], [x, h])
+    fused = [r for r in rewrites if r.pass_name == "elementwise_regions"]
+    assert len(fused) == 1 and len(fused[0].nodes) >= 5
+    assert fused[0].result.startswith("one step: Numba[")
+    off = tf.ConfigProto(graph_options=tf.GraphOptions(
+        rewrite_options=RewriterConfig(remapping=RewriterConfig.OFF)))
+    with tf.Session(config=off) as sess:
+        assert not [r for r in optimizer.rewrites_of(sess, [out], [x, h])
+                    if r.pass_name == "elementwise_regions"]
+
+
+def test_no_regions_on_a_virtual_gpu():
+    from tfteach.runtime import devices
+    devices.set_virtual_gpus(1)
+    try:
+        graph = tf.Graph()
+        with graph.as_default():
+            with tf.device("/gpu:0"):
+                x, h, out = cell_graph()
+            with tf.Session() as sess:
+                names = {r.pass_name for r in optimizer.rewrites_of(sess, [out], [x, h])}
+    finally:
+        devices.set_virtual_gpus(0)
+    assert "elementwise_regions" not in names
+
+
+def test_threads_running_one_fused_plan_get_their_own_answers(fused_calls):
+    x, h, out = cell_graph()
+    rng = np.random.RandomState(3)
+    feeds = [(rng.randn(6, 4).astype(np.float32), rng.randn(6, 4).astype(np.float32))
+             for _ in range(8)]
+    with tf.Session() as sess:
+        want = [sess.run(out, {x: a, h: b}) for a, b in feeds]
+        got = [None] * len(feeds)
+
+        def work(k):
+            for _ in range(30):
+                got[k] = sess.run(out, {x: feeds[k][0], h: feeds[k][1]})
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(len(feeds))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    for a, b in zip(got, want):
+        assert _bits(a) == _bits(b)
+    assert fused_calls["ok"] > 0
+
+
+# -- NumPy's loops --------------------------------------------------------------------------
+@pytest.mark.parametrize("ufunc", [np.exp, np.tanh])
+def test_numpys_float32_loop_in_pieces_gives_the_ufuncs_bits(ufunc):
+    if numpy_loops.loop_of(ufunc, np.float32) is None:
+        pytest.skip("this NumPy does not give its strided loops (NEP 43 API)")
+    assert numpy_loops.chunk_safe(ufunc, np.float32)
+    values = np.concatenate([np.linspace(-120, 120, 1001, dtype=np.float32), SPECIALS])
+    out = np.empty_like(values)
+    numpy_loops._run_in_pieces(numpy_loops.loop_of(ufunc, np.float32), (values,), out)
+    with np.errstate(all="ignore"):
+        assert _bits(out) == _bits(ufunc(values))
+
+
+def test_no_loop_is_given_where_numpy_would_cast():
+    assert numpy_loops.loop_of(np.exp, np.int32) is None
+    assert numpy_loops.chunk_safe(np.exp, np.int32) is False

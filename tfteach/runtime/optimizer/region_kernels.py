@@ -1,0 +1,336 @@
+"""One Numba kernel for a region of elementwise float32 ops on matrices (an RNN cell).
+
+elementwise_regions.py finds the region and describes it as a `Program`; this module
+writes the kernel's Python source, compiles it with Numba (cached on disk, as
+fused_arithmetic.py's kernels are) and runs it. The kernel walks the batch's rows and,
+for each row, does the region's ops in order, each op one loop over the row that
+writes memory (an output's row, or a scratch row for a value no other step reads):
+
+- exactly rounded arithmetic (`+ - * /`, negation, square, AddN's sums in order,
+  BiasAdd's `x + bias`) is Numba's own: IEEE 754 gives the one correct result, and
+  Numba compiles without fastmath (fused_arithmetic.py says what else keeps the bits);
+- `Exp`, `Tanh`, and the `exp` inside `Sigmoid` (its kernel's four passes: negate,
+  exp, + 1, reciprocal, elementwise.sigmoid), are NumPy's own float32 loops, and
+  `SigmoidGrad`/`TanhGrad` the loops of their Numba ufuncs (grad_kernels.py), called
+  through kernels/cpu/numpy_loops.py: the ops' own code, so the same bits;
+- `Split` along the columns is an offset into its input's row (no copy, as the op's
+  views); `ConcatV2` along the columns copies each input's row into its place.
+
+The widths are read from the arrays when the kernel runs: one kernel serves every
+LSTM layer of a program whatever its units. Operands that do not fit (rows that differ,
+widths that do not match, a split that does not divide) make the kernel return
+`ok = False` before it writes anything; the caller then runs the region's ops one by
+one, which raise TensorFlow's errors where the shapes are wrong.
+"""
+import threading
+
+import numpy as np
+
+from tfteach.runtime.optimizer import fused_arithmetic
+
+__all__ = ["Program", "kernel_for", "compile_seconds", "LOOP_UFUNCS", "EXACT"]
+
+# op type -> the element expression of its operands a (, b), exactly rounded
+EXACT = {"Add": "{a} + {b}", "AddV2": "{a} + {b}", "Sub": "{a} - {b}", "Mul": "{a} * {b}",
+         "RealDiv": "{a} / {b}", "BiasAdd": "{a} + {b}", "Neg": "-{a}", "Square": "{a} * {a}"}
+# op type -> the name of the ufunc whose NumPy loop computes it (loop_ufunc() finds it)
+LOOP_UFUNCS = {"Exp": "exp", "Tanh": "tanh", "Sigmoid": "exp",
+               "SigmoidGrad": "sigmoid_grad", "TanhGrad": "tanh_grad"}
+# Compile-time estimate (Numba compiles at the first call; 2-core Xeon VM, 2026-11-27): a
+# 3-op region 0.6 s, an LSTM cell's 12-13 ops 1.6-1.7 s, its 14-op gradient 2.1 s (once
+# per layout of its operands: a Slice's view is another). The next process loads it
+# from the disk cache in ~0.01 s.
+SECONDS_PER_KERNEL, SECONDS_PER_OP = 0.45, 0.12
+
+
+class Program:
+    """A region as the kernel sees it.
+
+    `args`: per operand read at run time, "m" (a matrix, [rows, width]) or "v" (a
+    vector broadcast along the rows, [width]). `ops`: per op, in order,
+    `(op type, operand refs, count)`: a ref is ("a", j) the j-th operand, ("c", k) the
+    k-th constant, ("t", v) the v-th value made by the ops (numbered as they make them:
+    a Split makes `count` values, the others one). `outputs`: the values returned, in
+    order. The constants come at run time (one float32 array), so LLVM sees none."""
+
+    def __init__(self, args, ops, outputs):
+        self.args, self.ops, self.outputs = tuple(args), tuple(ops), tuple(outputs)
+        self.key = (self.args, self.ops, self.outputs)
+        self.ufuncs = tuple(sorted({LOOP_UFUNCS[t] for t, _, _ in self.ops
+                                    if t in LOOP_UFUNCS}))
+
+    def name(self):
+        types = [t for t, _, _ in self.ops]
+        return "region_" + "_".join(types[:4]) + "_%d_ops" % len(types)
+
+
+def loop_ufunc(name):
+    """The ufunc whose float32 loop `name` stands for (the Numba ufuncs of grad_kernels
+    are made on first use)."""
+    if name in ("exp", "tanh"):
+        return getattr(np, name)
+    from tfteach.kernels.cpu import grad_kernels
+    lazy = getattr(grad_kernels, name)
+    one = np.zeros(1, np.float32)
+    lazy(one, one)                              # compiles its float32 ufunc if needed
+    return lazy._by_dtype[np.dtype(np.float32)]
+
+
+def loops_for(program):
+    """int64 [[address, context, auxdata], ...] of the program's NumPy loops, in the
+    order of `program.ufuncs`, or None where one cannot be used (numpy_loops.py)."""
+    from tfteach.kernels.cpu import numpy_loops
+    rows = []
+    for name in program.ufuncs:
+        ufunc = loop_ufunc(name)
+        if not numpy_loops.chunk_safe(ufunc, np.float32):
+            return None
+        rows.append(numpy_loops.loop_of(ufunc, np.float32))
+    return np.array(rows, np.int64).reshape(len(rows), 3)
+
+
+class _Writer:
+    """Writes a program's source. Each value is a matrix variable: an operand `x{j}`, an
+    output `o{v}`, a scratch matrix `s{v}` (a value only the region reads), or a Split's
+    piece `p{v}`, a view of its input's columns. Each op is one pass over its matrix,
+    row by row (`for r`, then `for i` over a row's view, which LLVM vectorizes); a
+    NumPy loop is called once on a whole matrix where its operands are whole
+    C-contiguous matrices, else once a row."""
+
+    def __init__(self, program):
+        self.p = program
+        self.matrix = {}        # value -> its variable
+        self.whole = {}         # value -> a C-contiguous [rows, width] matrix: "True", or
+        #                         the run-time test of an operand's flags, or "False"
+        self.width = {}         # value -> the name of its width
+        self.head, self.body = [], []
+        self.pieces = set()     # the values a Split makes: views of their input
+        v = 0
+        for op, _, count in program.ops:
+            if op == "Split":
+                self.pieces.update(range(v, v + count))
+            v += count
+
+    # -- what a ref is -------------------------------------------------------------------
+    def name(self, ref):
+        kind, j = ref
+        return {"a": "x%d", "c": "c%d"}.get(kind, "%s") % j if kind != "t" else self.matrix[j]
+
+    def is_matrix(self, ref):
+        kind, j = ref
+        return kind == "t" or (kind == "a" and self.p.args[j] == "m")
+
+    def ref_width(self, ref):
+        kind, j = ref
+        if kind == "c":
+            return None
+        return "wa%d" % j if kind == "a" else self.width[j]
+
+    def ref_whole(self, ref):
+        kind, j = ref
+        if kind == "t":
+            return self.whole[j]
+        return "x%d.flags.c_contiguous" % j if self.is_matrix(ref) else "False"
+
+    def row(self, ref):
+        """A ref's row r as a 1-D expression (a vector is its own row; None: a constant)."""
+        if ref[0] == "c":
+            return None
+        return "%s[r]" % self.name(ref) if self.is_matrix(ref) else self.name(ref)
+
+    # -- what the source says --------------------------------------------------------------
+    def check_equal(self, widths):
+        widths = [w for w in widths if w is not None]
+        for w in widths[1:]:
+            self.head += ["    if %s != %s:" % (w, widths[0]), "        return bad"]
+        return widths[0]
+
+    def new_value(self, v, width):
+        self.width[v] = "w%d" % v
+        self.head.append("    w%d = %s" % (v, width))
+        self.matrix[v] = ("o%d" if v in self.p.outputs else "s%d") % v
+        self.whole[v] = "True"
+
+    def rows_loop(self, dst, width, refs, expression):
+        """`dst[r, i] = expression` over every row: refs' rows as 1-D views first."""
+        lines = ["    for r in range(rows):", "        d = %s[r]" % dst]
+        names = []
+        for k, ref in enumerate(refs):
+            row = self.row(ref)
+            if row is None:
+                names.append(self.name(ref))
+            else:
+                lines.append("        e%d = %s" % (k, row))
+                names.append("e%d[i]" % k)
+        lines += ["        for i in range(%s):" % width,
+                  "            d[i] = " + expression.format(*names)]
+        self.body += lines
+
+    def call(self, q, refs, out):
+        """The q-th NumPy loop on `refs` into value `out`: one call on whole matrices,
+        else one a row."""
+        n = len(refs)
+        operands = list(refs) + [("t", out)]
+        tests = {self.ref_whole(r) for r in operands} - {"True"}
+        test = "False" if "False" in tests else " and ".join(sorted(tests)) or "True"
+        call = ("call_loop(loops[%d, 0], loops[%d, 1], meta.ctypes.data, "
+                "meta[%d:].ctypes.data, meta[%d:].ctypes.data, loops[%d, 2])"
+                % (q, q, n + 1, n + 2, q))
+        if test != "False":
+            self.body.append("    if %s:" % test)
+            for k, ref in enumerate(operands):
+                self.body.append("        meta[%d] = %s.ctypes.data" % (k, self.name(ref)))
+            self.body.append("        meta[%d] = rows * %s" % (n + 1, self.width[out]))
+            for k in range(n + 1):
+                self.body.append("        meta[%d] = 4" % (n + 2 + k))
+            self.body += ["        " + call, "    else:"]
+            indent = "        "
+        else:
+            indent = "    "
+        self.body.append(indent + "for r in range(rows):")
+        for k, ref in enumerate(operands):
+            row = self.row(ref)
+            self.body.append(indent + "    meta[%d] = %s.ctypes.data" % (k, row))
+        self.body.append(indent + "    meta[%d] = %s" % (n + 1, self.width[out]))
+        for k, ref in enumerate(operands):
+            self.body.append(indent + "    meta[%d] = %s.strides[%d]"
+                             % (n + 2 + k, self.name(ref), 1 if self.is_matrix(ref) else 0))
+        self.body.append(indent + "    " + call)
+
+    def is_piece(self, v):
+        """Whether value v is a piece of a Split (known before write() runs)."""
+        return v in self.pieces
+
+    def write(self):
+        p = self.p
+        args = "".join(", x%d" % j for j in range(len(p.args)))
+        lines = ["def %s(loops, consts%s):" % (p.name(), args),
+                 "    empty = np.empty((0, 0), np.float32)",
+                 "    piece = empty[:, :0]",          # a view's type, for pieces returned
+                 "    bad = (False,%s)" % "".join(
+                     " piece," if self.is_piece(v) else " empty," for v in p.outputs),
+                 "    rows = x%d.shape[0]" % p.args.index("m")]
+        for j, kind in enumerate(p.args):
+            if kind == "m":
+                lines += ["    if x%d.shape[0] != rows:" % j, "        return bad",
+                          "    wa%d = x%d.shape[1]" % (j, j)]
+            else:
+                lines.append("    wa%d = x%d.shape[0]" % (j, j))
+        consts = sorted({j for _, refs, _ in p.ops for kind, j in refs if kind == "c"})
+        lines += ["    c%d = consts[%d]" % (k, k) for k in consts]
+        pieces = []
+        v = 0
+        for op, refs, count in p.ops:
+            if op == "Split":
+                (src,) = refs
+                w = self.ref_width(src)
+                self.head += ["    if %s %% %d != 0:" % (w, count), "        return bad"]
+                for k in range(count):
+                    self.width[v] = "w%d" % v
+                    self.matrix[v] = "p%d" % v
+                    self.whole[v] = "False"
+                    self.head.append("    w%d = %s // %d" % (v, w, count))
+                    pieces.append("    p%d = %s[:, %d * w%d:%d * w%d]"
+                                  % (v, self.name(src), k, v, k + 1, v))
+                    v += 1
+                continue
+            if op == "ConcatV2":
+                self.new_value(v, " + ".join(self.ref_width(r) for r in refs))
+                start = "0"
+                for ref in refs:
+                    end = self.ref_width(ref) if start == "0" else \
+                        "%s + %s" % (start, self.ref_width(ref))
+                    into = "o%d" % v if v in p.outputs else "s%d" % v
+                    self.rows_loop("%s[:, %s:%s]" % (into, start, end), self.ref_width(ref),
+                                   [ref], "{0}")
+                    start = end
+                v += 1
+                continue
+            self.new_value(v, self.check_equal([self.ref_width(r) for r in refs]))
+            dst, w = self.matrix[v], self.width[v]
+            if op in EXACT:
+                self.rows_loop(dst, w, refs, EXACT[op].format(a="{0}", b="{1}"))
+            elif op == "AddN":
+                self.rows_loop(dst, w, refs[:2], "{0} + {1}")
+                for ref in refs[2:]:
+                    self.rows_loop(dst, w, [("t", v), ref], "{0} + {1}")
+            elif op == "Sigmoid":
+                # elementwise.sigmoid's passes: -x, exp in place, + 1, 1 / that
+                self.rows_loop(dst, w, refs, "-{0}")
+                self.call(p.ufuncs.index("exp"), [("t", v)], v)
+                self.rows_loop(dst, w, [("t", v)], "{0} + one")
+                self.rows_loop(dst, w, [("t", v)], "one / {0}")
+            else:                                   # one NumPy loop
+                self.call(p.ufuncs.index(LOOP_UFUNCS[op]), list(refs), v)
+            v += 1
+        lines += self.head
+        for value in p.outputs:
+            if not self.is_piece(value):
+                lines.append("    o%d = np.empty((rows, w%d), np.float32)" % (value, value))
+        for value, name in self.matrix.items():
+            if name.startswith("s"):
+                lines.append("    s%d = np.empty((rows, w%d), np.float32)" % (value, value))
+        lines += pieces
+        lines.append("    meta = np.empty(8, np.int64)")
+        lines += self.body
+        lines.append("    return (True,%s)" % "".join(" %s," % self.matrix[o] for o in p.outputs))
+        return "\n".join(lines) + "\n"
+
+
+def source(program):
+    """The kernel's Python source: `def region_...(loops, consts, x0, x1, ...)`
+    returning `(ok, output, ...)`."""
+    text = _Writer(program).write()
+    return ("from tfteach.kernels.cpu.numpy_loops import call_loop\n"
+            "one = np.float32(1.0)\n\n\n" + text)
+
+
+_KERNELS = {}                   # program key -> (compiled kernel, loops) or None
+_LOCK = threading.Lock()
+
+
+def compile_seconds(program):
+    """About how long compiling `program`'s kernel would take now (0: compiled)."""
+    if program.key in _KERNELS:
+        return 0.0
+    first = fused_arithmetic.FIRST_KERNEL_SECONDS if not _KERNELS else 0.0
+    return first + SECONDS_PER_KERNEL + SECONDS_PER_OP * len(program.ops)
+
+
+def kernel_for(program):
+    """(the compiled kernel, its loops array) for `program`, or None where it cannot be
+    compiled or a NumPy loop cannot be used (the region's ops then run one by one)."""
+    found = _KERNELS.get(program.key, _MISSING)
+    if found is _MISSING:
+        with _LOCK:
+            found = _KERNELS.get(program.key, _MISSING)
+            if found is _MISSING:
+                try:
+                    found = _compile(program)
+                except Exception:  # noqa: BLE001 - no kernel: the ops run one by one
+                    found = None
+                _KERNELS[program.key] = found
+                while len(_KERNELS) > fused_arithmetic.MAX_KERNELS:
+                    del _KERNELS[next(iter(_KERNELS))]
+    return found
+
+
+_MISSING = object()
+
+
+def _compile(program):
+    import numba
+    loops = loops_for(program)
+    if loops is None:
+        return None
+    fn, on_disk = fused_arithmetic.function_from_source(program.name(), source(program))
+    options = dict(nogil=True, error_model="numpy")
+    kernel = None
+    if on_disk:
+        try:
+            kernel = numba.njit(cache=True, **options)(fn)
+        except Exception:  # noqa: BLE001 - Numba found nowhere to cache: compile anyway
+            kernel = None
+    if kernel is None:
+        kernel = numba.njit(**options)(fn)
+    return kernel, loops
