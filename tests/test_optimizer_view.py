@@ -129,3 +129,26 @@ def test_the_picture_says_which_fused_links_run_in_a_numba_kernel():
     # words that do not match the chain's nodes: no kernel claimed
     run["optimized"][0]["result"] = "one step: Numba[Mul -> AddV2]"
     assert all("Numba" not in words for _, words in marks(run).values())
+
+
+def test_the_picture_marks_a_fused_rnn_cell_as_one_numba_kernel():
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None, 8], name="x")
+        c = tf.placeholder(tf.float32, [None, 2], name="c")
+        i, j, f, o = tf.split(x, 4, axis=1)
+        new_c = c * tf.sigmoid(f + 1.0) + tf.sigmoid(i) * tf.tanh(j)
+        new_h = tf.multiply(tf.tanh(new_c), tf.sigmoid(o), name="new_h")
+        sess = tf.Session()
+        with RunRecorder(optimized=True) as recorder:
+            sess.run([new_c, new_h], {x: np.ones((3, 8), np.float32),
+                                      c: np.ones((3, 2), np.float32)})
+    export = graph_export.export_graph(graph, recorder.runs)
+    (region,) = [r for r in export["runs"][0]["optimized"]
+                 if r["pass"] == "elementwise_regions"]
+    assert region["nodes"][0] == "split" and region["nodes"][-1] == "new_h"
+    picture = graph_dot.to_dot(export, optimized=True)
+    n = len(region["nodes"])
+    assert "fused 1/%d, Numba kernel (elementwise_regions)" % n in picture
+    assert "fused %d/%d, Numba kernel (elementwise_regions)" % (n, n) in picture
+    assert "elementwise_regions" not in graph_dot.to_dot(export)

@@ -109,7 +109,7 @@ def to_dot(export, run_index=None, collapse="view", current_step=None, folded="v
     if run_index is None:
         run_index = export.get("view", {}).get("selected_run")
     run = runs[run_index] if run_index is not None and 0 <= run_index < len(runs) else None
-    from tfteach.notebook.optimized_view import marks
+    from tfteach.notebook.optimized_view import FUSING, marks
     rewritten = marks(run) if optimized and run else {}
     fold = _Folding(export, collapse,
                     export.get("view", {}).get("folded") or () if folded == "view" else folded)
@@ -181,7 +181,7 @@ def to_dot(export, run_index=None, collapse="view", current_step=None, folded="v
         if n["name"] in rewritten:
             pass_name, words = rewritten[n["name"]]
             label += "\n" + words
-            if pass_name == "elementwise_chains":
+            if pass_name in FUSING:
                 kw.update(color=quote(FUSED_COLOR), penwidth="3")
             else:
                 fill = fill[:7] + "33"        # gone from the optimized run

@@ -7,13 +7,15 @@ export carries in each run's `optimized` field and graph_dot draws: folded and
 read-through nodes faded with the pass that removed them, fused nodes marked with the
 pass and the step they became.
 """
-__all__ = ["rewrites_of_record", "marks"]
+__all__ = ["rewrites_of_record", "marks", "FUSING"]
 
 # What each pass does to the nodes it names, in the picture's words.
 _VERB = {"shape_folding": "folded", "shape_specialisation": "folded for the fed shapes",
          "arithmetic": "read through", "dependency": "read through",
          "redundant_shape_ops": "read through",
-         "elementwise_chains": "fused"}
+         "elementwise_chains": "fused", "elementwise_regions": "fused"}
+# The passes whose nodes become one step (drawn as fused, not as gone).
+FUSING = ("elementwise_chains", "elementwise_regions")
 
 
 def rewrites_of_record(record):
@@ -43,9 +45,10 @@ def marks(run):
         name = rewrite["pass"]
         # loop_optimization's own words: "computed once per loop run", "reads W^T ..."
         verb = rewrite["result"] if name == "loop_optimization" else _VERB.get(name, name)
-        if name == "elementwise_chains":
+        if name in FUSING:
             nodes = rewrite["nodes"]
-            numba = _in_numba_runs(rewrite["result"], len(nodes))
+            numba = _in_numba_runs(rewrite["result"], len(nodes)) \
+                if name == "elementwise_chains" else [True] * len(nodes)
             for i, node in enumerate(nodes):
                 kernel = ", Numba kernel" if numba[i] else ""
                 out[node] = (name, "fused %d/%d%s (%s)" % (i + 1, len(nodes), kernel, name))
