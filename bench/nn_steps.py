@@ -287,6 +287,32 @@ def loop_optimization_ab(tfteach, numbers, only):
                     "loop_optimization=OFF))", steps, numbers, only)
 
 
+def region_fusion_ab(tfteach, numbers, only):
+    """tfteach's RNN steps with their cells' gates fused into one Numba kernel each
+    (runtime/optimizer/elementwise_regions.py) and without, alternating in this one
+    process: the same graphs, the same bits."""
+    from tfteach.runtime.optimizer import elementwise_regions
+
+    def steps(build):
+        made = {}
+        for flag in (True, False):     # read when a plan (and a loop's) is built
+            elementwise_regions.ENABLED = flag
+            made[flag] = graph_step(tfteach, build)
+            made[flag]()
+        elementwise_regions.ENABLED = True
+        return made[True], made[False]
+    _alternating_ab("region fusion A/B (same run; off = elementwise_regions.ENABLED "
+                    "False)", steps, numbers, only)
+
+
+def steady_state():
+    """Fused kernels (chains' runs, cells' regions) compile at their first run here; a
+    student's session compiles them once they have run unfused as long as compiling
+    would take (docs/optimizer.md): these rows are what a training run reaches."""
+    from tfteach.runtime.optimizer import fused_arithmetic
+    fused_arithmetic.COMPILE_AFTER_SECONDS = 0.0
+
+
 def _alternating_ab(title, make_steps, numbers, only, rounds=7):
     """Prints, per RNN workload, the best ms per step of the two steps `make_steps(build)`
     returns (on, off), timed in alternating rounds: both see the same host load."""
@@ -417,11 +443,13 @@ def main():
         return main_gpu(numbers)
     if args.device == "virtual-gpu":
         return main_virtual_gpu(numbers)
+    steady_state()
     if args.ab_only:
         import tfteach
         print("RNN steps on %s" % cpu_model())
         loop_specialisation_ab(tfteach, numbers, args.only)
         loop_optimization_ab(tfteach, numbers, args.only)
+        region_fusion_ab(tfteach, numbers, args.only)
         return
     tf1 = import_tf1()
     if args.tf_only:
@@ -464,6 +492,7 @@ def main():
 
     loop_specialisation_ab(tfteach, numbers, args.only)
     loop_optimization_ab(tfteach, numbers, args.only)
+    region_fusion_ab(tfteach, numbers, args.only)
     if args.only:
         return
     print("\nconv2d forward (SAME, stride 1), GFLOP/s")

@@ -187,6 +187,7 @@ def main():
     parser.add_argument("--gemms", action="store_true",
                         help="only NumPy's and TensorFlow's matmul on the LSTM's shapes")
     args = parser.parse_args()
+    nn_steps.steady_state()        # fused kernels compiled at once, as bench/nn_steps.py
     print("CPU:", nn_steps.cpu_model(), "| OPENBLAS_NUM_THREADS =",
           os.environ.get("OPENBLAS_NUM_THREADS", "(unset)"))
     if args.gemms:
