@@ -9,7 +9,7 @@ kernel calls NumPy's loops themselves:
 
 - `loop_of(ufunc, dtype)` asks NumPy for the strided inner loop it would run for that
   dtype (`ufunc._resolve_dtypes_and_context` and `ufunc._get_strided_loop`, NumPy's
-  experimental API of NEP 43, NumPy >= 1.25) and returns its address, context and
+  experimental API of NEP 43, NumPy >= 1.24) and returns its address, context and
   auxiliary data as three integers;
 - `call_loop(address, context, data, dimensions, strides, auxdata)` (a Numba intrinsic)
   calls it from compiled code, as NumPy's iterator would: `data` the address of the
@@ -72,7 +72,7 @@ def _ask_numpy(ufunc, dtype):
             return None              # NumPy would cast: not the loop of this dtype
         ufunc._get_strided_loop(call_info)
         info = _CallInfo.from_address(_get_pointer(call_info, _CAPSULE_NAME))
-    except (AttributeError, TypeError, ValueError):   # NumPy < 1.25, or no such loop
+    except (AttributeError, TypeError, ValueError):   # NumPy < 1.24, or no such loop
         return None
     if info.requires_pyapi or not info.strided_loop:
         return None

@@ -154,8 +154,8 @@ def _member(step, plan, awaited, feeds):
             return False             # a NumPy loop takes matrices (or their rows) only
         elif rank == 0 and _constant(plan, feeds, s) is None or rank not in (0, 1):
             return False
-    if kind == "AddN" and matrices != len(inputs):
-        return False
+    if kind == "AddN" and (matrices != len(inputs) or len(inputs) < 2):
+        return False                 # (AddN of one input forwards it: nothing to fuse)
     return matrices >= 1
 
 
