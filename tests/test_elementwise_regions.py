@@ -305,3 +305,25 @@ def test_numpys_float32_loop_in_pieces_gives_the_ufuncs_bits(ufunc):
 def test_no_loop_is_given_where_numpy_would_cast():
     assert numpy_loops.loop_of(np.exp, np.int32) is None
     assert numpy_loops.chunk_safe(np.exp, np.int32) is False
+
+
+def test_the_regions_fused_in_a_loops_bodies_are_listed_once_it_has_run():
+    x = tf.placeholder(tf.float32, [None, 4, 3])
+    y = tf.placeholder(tf.float32, [None, 5])
+    outputs, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.LSTMCell(5), x, dtype=tf.float32)
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(
+        tf.reduce_mean(tf.square(outputs[:, -1] - y)))
+    feed = {x: np.ones((2, 4, 3), np.float32), y: np.zeros((2, 5), np.float32)}
+    with tf.Session(config=tf.ConfigProto(device_count={"GPU": 0})) as sess:
+        sess.run(tf.global_variables_initializer())
+        assert not [r for r in optimizer.rewrites_of(sess, [train], [x, y])
+                    if r.pass_name == "elementwise_regions"]       # nothing has run yet
+        for _ in range(3):
+            sess.run(train, feed)
+        regions = [r.nodes for r in optimizer.rewrites_of(sess, [train], [x, y])
+                   if r.pass_name == "elementwise_regions"]
+    forward = [nodes for nodes in regions if nodes[0].startswith("rnn/while/")]
+    backward = [nodes for nodes in regions if nodes[0].startswith("gradients/")]
+    assert len(forward) == 1 and forward[0][0].endswith("lstm_cell/BiasAdd")
+    assert len(backward) == 1 and backward[0][-1].endswith("split_grad/concat")
+    assert any(name.endswith("SigmoidGrad") for name in backward[0])

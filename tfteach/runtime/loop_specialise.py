@@ -49,7 +49,7 @@ from tfteach.runtime.executor import MAX_FOLDED_BYTES, deref
 from tfteach.runtime.optimizer import elementwise_regions
 from tfteach.runtime.optimizer.slots import reassign_frees
 
-__all__ = ["SpecialisingPlan", "enabled", "picker"]
+__all__ = ["SpecialisingPlan", "enabled", "picker", "region_rewrites_in"]
 
 SHAPE_OPS = frozenset(("Shape", "ShapeN", "Size", "Rank"))
 # How many feed-shape signatures a loop keeps a specialised plan for (a loop fed many
@@ -159,6 +159,27 @@ class SpecialisingPlan:
             # Last: another thread reads stable_feeds once it sees `varying` set.
             self.varying = varying
         return [values[s] for s in self.plan.fetch_slots]
+
+
+def region_rewrites_in(session, ops):
+    """What elementwise_regions fused in the bodies of the loops among `ops` (While and
+    WhileGrad ops) that have run in `session`: the regions of each sub-plan's latest
+    specialised copy (of the plain plan where there is none), for rewrites_of and
+    `%%tfgraph --optimized`."""
+    found = []
+    for op in ops:
+        ctx = session._contexts.get(op) if op.type in ("While", "WhileGrad") else None
+        if ctx is None:
+            continue
+        plans = ctx.state.get("plans")          # a While's: (key, (cond, body), ...)
+        subplans = list(plans[1]) if plans else []
+        if ctx.state.get("plan") is not None:   # a WhileGrad's gradient body
+            subplans.append(ctx.state["plan"])
+        for subplan in subplans:
+            special = [p for p in getattr(subplan, "by_signature", {}).values() if p]
+            steps = special[-1].fast_steps if special else subplan.fast_steps
+            found.extend(elementwise_regions.rewrites_in(steps))
+    return found
 
 
 def _run_specialised(special, feed_values):

@@ -103,9 +103,10 @@ def rewrites_of(session, fetches, fed=()):
     plan has run with fed shapes, its shape specialiser's rewrites for the latest
     signature replace its general `shape_specialisation` line (as %%tfgraph --optimized
     shows them); the loops of the plan that have run add what their bodies hoisted
-    (runtime/loop_hoisting.py). A plan the optimizer left as built (placed on a GPU, or
-    with tf.cond / while_loop ops at its top level) gives first a
-    `Rewrite("not_optimized", (), "not optimized: <why>")`."""
+    (runtime/loop_hoisting.py) and the regions their bodies fused (elementwise_regions).
+    A plan the optimizer left as built (placed on a GPU, or with tf.cond / while_loop
+    ops at its top level) gives first a `Rewrite("not_optimized", (), "not optimized:
+    <why>")`."""
     from tfteach.framework.operation import Operation
     from tfteach.runtime import loop_hoisting
     if not isinstance(fetches, (list, tuple)):
@@ -126,4 +127,6 @@ def rewrites_of(session, fetches, fed=()):
     because = getattr(plan, "unoptimized_because", None)
     if because:     # no node to mark: the views show it as a note
         rewrites.insert(0, Rewrite(NOT_OPTIMIZED, (), "not optimized: " + because))
-    return rewrites + loop_hoisting.rewrites_in(session, plan.ops)
+    from tfteach.runtime.loop_specialise import region_rewrites_in
+    return (rewrites + loop_hoisting.rewrites_in(session, plan.ops)
+            + region_rewrites_in(session, plan.ops))

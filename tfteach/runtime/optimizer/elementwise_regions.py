@@ -39,7 +39,7 @@ from tfteach.runtime.optimizer import fused_arithmetic, region_kernels
 from tfteach.runtime.optimizer.rewrite import Rewrite
 from tfteach.runtime.optimizer.slots import plain, readers
 
-__all__ = ["run", "unfused", "NAME", "OPS"]
+__all__ = ["run", "unfused", "rewrites_in", "NAME", "OPS"]
 
 NAME = "elementwise_regions"
 TYPE = "ElementwiseRegion"       # the fused step's type (no TF op of that name)
@@ -75,9 +75,7 @@ def run(steps, plan, rewrites, fetch_slots=None, template=None, constant_feeds=(
             fused = _fused_step(region, plan, feeds, count)
             if fused is not None:
                 out.append(fused)
-                rewrites.append(Rewrite(NAME, tuple(s.name for s in region),
-                                        "one step: Numba[%s]" % ", ".join(
-                                            s.type for s in region)))
+                rewrites.append(_rewrite(region))
                 region.clear()
                 made.clear()
                 return
@@ -102,6 +100,18 @@ class _Constants:
 
     def __init__(self, plan, template):
         self.template, self.steps = template, plan.steps
+
+
+def _rewrite(region):
+    return Rewrite(NAME, tuple(s.name for s in region),
+                   "one step: Numba[%s]" % ", ".join(s.type for s in region))
+
+
+def rewrites_in(steps):
+    """The Rewrite of each region step among `steps` (a loop body's specialised plan
+    fuses its regions without a record: loop_specialise.region_rewrites_in asks here)."""
+    return [_rewrite(step.kernel.region) for step in steps
+            if isinstance(step.kernel, _RegionKernel)]
 
 
 def unfused(steps):
