@@ -327,3 +327,26 @@ def test_the_regions_fused_in_a_loops_bodies_are_listed_once_it_has_run():
     assert len(forward) == 1 and forward[0][0].endswith("lstm_cell/BiasAdd")
     assert len(backward) == 1 and backward[0][-1].endswith("split_grad/concat")
     assert any(name.endswith("SigmoidGrad") for name in backward[0])
+
+
+def test_a_kernel_numba_cannot_compile_leaves_the_ops_one_by_one(monkeypatch):
+    """Numba compiles a kernel for each operand layout at its first call: a failure
+    there (here a stand-in raising as a TypingError would) is not the program's error."""
+    def broken(program):
+        def kernel(*args):
+            raise TypeError("cannot compile")
+        return kernel, None
+    monkeypatch.setattr(region_kernels, "kernel_for", broken)
+    x, h, out = cell_graph()
+    feed = {x: np.linspace(-3, 3, 8, dtype=np.float32).reshape(2, 4),
+            h: np.linspace(1, -1, 8, dtype=np.float32).reshape(2, 4)}
+    with tf.Session() as sess:
+        got = [sess.run(out, feed) for _ in range(3)]
+    elementwise_regions.ENABLED = False
+    try:
+        with tf.Session() as sess:
+            want = sess.run(out, feed)
+    finally:
+        elementwise_regions.ENABLED = True
+    for value in got:
+        assert _bits(value) == _bits(want)

@@ -273,7 +273,11 @@ class _RegionKernel:
                 if type(a) is not np.ndarray or a.dtype != _F32 or a.ndim != ndim:
                     break
             else:
-                result = compiled[0](compiled[1], self.consts, *args)
+                try:
+                    result = compiled[0](compiled[1], self.consts, *args)
+                except Exception:  # noqa: BLE001 - Numba compiles per operand layout at
+                    self.compiled = None    # the first call; if it cannot: the ops
+                    return self.one_by_one(args)    # one by one from now on
                 if result[0]:
                     return result[1] if self.single else result[1:]
             return self.one_by_one(args)
