@@ -144,6 +144,8 @@ def _member(step, plan, awaited, feeds):
     kind = step.type
     if kind not in OPS or not plain(step) or step.op._control_inputs or step.op in awaited:
         return False
+    if kind in region_kernels.LOOP_UFUNCS and not region_kernels.LOOPS_AVAILABLE:
+        return False
     op = step.op
     if any(t.dtype.base_dtype.np != _F32 or t.shape.ndims != 2 for t in op._outputs):
         return False

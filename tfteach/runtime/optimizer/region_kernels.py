@@ -33,6 +33,10 @@ __all__ = ["Program", "kernel_for", "compile_seconds", "LOOP_UFUNCS", "EXACT"]
 # op type -> the element expression of its operands a (, b), exactly rounded
 EXACT = {"Add": "{a} + {b}", "AddV2": "{a} + {b}", "Sub": "{a} - {b}", "Mul": "{a} * {b}",
          "RealDiv": "{a} / {b}", "BiasAdd": "{a} + {b}", "Neg": "-{a}", "Square": "{a} * {a}"}
+# Whether this NumPy gives out its loops (NEP 43's experimental API, NumPy >= 1.24):
+# without it a region of these ops would never get a kernel, and is not made.
+LOOPS_AVAILABLE = hasattr(np.ufunc, "_get_strided_loop") and hasattr(
+    np.ufunc, "_resolve_dtypes_and_context")
 # op type -> the name of the ufunc whose NumPy loop computes it (loop_ufunc() finds it)
 LOOP_UFUNCS = {"Exp": "exp", "Tanh": "tanh", "Sigmoid": "exp",
                "SigmoidGrad": "sigmoid_grad", "TanhGrad": "tanh_grad"}
