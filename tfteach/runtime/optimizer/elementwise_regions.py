@@ -34,10 +34,10 @@ from time import perf_counter
 
 import numpy as np
 
-from tfteach.runtime import errors_text
+from tfteach.runtime import errors_text, fast_loop
 from tfteach.runtime.optimizer import fused_arithmetic, region_kernels
 from tfteach.runtime.optimizer.rewrite import Rewrite
-from tfteach.runtime.optimizer.slots import plain, readers
+from tfteach.runtime.optimizer.slots import plain, readers, reassign_frees
 
 __all__ = ["run", "unfused", "rewrites_in", "NAME", "OPS"]
 
@@ -261,12 +261,37 @@ class _RegionKernel:
 
     def __init__(self, region, program, arg_slots, const_values, outputs, consts):
         self.region, self.program = tuple(region), program
-        self.arg_slots, self.const_values = tuple(arg_slots), const_values
-        self.outputs, self.consts = tuple(outputs), consts
+        self.consts = consts
         self.ndims = tuple(2 if kind == "m" else 1 for kind in program.args)
         self.single = len(outputs) == 1
         self.compiled = None            # (kernel, loops) once hot
         self.spent, self.due, self.hot = 0.0, 0.0, False
+        # The ops one by one: the region's steps as straight-line code (fast_loop.py)
+        # on a list of its own values, numbered operands first, then constants, then
+        # what the ops make; as cheap as the steps were in the plan's loop.
+        local = {}
+        for s in list(arg_slots) + list(const_values):
+            local[s] = len(local)
+        for step in region:
+            for s in step.out_slots:
+                local.setdefault(s, len(local))
+        self.steps = []
+        for step in region:
+            step = copy.copy(step)
+            step.in_slots = tuple(local[s] for s in step.in_slots)
+            step.out_slots = tuple(local[s] for s in step.out_slots)
+            if step.single_out is not None:
+                step.single_out = local[step.single_out]
+            self.steps.append(step)
+        # each value let go after its last reader, as in the plan (the memory a freed
+        # value leaves is what the next op's new array gets, still in the caches)
+        self.steps = reassign_frees(self.steps, {local[s] for s in outputs})
+        self.loop = fast_loop.compile_steps(self.steps)
+        self.values = [None] * len(local)
+        for s, value in const_values.items():
+            self.values[local[s]] = value
+        self.n_args = len(arg_slots)
+        self.outputs = tuple(local[s] for s in outputs)
 
     def __call__(self, ctx, *args):
         compiled = self.compiled
@@ -300,17 +325,15 @@ class _RegionKernel:
         return result
 
     def one_by_one(self, args):
-        values = dict(self.const_values)
-        values.update(zip(self.arg_slots, args))
-        for step in self.region:
-            try:
-                result = step.kernel(step.ctx, *[values[s] for s in step.in_slots])
-            except Exception as e:  # noqa: BLE001 - located at the op that failed
-                raise errors_text.op_error_from(e, step.op) from e
-            if step.single_out is not None:
-                values[step.single_out] = result
-            else:
-                values.update(zip(step.out_slots, result))
+        values = self.values.copy()
+        values[:self.n_args] = args
+        try:
+            self.loop(values)
+        except Exception as e:  # noqa: BLE001 - located at the op that failed
+            step = fast_loop.failed_step(e, self.steps)
+            if step is None:
+                raise
+            raise errors_text.op_error_from(e, step.op) from e
         if self.single:
             return values[self.outputs[0]]
         return tuple([values[s] for s in self.outputs])
