@@ -350,3 +350,19 @@ def test_a_kernel_numba_cannot_compile_leaves_the_ops_one_by_one(monkeypatch):
         elementwise_regions.ENABLED = True
     for value in got:
         assert _bits(value) == _bits(want)
+
+
+def test_a_kernel_an_earlier_process_compiled_is_a_load_not_a_compile(monkeypatch, tmp_path):
+    monkeypatch.setattr(fused_arithmetic, "CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(region_kernels, "_KERNELS", {"another": None})
+    program = region_kernels.Program(
+        ("m", "m"), [("Mul", (("a", 0), ("a", 1)), 1), ("Tanh", (("t", 0),), 1)], (1,))
+    full = region_kernels.compile_seconds(program)
+    assert full > 0.5                       # nothing on disk: a compile to rent for
+    kernel, loops = region_kernels.kernel_for(program)
+    x = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
+    ok, out = kernel(loops, np.zeros(0, np.float32), x, x)
+    assert ok and _bits(out) == _bits(np.tanh(x * x))
+    assert region_kernels.compile_seconds(program) == 0.0      # compiled in this process
+    region_kernels._KERNELS.clear()                            # as a new process sees it
+    assert region_kernels.compile_seconds(program) == region_kernels.LOAD_SECONDS

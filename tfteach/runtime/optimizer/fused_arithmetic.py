@@ -43,7 +43,7 @@ import threading
 
 import numpy as np
 
-__all__ = ["EXACT_OPS", "FusedRun", "is_exact", "kernel_for", "cache_dir", "ENABLED", "function_from_source",
+__all__ = ["EXACT_OPS", "FusedRun", "is_exact", "kernel_for", "cache_dir", "ENABLED", "function_from_source", "compiled_on_disk",
            "COMPILE_AFTER_SECONDS", "BLOCK", "CACHE_DIR", "compile_seconds", "compile_after"]
 
 ENABLED = True                  # read when a plan is built: False keeps ufunc-only chains
@@ -250,13 +250,34 @@ def cache_dir():
     return os.path.join(root, "tfteach", "fused_arithmetic")
 
 
+def _source_path(directory, name, text):
+    """(the file a kernel's source goes to, the hash naming it)."""
+    digest = hashlib.sha1(text.encode()).hexdigest()[:16]
+    return os.path.join(directory, "%s_%s.py" % (name, digest)), digest
+
+
+def compiled_on_disk(name, text):
+    """Whether an earlier process compiled the kernel of this source into Numba's disk
+    cache (its index file beside the source): loading it takes ~0.01 s, not a compile."""
+    directory = cache_dir()
+    if not directory:
+        return False
+    path, _ = _source_path(directory, name, text)
+    stem = os.path.basename(path)[:-3] + "."
+    try:
+        return os.path.exists(path) and any(
+            f.startswith(stem) and f.endswith(".nbi")
+            for f in os.listdir(os.path.join(directory, "__pycache__")))
+    except OSError:
+        return False
+
+
 def function_from_source(name, text):
     """(the kernel's Python function, whether it lives in a file Numba can cache for).
     The file is named by a hash of its text, so a name always holds the same source."""
     directory = cache_dir()
     if directory:
-        digest = hashlib.sha1(text.encode()).hexdigest()[:16]
-        path = os.path.join(directory, "%s_%s.py" % (name, digest))
+        path, digest = _source_path(directory, name, text)
         text = "import numpy as np\n\n\n" + text
         try:
             if _read(path) != text:                # absent (or not what it must hold)

@@ -45,6 +45,7 @@ LOOP_UFUNCS = {"Exp": "exp", "Tanh": "tanh", "Sigmoid": "exp",
 # per layout of its operands: a Slice's view is another). The next process loads it
 # from the disk cache in ~0.01 s.
 SECONDS_PER_KERNEL, SECONDS_PER_OP = 0.45, 0.12
+LOAD_SECONDS = 0.05             # a kernel in the disk cache (with Numba's import: ~0.3 s)
 
 
 class Program:
@@ -294,9 +295,12 @@ _LOCK = threading.Lock()
 
 
 def compile_seconds(program):
-    """About how long compiling `program`'s kernel would take now (0: compiled)."""
+    """About how long compiling `program`'s kernel would take now (0: compiled in this
+    process; LOAD_SECONDS: an earlier process left it in the disk cache)."""
     if program.key in _KERNELS:
         return 0.0
+    if fused_arithmetic.compiled_on_disk(program.name(), source(program)):
+        return LOAD_SECONDS
     first = fused_arithmetic.FIRST_KERNEL_SECONDS if not _KERNELS else 0.0
     return first + SECONDS_PER_KERNEL + SECONDS_PER_OP * len(program.ops)
 
