@@ -25,7 +25,7 @@ import numpy as np
 from tfteach.runtime import errors_text
 from tfteach.runtime.optimizer import fused_arithmetic
 from tfteach.runtime.optimizer.rewrite import Rewrite
-from tfteach.runtime.optimizer.slots import plain, producers, readers
+from tfteach.runtime.optimizer.slots import plain, producers, readers, size_one_constant
 
 __all__ = ["run", "NAME"]
 
@@ -113,7 +113,7 @@ def _fused_runs(chain, program, plan):
                     # what it broadcasts against: the chain's value, or the head's other input
                     against = value_at if value_at is not None else 1 - j
                     rank = inputs[against].shape.ndims if against < len(inputs) else None
-                    c = _constant(plan, feeds, slot, dtype, rank)
+                    c = size_one_constant(plan.template, feeds, slot, dtype, rank)
                     if c is not None:
                         refs.append(("c", len(constants)))
                         constants.append(c)
@@ -130,16 +130,6 @@ def _fused_runs(chain, program, plan):
     return runs
 
 
-def _constant(plan, feeds, slot, dtype, rank):
-    """The plan's size-1 constant at `slot` (a float, not NaN: its bits must reach the
-    kernel as they are), if broadcasting it cannot change a value of rank `rank`."""
-    value = plan.template[slot] if slot < len(plan.template) and slot not in feeds else None
-    if (type(value) is not np.ndarray or value.size != 1 or value.dtype != dtype
-            or rank is None or value.ndim > rank or np.isnan(value).any()):
-        return None
-    return value.reshape(-1)[0]
-
-
 def describe(chain, runs):
     """The chain as a Rewrite's words: `Tanh -> Numba[Mul -> AddV2] -> Tanh`."""
     parts, k = [], 0
@@ -154,36 +144,16 @@ def describe(chain, runs):
     return " -> ".join(parts)
 
 
-class _Heat:
-    """How long a chain with fused runs has run unfused; `hot` once that is
-    fused_arithmetic.compile_after(its runs) (about what compiling them would cost):
-    its runs then compile and run as kernels. `due`: when to look at the cost again."""
-    __slots__ = ("spent", "hot", "due")
-
-    def __init__(self):
-        self.spent, self.hot, self.due = 0.0, False, 0.0
-
-
 def _chain_kernel(head, program, runs):
     unfused = _chain_runner(head, program, {})
     if not runs:
         return unfused
     fused = _chain_runner(head, program, runs)
-    heat = _Heat()
+    heat = fused_arithmetic.Heat()
     fused_runs = [run for _, run, _ in runs.values()]
 
     def run_fused_chain(ctx, *args):
-        if heat.hot:
-            return fused(ctx, *args)
-        limit = fused_arithmetic.COMPILE_AFTER_SECONDS     # a fixed limit, if one is set
-        if limit is None:
-            if heat.spent >= heat.due:
-                # The estimate falls as other chains compile the same runs: asked
-                # again each time the chain has run as long as it said.
-                heat.due = fused_arithmetic.compile_seconds(fused_runs)
-            limit = heat.due
-        if heat.spent >= limit:
-            heat.hot = True
+        if heat.hot or heat.buy_now(lambda: fused_arithmetic.compile_seconds(fused_runs)):
             return fused(ctx, *args)
         start = perf_counter()
         result = unfused(ctx, *args)

@@ -37,7 +37,8 @@ import numpy as np
 from tfteach.runtime import errors_text, fast_loop
 from tfteach.runtime.optimizer import fused_arithmetic, region_kernels
 from tfteach.runtime.optimizer.rewrite import Rewrite
-from tfteach.runtime.optimizer.slots import plain, readers, reassign_frees
+from tfteach.runtime.optimizer.slots import (plain, readers, reassign_frees,
+                                             size_one_constant)
 
 __all__ = ["run", "unfused", "rewrites_in", "NAME", "OPS"]
 
@@ -67,12 +68,11 @@ def run(steps, plan, rewrites, fetch_slots=None, template=None, constant_feeds=(
     count = readers(steps, fetch_slots)
     awaited = {op for step in plan.steps for op in step.ctrl_ops}
     feeds = set(plan.feed_slots) - set(constant_feeds)
-    plan = _Constants(plan, template)
     out, region, made = [], [], set()
 
     def close():
         if len(region) >= MIN_OPS and _worth_a_kernel(region, count):
-            fused = _fused_step(region, plan, feeds, count)
+            fused = _fused_step(region, template, feeds, count)
             if fused is not None:
                 out.append(fused)
                 rewrites.append(_rewrite(region))
@@ -84,7 +84,7 @@ def run(steps, plan, rewrites, fetch_slots=None, template=None, constant_feeds=(
         made.clear()
 
     for step in steps:
-        if _member(step, plan, awaited, feeds):
+        if _member(step, template, awaited, feeds):
             region.append(step)
             made.update(step.out_slots)
             continue
@@ -93,13 +93,6 @@ def run(steps, plan, rewrites, fetch_slots=None, template=None, constant_feeds=(
         out.append(step)
     close()
     return out
-
-
-class _Constants:
-    """The plan, as far as this pass reads it, with the template it is to use."""
-
-    def __init__(self, plan, template):
-        self.template, self.steps = template, plan.steps
 
 
 def _rewrite(region):
@@ -138,7 +131,7 @@ def _pure(step):
     return not (op_def.stateful or op_def.ref_inputs or step.op._control_inputs)
 
 
-def _member(step, plan, awaited, feeds):
+def _member(step, template, awaited, feeds):
     """Whether `step` can be an op of a region: its own kernel on host arrays, float32,
     every value of rank 2 but a vector operand (rank 1) or a size-1 constant."""
     kind = step.type
@@ -151,9 +144,9 @@ def _member(step, plan, awaited, feeds):
         return False
     inputs = op._inputs
     if kind == "Split":              # (axis, value): columns
-        return _axis(plan, feeds, step.in_slots[0]) and inputs[1].shape.ndims == 2
+        return _axis(template, feeds, step.in_slots[0]) and inputs[1].shape.ndims == 2
     if kind == "ConcatV2":           # (values..., axis)
-        return (_axis(plan, feeds, step.in_slots[-1])
+        return (_axis(template, feeds, step.in_slots[-1])
                 and all(t.shape.ndims == 2 for t in inputs[:-1]))
     matrices = 0
     for t, s in zip(inputs, step.in_slots):
@@ -164,35 +157,24 @@ def _member(step, plan, awaited, feeds):
             matrices += 1
         elif kind in region_kernels.LOOP_UFUNCS:
             return False             # a NumPy loop takes matrices (or their rows) only
-        elif rank == 0 and _constant(plan, feeds, s) is None or rank not in (0, 1):
+        elif rank == 0 and _constant(template, feeds, s) is None or rank not in (0, 1):
             return False
     if kind == "AddN" and (matrices != len(inputs) or len(inputs) < 2):
         return False                 # (AddN of one input forwards it: nothing to fuse)
     return matrices >= 1
 
 
-def _axis(plan, feeds, slot):
-    value = _template(plan, feeds, slot)
-    return value is not None and value.ndim == 0 and int(value) in (1, -1)
+def _axis(template, feeds, slot):
+    value = template[slot] if slot < len(template) and slot not in feeds else None
+    return type(value) is np.ndarray and value.ndim == 0 and int(value) in (1, -1)
 
 
-def _template(plan, feeds, slot):
-    if slot in feeds or slot >= len(plan.template):
-        return None
-    value = plan.template[slot]
-    return value if type(value) is np.ndarray else None
+def _constant(template, feeds, slot):
+    """A size-1 float32 constant operand (of rank 0: an op's scalar operand)."""
+    return size_one_constant(template, feeds, slot, _F32, 0)
 
 
-def _constant(plan, feeds, slot):
-    """A size-1 float32 constant of the plan (not NaN: its bits reach the kernel as
-    they are, fused_arithmetic.py says why NaN's may not)."""
-    value = _template(plan, feeds, slot)
-    if value is None or value.size != 1 or value.dtype != _F32 or np.isnan(value).any():
-        return None
-    return value.reshape(-1)[0]
-
-
-def _fused_step(region, plan, feeds, count):
+def _fused_step(region, template, feeds, count):
     """The region's one step, or None where it has no matrix operand or no output."""
     inside = readers(region, ())
     value_of, args, arg_slots, consts, const_slot_values = {}, [], [], [], {}
@@ -206,9 +188,9 @@ def _fused_step(region, plan, feeds, count):
             if s in value_of:
                 refs.append(("t", value_of[s]))
                 continue
-            c = _constant(plan, feeds, s) if t.shape.ndims == 0 else None
+            c = _constant(template, feeds, s) if t.shape.ndims == 0 else None
             if c is not None:
-                const_slot_values[s] = plan.template[s]
+                const_slot_values[s] = template[s]
                 refs.append(("c", len(consts)))
                 consts.append(c)
                 continue
@@ -228,7 +210,7 @@ def _fused_step(region, plan, feeds, count):
     for step in region:           # the axes, for the ops run one by one
         if step.type in ("Split", "ConcatV2"):
             axis = step.in_slots[0 if step.type == "Split" else -1]
-            const_slot_values[axis] = plan.template[axis]
+            const_slot_values[axis] = template[axis]
     last = region[-1]
     one = copy.copy(last)
     one.in_slots = tuple(arg_slots)
@@ -265,7 +247,7 @@ class _RegionKernel:
         self.ndims = tuple(2 if kind == "m" else 1 for kind in program.args)
         self.single = len(outputs) == 1
         self.compiled = None            # (kernel, loops) once hot
-        self.spent, self.due, self.hot = 0.0, 0.0, False
+        self.heat = fused_arithmetic.Heat()
         # The ops one by one: the region's steps as straight-line code (fast_loop.py)
         # on a list of its own values, numbered operands first, then constants, then
         # what the ops make; as cheap as the steps were in the plan's loop.
@@ -308,20 +290,15 @@ class _RegionKernel:
                 if result[0]:
                     return result[1] if self.single else result[1:]
             return self.one_by_one(args)
-        if self.hot:                    # hot, and no kernel for it
+        heat = self.heat
+        if heat.hot:                    # hot, and no kernel for it
             return self.one_by_one(args)
-        limit = fused_arithmetic.COMPILE_AFTER_SECONDS
-        if limit is None:
-            if self.spent >= self.due:
-                self.due = region_kernels.compile_seconds(self.program)
-            limit = self.due
-        if self.spent >= limit:
-            self.hot = True
+        if heat.buy_now(lambda: region_kernels.compile_seconds(self.program)):
             self.compiled = region_kernels.kernel_for(self.program)
             return self(ctx, *args)
         start = perf_counter()
         result = self.one_by_one(args)
-        self.spent += perf_counter() - start
+        heat.spent += perf_counter() - start
         return result
 
     def one_by_one(self, args):

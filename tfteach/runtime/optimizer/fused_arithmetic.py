@@ -43,7 +43,7 @@ import threading
 
 import numpy as np
 
-__all__ = ["EXACT_OPS", "FusedRun", "is_exact", "kernel_for", "cache_dir", "ENABLED", "function_from_source", "compiled_on_disk",
+__all__ = ["EXACT_OPS", "FusedRun", "is_exact", "kernel_for", "cache_dir", "ENABLED", "function_from_source", "compiled_on_disk", "Heat",
            "COMPILE_AFTER_SECONDS", "BLOCK", "CACHE_DIR", "compile_seconds", "compile_after"]
 
 ENABLED = True                  # read when a plan is built: False keeps ufunc-only chains
@@ -163,6 +163,30 @@ def compile_seconds(runs):
         return 0.0
     seconds = sum(SECONDS_PER_KERNEL + SECONDS_PER_OP * len(program) for program in todo)
     return seconds + (FIRST_KERNEL_SECONDS if not _KERNELS else 0.0)
+
+
+class Heat:
+    """The rent-or-buy rule of a fused step (a chain with fused runs, an elementwise
+    region): how long it has run unfused (`spent`, added by its caller), and `hot` once
+    that reaches about what compiling its kernels would cost."""
+    __slots__ = ("spent", "hot", "due")
+
+    def __init__(self):
+        self.spent, self.hot, self.due = 0.0, False, 0.0
+
+    def buy_now(self, estimate):
+        """Whether to compile now (`hot` from then on). `estimate()`, the compile time in
+        seconds, is asked again each time the step has run as long as it last said: it
+        falls as other steps compile the same kernels. COMPILE_AFTER_SECONDS, where
+        set, is the limit instead."""
+        limit = COMPILE_AFTER_SECONDS
+        if limit is None:
+            if self.spent >= self.due:
+                self.due = estimate()
+            limit = self.due
+        if self.spent >= limit:
+            self.hot = True
+        return self.hot
 
 
 def compile_after(runs):

@@ -1,8 +1,10 @@
 """Helpers the passes share: who reads a slot, and when a slot can be freed."""
 from collections import Counter
 
+import numpy as np
+
 __all__ = ["readers", "producers", "plain", "reassign_frees", "read_through",
-           "read_by_stateful_ops"]
+           "read_by_stateful_ops", "size_one_constant"]
 
 
 def readers(steps, fetch_slots):
@@ -22,6 +24,18 @@ def plain(step):
     a re-reading wrapper (ref_reads.py), on the CPU or a virtual GPU (whose values are
     host arrays it only counts; not a real GPU's)."""
     return step.source is None and step.on_host_arrays and step.kernel is step.ctx.kernel
+
+
+def size_one_constant(template, feeds, slot, dtype, rank):
+    """The size-1 constant at `slot` of a plan's `template` (not fed), as a scalar of
+    `dtype`, if broadcasting it cannot change a value of rank `rank`; None otherwise, and
+    for NaN: a fused kernel gets the constant's bits as they are, and LLVM may not keep a
+    NaN's sign (fused_arithmetic.py)."""
+    value = template[slot] if slot < len(template) and slot not in feeds else None
+    if (type(value) is not np.ndarray or value.size != 1 or value.dtype != dtype
+            or rank is None or value.ndim > rank or np.isnan(value).any()):
+        return None
+    return value.reshape(-1)[0]
 
 
 def read_by_stateful_ops(steps):
