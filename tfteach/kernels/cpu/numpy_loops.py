@@ -122,10 +122,7 @@ def _pieces_match(ufunc, dtype, loop):
 
 def _run_in_pieces(loop, operands, out):
     """`out = ufunc(*operands)`, the loop called on pieces of 1, 2, ..., 67 elements."""
-    if len(operands) == 1:
-        _pieces_of_one(loop, operands[0], out)
-    else:
-        _pieces_of_two(loop, operands[0], operands[1], out)
+    _pieces(loop, np.stack(operands), out)
 
 
 def _make_call_loop():
@@ -152,38 +149,23 @@ def _make_call_loop():
 call_loop = _make_call_loop()
 
 
-# The kernels chunk_safe runs (compiled at import, cached on disk beside this file).
+# The kernel chunk_safe runs (compiled at import, cached on disk beside this file): the
+# loop on pieces of the operands (the rows of `stack`, contiguous) into `out`.
 @numba.njit(nogil=True, cache=True)
-def _pieces_of_one(loop, x, out):
-    meta = np.empty(5, np.int64)     # pointers (x, out), the count, strides (x, out)
+def _pieces(loop, stack, out):
+    nin = stack.shape[0]
+    # the operands' pointers and out's, the count, then their strides
+    meta = np.empty(2 * nin + 3, np.int64)
     start, length, n = 0, 1, out.shape[0]
     while start < n:
         m = min(length, n - start)
-        meta[0] = x[start:].ctypes.data
-        meta[1] = out[start:].ctypes.data
-        meta[2] = m
-        meta[3] = x.strides[0]
-        meta[4] = out.strides[0]
-        call_loop(loop[0], loop[1], meta.ctypes.data, meta[2:].ctypes.data,
-                  meta[3:].ctypes.data, loop[2])
-        start += m
-        length = length % 67 + 1
-
-
-@numba.njit(nogil=True, cache=True)
-def _pieces_of_two(loop, x, y, out):
-    meta = np.empty(7, np.int64)     # pointers (x, y, out), the count, strides
-    start, length, n = 0, 1, out.shape[0]
-    while start < n:
-        m = min(length, n - start)
-        meta[0] = x[start:].ctypes.data
-        meta[1] = y[start:].ctypes.data
-        meta[2] = out[start:].ctypes.data
-        meta[3] = m
-        meta[4] = x.strides[0]
-        meta[5] = y.strides[0]
-        meta[6] = out.strides[0]
-        call_loop(loop[0], loop[1], meta.ctypes.data, meta[3:].ctypes.data,
-                  meta[4:].ctypes.data, loop[2])
+        for k in range(nin):
+            meta[k] = stack[k, start:].ctypes.data
+            meta[nin + 2 + k] = stack.strides[1]
+        meta[nin] = out[start:].ctypes.data
+        meta[nin + 1] = m
+        meta[2 * nin + 2] = out.strides[0]
+        call_loop(loop[0], loop[1], meta.ctypes.data, meta[nin + 1:].ctypes.data,
+                  meta[nin + 2:].ctypes.data, loop[2])
         start += m
         length = length % 67 + 1

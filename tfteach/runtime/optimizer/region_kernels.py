@@ -119,7 +119,9 @@ class _Writer:
     # -- what a ref is -------------------------------------------------------------------
     def name(self, ref):
         kind, j = ref
-        return {"a": "x%d", "c": "c%d"}.get(kind, "%s") % j if kind != "t" else self.matrix[j]
+        if kind == "t":
+            return self.matrix[j]
+        return ("x%d" if kind == "a" else "c%d") % j
 
     def is_matrix(self, ref):
         kind, j = ref
