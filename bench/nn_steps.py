@@ -305,6 +305,29 @@ def region_fusion_ab(tfteach, numbers, only):
                     "False)", steps, numbers, only)
 
 
+def gpu_loop_sums_ab(tfteach, numbers, only):
+    """On the virtual GPU: the RNN steps with WhileGrad's deferred weight products and
+    gathered rows (runtime/loop_sums.py; the GPU's allocator charges each stand-in as
+    the tensor it replaces) and with every iteration's tensors made, alternating in this
+    one process. "off" replaces fusion.defer_summed_products with the steps as built,
+    from outside (tfteach has no switch for it)."""
+    from tfteach.runtime import fusion
+    deferring = fusion.defer_summed_products
+
+    def steps(build):
+        made = {}
+        for on in (True, False):       # used when a loop's gradient plan is built
+            fusion.defer_summed_products = deferring if on else (lambda steps, *_: steps)
+            try:
+                made[on] = graph_step(tfteach, build)
+                made[on]()
+            finally:
+                fusion.defer_summed_products = deferring
+        return made[True], made[False]
+    _alternating_ab("virtual GPU: deferred loop sums A/B (same run; off = every "
+                    "iteration's product and gather gradient made)", steps, numbers, only)
+
+
 def steady_state():
     """Fused kernels (chains' runs, cells' regions) compile at their first run here; a
     student's session compiles them once they have run unfused as long as compiling
@@ -401,6 +424,7 @@ def main_virtual_gpu(numbers):
     tfteach.config.set_virtual_gpus(1, memory_limit=4096)
     print("Training step time on %s, milliseconds per step (best of 5)" % cpu_model())
     _steps_against_the_cpu(tfteach, numbers, "virtual-gpu")
+    gpu_loop_sums_ab(tfteach, numbers, None)
 
 
 def _steps_against_the_cpu(tfteach, numbers, label, tf1=None):

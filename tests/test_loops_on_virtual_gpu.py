@@ -105,3 +105,77 @@ def test_a_loop_on_a_virtual_gpu_gives_the_cpus_numbers(virtual_gpus):
         for _ in range(4):                    # the plain runs, then the specialised ones
             np.testing.assert_array_equal(sess.run(h, {x: fed}), on_cpu)
     np.testing.assert_allclose(on_cpu, _numpy_tanh_loop(fed, 64), rtol=1e-5, atol=1e-6)
+
+
+def _embedded_two_layer_training(allocations):
+    """5 steps of an LSTM under a GRU over embedded inputs (the gradient sums a loop
+    makes: weights' products and the gather of each time step's input, plus an
+    embedding's IndexedSlices outside it). Returns (losses, weights, memory figures);
+    `allocations` counts (op, bytes) of every tensor the GPU's allocator charged."""
+    from tfteach.runtime import allocator
+    plain = allocator.Allocator.allocate_locked
+
+    def counted(self, nbytes, op_name, *args, **kwargs):
+        allocations[(op_name, nbytes)] += 1
+        return plain(self, nbytes, op_name, *args, **kwargs)
+    allocator.Allocator.allocate_locked = counted
+    try:
+        with tf.Graph().as_default():
+            tf.set_random_seed(3)
+            rng = np.random.RandomState(0)
+            x = tf.placeholder(tf.float32, [None, 5, 3])
+            ids = tf.placeholder(tf.int32, [None, 5])
+            y = tf.placeholder(tf.float32, [None, 2])
+            embedding = tf.Variable(tf.random_normal([7, 3]))
+            inputs = x + tf.nn.embedding_lookup(embedding, ids)
+            cells = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.LSTMCell(24),
+                                                 tf.nn.rnn_cell.GRUCell(16)])
+            outputs, _ = tf.nn.dynamic_rnn(cells, inputs, dtype=tf.float32)
+            loss = tf.reduce_mean(tf.square(tf.layers.dense(outputs[:, -1], 2) - y))
+            train = tf.train.GradientDescentOptimizer(0.3).minimize(loss)
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                feed = {x: rng.randn(4, 5, 3).astype(np.float32),
+                        ids: rng.randint(0, 7, (4, 5)),
+                        y: rng.randn(4, 2).astype(np.float32)}
+                losses = [sess.run([loss, train], feed)[0] for _ in range(5)]
+                weights = sess.run(tf.trainable_variables())
+                stats = tf.config.memory_stats() if tf.config.list_logical_devices("GPU") \
+                    else None
+    finally:
+        allocator.Allocator.allocate_locked = plain
+    return losses, weights, stats
+
+
+def test_a_loops_summed_gradients_are_charged_as_the_tensors_they_stand_for(
+        virtual_gpus, monkeypatch):
+    # WhileGrad multiplies a weight's per-iteration products as one GEMM and adds only
+    # the gathered rows of the input's gradient (runtime/loop_sums.py) on a virtual GPU
+    # too: each stand-in is charged as the tensor TF's GPU graph makes, so the figures
+    # are those of the loop run tensor by tensor.
+    from collections import Counter
+    from tfteach.runtime import fusion
+    summed, by_tensor = Counter(), Counter()
+    virtual_gpus(1, memory_limit=1024)
+    deferred = Counter()
+    plain_defer = fusion.defer_summed_products
+
+    def counting_defer(steps, *args):
+        fused = plain_defer(steps, *args)
+        deferred["steps"] += sum(a is not b for a, b in zip(fused, steps))
+        return fused
+    monkeypatch.setattr(fusion, "defer_summed_products", counting_defer)
+    losses, weights, stats = _embedded_two_layer_training(summed)
+    # the LSTM's product, the GRU's two and the input's gather: deferred
+    assert deferred["steps"] >= 4
+    assert any("while_grad" in op for op, _ in summed)      # the loops ran on the GPU
+    virtual_gpus(1, memory_limit=1024)           # a fresh allocator
+    monkeypatch.setattr(fusion, "defer_summed_products", lambda steps, *args: steps)
+    plain_losses, plain_weights, plain_stats = _embedded_two_layer_training(by_tensor)
+    assert summed == by_tensor                   # every tensor, its op and size
+    for figure in ("peak_bytes_in_use", "num_allocs", "largest_alloc_size",
+                   "bytes_in_use"):
+        assert stats[figure] == plain_stats[figure], figure
+    np.testing.assert_allclose(losses, plain_losses, rtol=1e-5)
+    for a, b in zip(weights, plain_weights):     # one GEMM's rounding, not 5 sums'
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)

@@ -174,6 +174,11 @@ class Allocator:
         elif hasattr(root, "copy_to_host"):       # a CUDA device array (real GPU)
             nbytes = root.nbytes
             root = _device_memory(root)           # shared by its views (Reshape)
+        elif getattr(root, "stands_for_array", False):
+            # A loop gradient's product or gather-gradient kept for one summing GEMM or
+            # row addition (runtime/loop_sums.py): charged as the tensor it stands for,
+            # which TensorFlow's GPU graph makes, so the figures stay TensorFlow's.
+            nbytes = int(np.prod(root.shape)) * np.dtype(root.dtype).itemsize
         elif not isinstance(root, np.generic):
             return None
         buf = self.live.get(id(root))

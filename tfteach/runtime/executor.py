@@ -238,11 +238,11 @@ class Plan:
                 # Work a training step would do twice, done once (fusion.py); CPU only:
                 # on a (virtual) GPU every value TF's GPU graph makes is counted.
                 self.fast_steps = fusion.fuse(self.fast_steps, self.fetch_slots, self.steps)
-                if summed:
-                    self.fast_steps = fusion.defer_summed_products(
-                        self.fast_steps, self.fetch_slots, [slot_of[t] for t in summed])
-            else:       # a virtual GPU: the one fusion that makes the same tensors
+            else:       # a virtual GPU: the fusions that charge the same tensors
                 self.fast_steps = fusion.share_conv_patches(self.fast_steps)
+            if summed:
+                self.fast_steps = fusion.defer_summed_products(
+                    self.fast_steps, self.fetch_slots, [slot_of[t] for t in summed])
             # Grappler's passes on what is left (runtime/optimizer, docs/optimizer.md).
             self.fast_steps = optimizer.optimize(self, session._config, feed_tensors)
         # A step with a convolution splits its big kernels over two workers (see run).

@@ -27,7 +27,10 @@ DeferredProduct and WhileGrad multiplies all iterations' operands in one GEMM
 K = 640, and the 20 additions disappear. When it is an UnsortedSegmentSum's (the
 gradient of a gather, TF's IndexedSlices) read by nothing else, that op hands on only
 its rows that are not zero (index_kernels.SegmentRows), which WhileGrad adds where
-they go instead of a zero-filled tensor of the whole input.
+they go instead of a zero-filled tensor of the whole input. On a virtual GPU too: a GPU's
+allocator charges the DeferredProduct or SegmentRows as the tensor it stands for, at the
+same step and for as long, so the memory figures stay those of TF's GPU graph
+(runtime/allocator.py).
 
 3. A convolution layer's work shared between its three ops. `Conv2D` and the
 `Conv2DBackpropFilter` of its gradient both build the im2col patch matrix of the same
@@ -52,9 +55,10 @@ the Fourier path writes them, with the same formulas and roundings. It takes tha
 only for a 1-D float32/64 bias of the output's channel count and NHWC data; else the
 three kernels run in turn, each error located at its own op.
 
-Fusion 3 runs on a virtual GPU's plan too: it changes no tensor an op makes, so the
-GPU's memory figures stay TensorFlow's (and the numbers are the CPU's). The others
-change which tensors are made, and run on the CPU only.
+Fusions 2 and 3 run on a virtual GPU's plan too: 3 changes no tensor an op makes, and
+2's stand-ins are charged as the tensors they replace, so the GPU's memory figures stay
+TensorFlow's (and the numbers are the CPU's). The others change which tensors are made,
+and run on the CPU only.
 
 5. A relu's gradient applied as its pool's gradient is written. Under a max pool of a
 relu (LeNet's layers), `ReluGrad(MaxPoolGrad(r, y, g), r)` reads and writes the whole
@@ -120,7 +124,7 @@ def defer_summed_products(steps, fetch_slots, summed_slots):
             index_kernels.summed_unsorted_segment_sum
     deferred = {}
     for slot in summed_slots:
-        source = _product_feeding(slot, readers, producer, summed_forms)
+        source = _product_feeding(slot, readers, producer, summed_forms, on_gpu=True)
         if source is not None:
             deferred[source] = _with_kernel(source, summed_forms[source.kernel])
     return [deferred.get(step, step) for step in steps]
@@ -136,13 +140,13 @@ def _readers_and_producers(steps, fetch_slots):
     return readers, producer
 
 
-def _product_feeding(slot, readers, producer, kernels=(matmul_kernel,)):
+def _product_feeding(slot, readers, producer, kernels=(matmul_kernel,), on_gpu=False):
     """The CPU MatMul step (or one of `kernels`) whose output reaches `slot` through
     Identity ops only, each value on the way read once (by the next); None when there
-    is no such step."""
+    is no such step. `on_gpu`: a step on a virtual GPU (its output accounted) counts."""
     while readers[slot] == 1:
         source = producer.get(slot)
-        if source is None or source.alloc is not None:
+        if source is None or (source.alloc is not None and not on_gpu):
             return None
         if source.kernel in kernels:
             return source

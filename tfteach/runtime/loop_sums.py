@@ -114,10 +114,15 @@ class Sum:
                 # 0 + grad, as zeros_like + grad would be (a -0.0 becomes +0.0).
                 self.total = np.add(grad, grad.dtype.type(0), out=grad if owned else None)
                 return
-            total = np.zeros_like(like)      # rows, or a value of another dtype or shape
+            # rows, or a value of another dtype or shape. C order, as a kernel's dense
+            # result is, not the layout of `like` (a transposed view for dynamic_rnn's
+            # input): what reads the sum (a Reshape) then views or copies it as it
+            # would the plain sum, and a GPU's figures count the same tensors.
+            total = np.zeros(like.shape, like.dtype)
         self.total = accumulate(total, grad)
 
     def result(self):
         """The sum, in the captured tensor's dtype."""
-        total = np.zeros_like(self.like) if self.total is None else self.total
+        total = np.zeros(self.like.shape, self.like.dtype) if self.total is None \
+            else self.total
         return np.asarray(total, dtype=self.like.dtype)

@@ -245,6 +245,7 @@ class SegmentRows:
     (0 + data[i] + ..., in the order of `segment_ids`), so adding it gives the same bits."""
 
     __slots__ = ("ids", "rows", "shape", "dtype")
+    stands_for_array = True     # a GPU's allocator charges it as the dense tensor
 
     def __init__(self, ids, rows, shape):
         self.ids, self.rows, self.shape, self.dtype = ids, rows, shape, rows.dtype

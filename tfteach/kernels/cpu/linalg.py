@@ -47,6 +47,7 @@ class DeferredProduct:
     product straight into the variable; anything else calls `compute()`."""
 
     __slots__ = ("left", "right", "shape", "dtype")
+    stands_for_array = True     # a GPU's allocator charges it as the product (allocator.py)
 
     def __init__(self, left, right):
         self.left, self.right = blas_operand(left), blas_operand(right)
