@@ -63,6 +63,50 @@ def test_the_options_messages_are_the_ones_tf_gives():
         rewriter_config_pb2.RewriterConfig(folding=2)
 
 
+def test_a_config_with_every_kind_of_field_is_tensorflows_message_both_ways():
+    """TF programs set fields tfteach has no use for (memory optimizer, timeline steps,
+    XLA levels, experimental options): accepted, and the ConfigProto's bytes are the ones
+    TensorFlow's own ConfigProto parses, and back."""
+    tensorflow = pytest.importorskip("tensorflow")
+    from google.protobuf import text_format
+    from tfteach.core.protobuf import rewriter_config_pb2
+    R = rewriter_config_pb2.RewriterConfig
+    config = tf.ConfigProto(
+        device_count={"GPU": 0}, allow_soft_placement=True, log_device_placement=False,
+        inter_op_parallelism_threads=2, operation_timeout_in_ms=1000,
+        gpu_options=tf.GPUOptions(allow_growth=True, per_process_gpu_memory_fraction=0.5),
+        graph_options=tf.GraphOptions(
+            timeline_step=3, build_cost_model=1, place_pruned_graph=True,
+            optimizer_options=tf.OptimizerOptions(
+                opt_level=tf.OptimizerOptions.L0,
+                global_jit_level=tf.OptimizerOptions.ON_1),
+            rewrite_options=R(memory_optimization=R.NO_MEM_OPT,
+                              meta_optimizer_iterations=R.ONE, constant_folding=R.OFF,
+                              layout_optimizer=R.OFF, optimizers=["constfold"])),
+        experimental=tf.ConfigProto.Experimental(disable_output_partition_graphs=True))
+    config.graph_options.rewrite_options.arithmetic_optimization = R.OFF
+    theirs = tensorflow.compat.v1.ConfigProto.FromString(config.SerializeToString())
+    their_rewriter = importlib.import_module(
+        "tensorflow.core.protobuf.rewriter_config_pb2").RewriterConfig
+    assert theirs.graph_options.rewrite_options.memory_optimization == \
+        their_rewriter.NO_MEM_OPT
+    assert text_format.MessageToString(theirs) == text_format.MessageToString(config)
+    assert tf.ConfigProto.FromString(theirs.SerializeToString()) == config
+    # the text form a TF program may keep its options in
+    parsed = text_format.Parse("graph_options { rewrite_options { remapping: OFF } }",
+                               tf.ConfigProto())
+    assert parsed.graph_options.rewrite_options.remapping == R.OFF
+    with tf.Graph().as_default():
+        total = tf.constant(2.0) * 3.0 + 1.0
+        for options in (config, parsed):
+            with tf.Session(config=options) as sess:
+                assert sess.run(total) == 7.0
+    with pytest.raises(TypeError):                       # protobuf's type check
+        tf.ConfigProto(log_device_placement="yes")
+    with pytest.raises(AttributeError):                  # a message field is not assigned
+        config.gpu_options = tf.GPUOptions()
+
+
 def test_rewriter_config_from_its_tf_path_turns_a_pass_off():
     """The lines a TF program writes to switch constant folding off."""
     from tfteach.core.protobuf import rewriter_config_pb2

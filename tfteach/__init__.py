@@ -33,8 +33,6 @@ from tfteach.ops.sparse_ops import *  # noqa: F401,F403
 from tfteach.ops.state_ops import *  # noqa: F401,F403
 from tfteach.ops.variable_scope import *  # noqa: F401,F403
 from tfteach.ops.variables import *  # noqa: F401,F403
-from tfteach.runtime.config import (ConfigProto, GPUOptions, GraphOptions,  # noqa: F401
-                                    OptimizerOptions, RunOptions)
 from tfteach.runtime.run_metadata import RunMetadata  # noqa: F401
 from tfteach.runtime.session import (InteractiveSession, Session,  # noqa: F401
                                      get_default_session)

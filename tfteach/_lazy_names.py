@@ -26,6 +26,12 @@ LAZY = {
     "train": ("tfteach.train", None),
     # single names
     "flags": ("tfteach.app", "flags"),   # TF 1.15's tf.flags is tf.app.flags
+    # the Session's options: TensorFlow's protobuf messages (runtime/config.py)
+    "ConfigProto": ("tfteach.runtime.config", "ConfigProto"),
+    "GPUOptions": ("tfteach.runtime.config", "GPUOptions"),
+    "GraphOptions": ("tfteach.runtime.config", "GraphOptions"),
+    "OptimizerOptions": ("tfteach.runtime.config", "OptimizerOptions"),
+    "RunOptions": ("tfteach.runtime.config", "RunOptions"),
     "confusion_matrix": ("tfteach.metrics.mean_iou", "confusion_matrix"),
     "div_no_nan": ("tfteach.losses.safe_div", "div_no_nan"),
     "import_graph_def": ("tfteach.framework.importer", "import_graph_def"),

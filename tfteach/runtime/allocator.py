@@ -129,17 +129,19 @@ class Allocator:
 
     # -- GPUOptions, at the first Session ----------------------------------------------------
     def configure(self, gpu_options):
-        """Applies a Session's GPUOptions if this is the first one to use the device
-        (TensorFlow: the first session decides; later sessions' options are ignored)."""
+        """Applies a Session's GPUOptions (None: the defaults) if this is the first one to
+        use the device (TensorFlow: the first session decides; later sessions' options
+        are ignored)."""
         if self.configured:
             return False
         self.configured = True
-        fraction = gpu_options.per_process_gpu_memory_fraction
+        defaults = gpu_options is None
+        fraction = 0.0 if defaults else gpu_options.per_process_gpu_memory_fraction
         if fraction and fraction > 0:
             self.bytes_limit = int(self.total_memory * fraction) // _ROUND * _ROUND
         else:
             self.bytes_limit = self.default_limit()
-        self.allow_growth = bool(gpu_options.allow_growth)
+        self.allow_growth = not defaults and bool(gpu_options.allow_growth)
         if self.allow_growth:
             self._region = min(self.bytes_limit, _MIB)
         else:
@@ -223,8 +225,7 @@ class Allocator:
     def _grow(self, size):
         """Makes room for `size` more bytes in the reservation, within the limit."""
         if not self.configured:
-            from tfteach.runtime.config import GPUOptions
-            self.configure(GPUOptions())
+            self.configure(None)                  # the default GPUOptions
         if self.bytes_in_use + size > self.bytes_limit:
             return False
         free = self.bytes_reserved - self.bytes_in_use

@@ -1,121 +1,43 @@
-"""`tf.ConfigProto`, `tf.GPUOptions`, `tf.RunOptions`: the options objects of TF 1.x.
+"""`tf.ConfigProto`, `tf.GPUOptions`, `tf.RunOptions`, `tf.GraphOptions`,
+`tf.OptimizerOptions` and Grappler's `RewriterConfig`: TensorFlow's own protocol buffer
+messages, as the `tensorboard` package compiles TF's config.proto and
+rewriter_config.proto (tensorboard.compat.proto).
 
-They are plain records with TensorFlow's field names and defaults, so the notes'
-`config.gpu_options.allow_growth = True` works as written. What they mean for devices
-and memory is the devices issue's; the Session keeps them.
+So every field, default and enum name of TensorFlow's is there
+(`RewriterConfig.NO_MEM_OPT`, `GraphOptions.timeline_step`, ...), the notes'
+`config.gpu_options.allow_growth = True` works as written, a misspelt field or a value
+of the wrong type is refused with protobuf's own error, and a ConfigProto serializes to
+the bytes TensorFlow reads (`SerializeToString`, `text_format`). What the fields mean
+for devices and memory is the devices issue's (docs/devices.md), for the graph
+optimizer runtime/optimizer/toggles.py's; the Session keeps them. Fields tfteach has
+no use for (cluster_def, rpc_options, XLA's jit levels) are accepted and ignored, as
+a single-process TensorFlow without XLA ignores them.
+
+(tfteach's `RunMetadata`, what a traced run fills, is its own class:
+runtime/run_metadata.py.)
+
+The messages are imported on first use (this module's `__getattr__`): a Session made
+without a config keeps None for the defaults, and a tiny run loads no protobuf
+(docs/engine.md, "Lazy imports").
 """
+import importlib
 
 __all__ = ["ConfigProto", "GPUOptions", "RunOptions", "GraphOptions", "OptimizerOptions",
            "RewriterConfig"]
 
-
-class _Record:
-    _fields = {}
-
-    def __init__(self, **kwargs):
-        for key, default in self._fields.items():
-            value = kwargs.pop(key, None)
-            if value is None:
-                value = default() if callable(default) else default
-            object.__setattr__(self, key, value)
-        if kwargs:
-            raise ValueError("Protocol message %s has no \"%s\" field."
-                             % (type(self).__name__, next(iter(kwargs))))
-
-    def __setattr__(self, key, value):
-        if key not in self._fields:
-            raise AttributeError("Assignment not allowed (no field \"%s\" in protocol message "
-                                 "object)." % key)
-        object.__setattr__(self, key, value)
-
-    def __repr__(self):
-        changed = ["%s: %r" % (k, getattr(self, k)) for k, d in self._fields.items()
-                   if not callable(d) and getattr(self, k) != d]
-        return "%s(%s)" % (type(self).__name__, ", ".join(changed))
-
-    def __eq__(self, other):
-        return type(self) is type(other) and all(
-            getattr(self, k) == getattr(other, k) for k in self._fields)
+_MODULE_OF = {"ConfigProto": "config_pb2", "GPUOptions": "config_pb2",
+              "GraphOptions": "config_pb2", "OptimizerOptions": "config_pb2",
+              "RunOptions": "config_pb2", "RewriterConfig": "rewriter_config_pb2"}
 
 
-class GPUOptions(_Record):
-    _fields = {
-        "per_process_gpu_memory_fraction": 0.0,
-        "allow_growth": False,
-        "allocator_type": "",
-        "deferred_deletion_bytes": 0,
-        "visible_device_list": "",
-        "polling_active_delay_usecs": 0,
-        "polling_inactive_delay_msecs": 0,
-        "force_gpu_compatible": False,
-    }
+def __getattr__(name):
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError("module %r has no attribute %r" % (__name__, name))
+    message = getattr(importlib.import_module("tensorboard.compat.proto." + module), name)
+    globals()[name] = message              # looked up once
+    return message
 
 
-class OptimizerOptions(_Record):
-    # Level (TF's enum): L1 (0, the default) optimizes, L0 (-1) does not.
-    L1 = 0
-    L0 = -1
-    # GlobalJitLevel (no effect: tfteach has no XLA).
-    DEFAULT = 0
-    OFF = -1
-    ON_1 = 1
-    ON_2 = 2
-    _fields = {"do_common_subexpression_elimination": False, "do_constant_folding": False,
-               "max_folded_constant_in_bytes": 0, "do_function_inlining": False,
-               "opt_level": 0, "global_jit_level": 0}
-
-
-class RewriterConfig(_Record):
-    """Grappler's switches (TF's rewriter_config.proto); runtime/optimizer/toggles.py
-    says which of tfteach's passes each one turns off."""
-    # Toggle
-    DEFAULT = 0
-    ON = 1
-    OFF = 2
-    AGGRESSIVE = 3
-    _fields = {"layout_optimizer": 0, "constant_folding": 0, "shape_optimization": 0,
-               "remapping": 0, "arithmetic_optimization": 0, "dependency_optimization": 0,
-               "loop_optimization": 0, "function_optimization": 0, "debug_stripper": 0,
-               "disable_model_pruning": False, "scoped_allocator_optimization": 0,
-               "pin_to_host_optimization": 0, "implementation_selector": 0,
-               "auto_mixed_precision": 0, "disable_meta_optimizer": False,
-               "meta_optimizer_iterations": 0, "min_graph_nodes": 0,
-               "memory_optimization": 0, "optimizers": list}
-
-
-class GraphOptions(_Record):
-    _fields = {"optimizer_options": OptimizerOptions, "rewrite_options": RewriterConfig,
-               "build_cost_model": 0,
-               "infer_shapes": False, "place_pruned_graph": False,
-               "enable_bfloat16_sendrecv": False}
-
-
-class ConfigProto(_Record):
-    _fields = {
-        "device_count": dict,
-        "intra_op_parallelism_threads": 0,
-        "inter_op_parallelism_threads": 0,
-        "use_per_session_threads": False,
-        "placement_period": 0,
-        "device_filters": list,
-        "gpu_options": GPUOptions,
-        "allow_soft_placement": False,
-        "log_device_placement": False,
-        "graph_options": GraphOptions,
-        "operation_timeout_in_ms": 0,
-        "isolate_session_state": False,
-    }
-
-
-class RunOptions(_Record):
-    NO_TRACE = 0
-    SOFTWARE_TRACE = 1
-    HARDWARE_TRACE = 2
-    FULL_TRACE = 3
-    _fields = {
-        "trace_level": 0,
-        "timeout_in_ms": 0,
-        "inter_op_thread_pool": 0,
-        "output_partition_graphs": False,
-        "report_tensor_allocations_upon_oom": False,
-    }
+def __dir__():
+    return sorted(list(globals()) + list(_MODULE_OF))

@@ -120,8 +120,8 @@ class Placer:
     def __init__(self, graph, device_set, config):
         self.graph = graph
         self.devices = device_set
-        self.soft = bool(config.allow_soft_placement)
-        self.log = bool(config.log_device_placement)
+        self.soft = config is not None and bool(config.allow_soft_placement)
+        self.log = config is not None and bool(config.log_device_placement)
         self.assigned = {}            # Operation -> Device
         self._placed = 0              # ops of graph._nodes_in_order placed so far
 

@@ -42,9 +42,24 @@ __all__ = ["RunRecord", "add_observer", "remove_observer", "observing", "would_r
 _observers = []
 
 
-class ObservedRunOptions(config_lib.RunOptions):
-    """The RunOptions of an observed run: its type tells Session.run not to observe
-    the inner call again."""
+# The RunOptions of the observed run this thread is making: Session.run does not
+# observe the inner call again (RunOptions is a protobuf message: no subclass to mark).
+_inner = threading.local()
+
+
+def is_inner_run(options):
+    """Whether `options` are those of this thread's observed run, now being made."""
+    return options is not None and options is getattr(_inner, "options", None)
+
+
+def _run_as_inner(session, fetches, feed_dict, options, run_metadata):
+    """session.run with `options` marked as an observed run's own (not observed again)."""
+    outer = getattr(_inner, "options", None)
+    _inner.options = options
+    try:
+        return session.run(fetches, feed_dict, options, run_metadata)
+    finally:
+        _inner.options = outer
 
 
 class RunRecord:
@@ -126,12 +141,10 @@ def snapshot(value):
 
 
 def _unobserved_options(options):
-    """`options` as a run that observers do not see (Session.run skips observing runs
-    whose options are ObservedRunOptions)."""
-    plain = ObservedRunOptions()
+    """A copy of `options` (a fresh RunOptions for None) for a run observers do not see."""
+    plain = config_lib.RunOptions()
     if options is not None:
-        for field in config_lib.RunOptions._fields:
-            setattr(plain, field, getattr(options, field))
+        plain.CopyFrom(options)
     return plain
 
 
@@ -140,7 +153,8 @@ def observed_run(session, fetches, feed_dict, options, run_metadata):
     if threading.current_thread().name.startswith("QueueRunnerThread-"):
         # A queue runner's thread (train/queue_runner.py) enqueues again and again in
         # the background: %%tfgraph records the cell's own runs, not those.
-        return session.run(fetches, feed_dict, _unobserved_options(options), run_metadata)
+        return _run_as_inner(session, fetches, feed_dict, _unobserved_options(options),
+                             run_metadata)
     observers = list(_observers)
     dry = any(getattr(o, "dry_run", False) for o in observers)
     capture = any(getattr(o, "capture_values", True) for o in observers)
@@ -159,7 +173,7 @@ def observed_run(session, fetches, feed_dict, options, run_metadata):
                            [op.name for op in ops])
         _notify(observers, record)
         return structure.build([None] * len(structure.elements))
-    traced = ObservedRunOptions(trace_level=config_lib.RunOptions.FULL_TRACE)
+    traced = config_lib.RunOptions(trace_level=config_lib.RunOptions.FULL_TRACE)
     if options is not None:
         traced.output_partition_graphs = options.output_partition_graphs
         traced.report_tensor_allocations_upon_oom = options.report_tensor_allocations_upon_oom
@@ -168,7 +182,7 @@ def observed_run(session, fetches, feed_dict, options, run_metadata):
     outputs = {} if capture else None
     metadata.step_stats.node_outputs = outputs
     try:
-        result = session.run(fetches, feed_dict, traced, metadata)
+        result = _run_as_inner(session, fetches, feed_dict, traced, metadata)
     except Exception as e:
         record = RunRecord(session, *names, metadata, outputs, _placement(session), False)
         record.error = e

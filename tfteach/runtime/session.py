@@ -93,7 +93,9 @@ class BaseSession:
             raise TypeError("config must be a tf.ConfigProto, but got %s" % type(config))
         self._graph = graph
         self._target = target
-        self._config = config if config is not None else config_lib.ConfigProto()
+        # None stands for the default options until someone asks for them (`config`):
+        # a tiny run loads no protobuf (tests/test_lazy_imports.py).
+        self._config = config
         self._closed = False
         self._plans = {}
         self._fed_runs = {}     # (fetch, feed keys) -> fed_runs.FedRun: the fast path
@@ -112,7 +114,7 @@ class BaseSession:
         if self._devices.has_gpu:
             # The first session decides each GPU's GPUOptions (TF's process-wide state).
             for gpu in self._devices.gpus:
-                gpu.allocator.configure(self._config.gpu_options)
+                gpu.allocator.configure(self._gpu_options())
             # VariableV2 op name -> its value in this session (GPU values accounted)
             self.variable_values = session_memory.DeviceVariableStore(self._placer)
             self._memory = session_memory.SessionMemory(self.variable_values)
@@ -122,7 +124,7 @@ class BaseSession:
             self.variable_values = {}   # VariableV2 op name -> its value in this session
             self._memory = None
         _live.add(self)                   # once fully built (a failed __init__ is not)
-        if self._config.log_device_placement:
+        if self._config is not None and self._config.log_device_placement:
             placement_log.log_device_mapping(self._devices.mapping_lines())
 
     # -- properties -----------------------------------------------------------------------
@@ -140,7 +142,13 @@ class BaseSession:
 
     @property
     def config(self):
+        if self._config is None:
+            self._config = config_lib.ConfigProto()
         return self._config
+
+    def _gpu_options(self):
+        """The GPUOptions the session was made with (None: the defaults)."""
+        return self._config.gpu_options if self._config is not None else None
 
     # -- lifetime ---------------------------------------------------------------------------
     def close(self):
@@ -197,11 +205,11 @@ class BaseSession:
             # its GPUOptions; the open session that uses it next applies its own again,
             # as it did at creation, instead of running under the defaults.
             for gpu in self._devices.gpus:
-                gpu.allocator.configure(self._config.gpu_options)
+                gpu.allocator.configure(self._gpu_options())
         if self._graph.version == 0:
             raise RuntimeError("The Session graph is empty.  Add operations to the graph "
                                "before calling run().")
-        if _run_observers and type(options) is not run_observers.ObservedRunOptions:
+        if _run_observers and not run_observers.is_inner_run(options):
             # A tool (%%tfgraph) watches runs: trace this one and tell it (run_observers).
             return run_observers.observed_run(self, fetches, feed_dict, options, run_metadata)
         if options is None:

@@ -1,7 +1,7 @@
 """`tensorflow.core.protobuf.config_pb2`: the Session's options, as `tf.ConfigProto` etc.
 
-tfteach's records (runtime/config.py) and its `RunMetadata` (what a traced run fills),
-not protocol buffers: the same field names, defaults and enum values.
+TensorFlow's own messages (runtime/config.py: as the tensorboard package compiles them)
+and tfteach's `RunMetadata` (what a traced run fills: runtime/run_metadata.py).
 """
 from tfteach.runtime.config import (ConfigProto, GPUOptions, GraphOptions,  # noqa: F401
                                     OptimizerOptions, RunOptions)
