@@ -13,7 +13,7 @@ import numpy as np
 
 from tfteach.framework.dead import DEAD
 from tfteach.framework.node_def import NodeDef
-from tfteach.runtime import errors_text, executor
+from tfteach.runtime import accounted_loop, errors_text, executor
 
 __all__ = ["copy_step", "allocator_for", "run_accounted", "partition_graphs",
            "stays_on_device"]
@@ -122,6 +122,10 @@ def run_accounted(plan, values, step_stats, report_oom, keep_values=False, steps
         else:
             steps = plan.fast_steps
     check_dead = plan.has_control_flow
+    if step_stats is None and not check_dead and not keep_values:
+        loop = _accounted_loop_for(plan, steps)
+        if loop is not None:                  # straight-line code (accounted_loop.py)
+            return _run_compiled(loop, steps, values, held, report_oom)
     try:
         for step in steps:
             args = [values[i] for i in step.in_slots]
@@ -190,6 +194,42 @@ def run_accounted(plan, values, step_stats, report_oom, keep_values=False, steps
         for buf in held:
             if buf is not None:
                 buf.allocator.unref(buf)
+
+def _accounted_loop_for(plan, steps):
+    """The compiled accounted loop of `steps` (the plan's own or a specialised copy's)
+    once they have run COMPILE_AFTER_RUNS times untraced, else None (not yet, or steps
+    it cannot compile). Kept on the plan per steps list; two threads compiling the same
+    at once both get a correct loop."""
+    cache = plan.__dict__.setdefault("_accounted_loops", {})
+    entry = cache.get(id(steps))
+    if entry is None or entry[0] is not steps:
+        cache[id(steps)] = [steps, 1, None]
+        return None
+    if entry[2] is None:
+        entry[1] += 1
+        if entry[1] <= accounted_loop.COMPILE_AFTER_RUNS:
+            return None
+        entry[2] = accounted_loop.compile_accounted(steps, plan.num_slots - 1) or False
+    return entry[2] or None
+
+
+def _run_compiled(loop, steps, values, held, report_oom):
+    accounted, first_lines = loop
+    try:
+        accounted(values, held)
+    except Exception as e:  # noqa: BLE001
+        step = accounted_loop.failed_step(e, steps, first_lines)
+        if step is None:
+            raise
+        alloc = getattr(e, "oom_allocator", None)
+        if alloc is not None and report_oom:
+            e.hint = alloc.allocation_report()
+        raise errors_text.op_error_from(e, step.op) from executor._cause(e)
+    finally:
+        for buf in held:
+            if buf is not None:
+                buf.allocator.unref(buf)
+
 
 def partition_graphs(plan):
     """`RunMetadata.partition_graphs`: the executed nodes, one GraphDef per device,

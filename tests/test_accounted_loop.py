@@ -1,0 +1,198 @@
+"""The GPU plans' accounted loop as straight-line code (runtime/accounted_loop.py).
+
+Every program here runs on a virtual GPU twice, in fresh allocators: once with the
+compiled loop (after its first runs) and once walked step by step by
+device_run.run_accounted (COMPILE_AFTER_RUNS made unreachable). The values, the errors
+and the memory figures must be the same; the compiled loop must really have run.
+"""
+import threading
+
+import numpy as np
+import pytest
+
+import tfteach as tf
+from device_helpers import virtual_gpus  # noqa: F401 (fixture)
+from tfteach.runtime import accounted_loop
+
+FIGURES = ("peak_bytes_in_use", "num_allocs", "largest_alloc_size", "bytes_in_use",
+           "bytes_reserved", "live_buffers")
+
+
+@pytest.fixture
+def compiled_runs(monkeypatch):
+    """How many runs went through a compiled accounted loop."""
+    count = {"runs": 0}
+    plain = accounted_loop.compile_accounted
+
+    def counting(steps, swallow):
+        made = plain(steps, swallow)
+        if made is None:
+            return None
+        accounted, lines = made
+
+        def counted(values, held):
+            count["runs"] += 1
+            return accounted(values, held)
+        return counted, lines
+    monkeypatch.setattr(accounted_loop, "compile_accounted", counting)
+    return count
+
+
+def both_ways(virtual_gpus, monkeypatch, program, memory_limit=1024):
+    """[(values of every run, memory figures)] compiled, then walked step by step."""
+    results = []
+    for compiled in (True, False):
+        monkeypatch.setattr(accounted_loop, "COMPILE_AFTER_RUNS", 2 if compiled else 10**9)
+        virtual_gpus(1, memory_limit=memory_limit)       # a fresh allocator
+        with tf.Graph().as_default():
+            tf.set_random_seed(5)
+            runs = program()
+            stats = tf.config.memory_stats()
+        results.append((runs, {k: stats[k] for k in FIGURES}))
+    return results
+
+
+def _bits(values):
+    return [(np.asarray(v).dtype, np.shape(v), np.asarray(v).tobytes()) for v in values]
+
+
+def _mlp():
+    rng = np.random.RandomState(0)
+    x = tf.placeholder(tf.float32, [None, 20])
+    y = tf.placeholder(tf.int64, [None])
+    hidden = tf.layers.dense(x, 32, activation=tf.nn.relu)
+    logits = tf.layers.dense(hidden, 5)
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y,
+                                                                         logits=logits))
+    mean, variance = tf.nn.moments(hidden, axes=[0])
+    first, _ = tf.split(logits, [2, 3], axis=1)         # an output nobody reads
+    predicted = tf.argmax(logits, 1)
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    runs = []
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        feed = {x: rng.randn(16, 20).astype(np.float32), y: rng.randint(0, 5, 16)}
+        for _ in range(6):
+            runs.append(_bits(sess.run([loss, mean, variance, first, predicted, train],
+                                       feed)[:-1]))
+    return runs
+
+
+def _lstm():
+    rng = np.random.RandomState(1)
+    x = tf.placeholder(tf.float32, [None, 6, 3])
+    cell = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.LSTMCell(8),
+                                        tf.nn.rnn_cell.GRUCell(5)])
+    outputs, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+    loss = tf.reduce_mean(tf.square(outputs[:, -1]))
+    train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+    runs = []
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        feed = {x: rng.randn(4, 6, 3).astype(np.float32)}
+        for _ in range(5):
+            runs.append(_bits(sess.run([loss, outputs, train], feed)[:-1]))
+    return runs
+
+
+@pytest.mark.parametrize("program", [_mlp, _lstm], ids=["mlp", "lstm"])
+def test_compiled_runs_give_the_same_values_and_memory_figures(
+        virtual_gpus, monkeypatch, compiled_runs, program):
+    compiled, walked = both_ways(virtual_gpus, monkeypatch, program)
+    assert compiled_runs["runs"] > 0
+    assert compiled[0] == walked[0]
+    assert compiled[1] == walked[1]
+
+
+def test_an_error_in_a_compiled_run_names_its_op_and_frees_everything(
+        virtual_gpus, monkeypatch, compiled_runs):
+    def program():
+        a = tf.placeholder(tf.float32, [None, None])
+        b = tf.placeholder(tf.float32, [None, None])
+        product = tf.matmul(tf.tanh(a) * 2.0, b, name="product")
+        errors = []
+        with tf.Session() as sess:
+            ok = {a: np.ones((2, 3), np.float32), b: np.ones((3, 4), np.float32)}
+            for _ in range(4):
+                sess.run(product, ok)
+            before = tf.config.memory_stats()["bytes_in_use"]
+            with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                sess.run(product, {a: np.ones((2, 3), np.float32),
+                                   b: np.ones((2, 4), np.float32)})
+            errors.append((str(info.value).splitlines()[0], info.value.op.name))
+            assert tf.config.memory_stats()["bytes_in_use"] == before
+            errors.append(_bits([sess.run(product, ok)]))      # still usable
+        return errors
+    compiled, walked = both_ways(virtual_gpus, monkeypatch, program)
+    assert compiled_runs["runs"] > 0
+    assert compiled == walked
+    assert compiled[0][0] == ("Matrix size-incompatible: In[0]: [2,3], In[1]: [2,4]",
+                              "product")
+
+
+def test_an_oom_in_a_compiled_run_is_tensorflows_with_its_report(
+        virtual_gpus, monkeypatch, compiled_runs):
+    def program():
+        x = tf.placeholder(tf.float32, [None, 1000])
+        y = tf.matmul(tf.nn.relu(x), tf.ones([1000, 1000]), name="MatMul")
+        config = tf.ConfigProto(gpu_options=tf.GPUOptions(
+            per_process_gpu_memory_fraction=0.012))          # ~12.9 MB of 1 GiB
+        out = []
+        with tf.Session(config=config) as sess:
+            small = np.ones((10, 1000), np.float32)
+            for _ in range(4):
+                sess.run(y, {x: small})
+            before = tf.config.memory_stats()["bytes_in_use"]
+            with pytest.raises(tf.errors.ResourceExhaustedError) as info:
+                sess.run(y, {x: np.ones((2000, 1000), np.float32)},
+                         options=tf.RunOptions(report_tensor_allocations_upon_oom=True))
+            out.append((str(info.value), info.value.op.name))
+            assert tf.config.memory_stats()["bytes_in_use"] == before
+            out.append(_bits([sess.run(y, {x: small})]))
+        return out
+    compiled, walked = both_ways(virtual_gpus, monkeypatch, program)
+    assert compiled_runs["runs"] > 0
+    assert compiled == walked
+    text, op = compiled[0][0]
+    assert text.startswith("OOM when allocating tensor with shape[2000,1000] and type float")
+    assert "Current usage from device" in text
+
+
+def test_threads_running_one_compiled_plan(virtual_gpus, compiled_runs):
+    virtual_gpus(1, memory_limit=1024)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 50])
+        w = tf.Variable(tf.random_normal([50, 50], seed=1))
+        y = tf.reduce_sum(tf.tanh(tf.matmul(x, w)) * 3.0 + 1.0, axis=1)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            weights = sess.run(w)
+            sess.run(y, {x: np.zeros((8, 50), np.float32)})  # its constants: on the GPU
+            idle = tf.config.memory_stats()["bytes_in_use"]
+            failures = []
+
+            def work(seed):
+                feed = np.random.RandomState(seed).randn(8, 50).astype(np.float32)
+                expected = (np.tanh(feed @ weights) * 3.0 + 1.0).sum(axis=1)
+                for _ in range(30):
+                    got = sess.run(y, {x: feed})
+                    if not np.allclose(got, expected, rtol=1e-5, atol=1e-4):
+                        failures.append(seed)
+            threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            assert failures == []
+            assert tf.config.memory_stats()["bytes_in_use"] == idle
+    assert compiled_runs["runs"] > 0
+
+
+def test_a_slot_written_twice_is_left_to_the_walk():
+    class Step:
+        def __init__(self, outs):
+            self.out_slots, self.single_out = outs, outs[0]
+            self.in_slots, self.frees, self.alloc = (), (), None
+            self.kernel, self.ctx, self.name = (lambda ctx: 1.0), None, "s"
+    assert accounted_loop.compile_accounted([Step((1,)), Step((1,))], swallow=9) is None
+    assert accounted_loop.compile_accounted([Step((9,)), Step((9,))], swallow=9) is not None
