@@ -186,14 +186,26 @@ def run_accounted(plan, values, step_stats, report_oom, keep_values=False, steps
                     held[s] = None
                     buf.allocator.unref(buf)
     except Exception as e:  # noqa: BLE001
-        alloc = getattr(e, "oom_allocator", None)
-        if alloc is not None and report_oom:
-            e.hint = alloc.allocation_report()
-        raise errors_text.op_error_from(e, step.op) from executor._cause(e)
+        raise _op_error(e, step, report_oom) from executor._cause(e)
     finally:
-        for buf in held:
-            if buf is not None:
-                buf.allocator.unref(buf)
+        _release_all(held)
+
+
+def _op_error(error, step, report_oom):
+    """The OpError `error` raised in `step` becomes, with the OOM's allocation report
+    when the run asked for it."""
+    alloc = getattr(error, "oom_allocator", None)
+    if alloc is not None and report_oom:
+        error.hint = alloc.allocation_report()
+    return errors_text.op_error_from(error, step.op)
+
+
+def _release_all(held):
+    """Releases what the slots still hold when a run ends (or fails)."""
+    for buf in held:
+        if buf is not None:
+            buf.allocator.unref(buf)
+
 
 def _accounted_loop_for(plan, steps):
     """The compiled accounted loop of `steps` (the plan's own or a specialised copy's)
@@ -221,14 +233,9 @@ def _run_compiled(loop, steps, values, held, report_oom):
         step = accounted_loop.failed_step(e, steps, first_lines)
         if step is None:
             raise
-        alloc = getattr(e, "oom_allocator", None)
-        if alloc is not None and report_oom:
-            e.hint = alloc.allocation_report()
-        raise errors_text.op_error_from(e, step.op) from executor._cause(e)
+        raise _op_error(e, step, report_oom) from executor._cause(e)
     finally:
-        for buf in held:
-            if buf is not None:
-                buf.allocator.unref(buf)
+        _release_all(held)
 
 
 def partition_graphs(plan):
