@@ -1,4 +1,7 @@
 """Shared set-up for the device tests: a fresh device registry per test."""
+import collections
+import contextlib
+
 import pytest
 
 import tfteach as tf
@@ -26,3 +29,21 @@ CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
 
 def gpu(i):
     return "/job:localhost/replica:0/task:0/device:GPU:%d" % i
+
+
+@contextlib.contextmanager
+def counted_allocations():
+    """A Counter of (op, bytes) for every buffer a GPU's allocator charges in the block:
+    two ways of running a program charge the same tensors when their counters agree."""
+    from tfteach.runtime import allocator
+    counts = collections.Counter()
+    plain = allocator.Allocator.allocate_locked
+
+    def counted(self, nbytes, op_name, *args, **kwargs):
+        counts[(op_name, nbytes)] += 1
+        return plain(self, nbytes, op_name, *args, **kwargs)
+    allocator.Allocator.allocate_locked = counted
+    try:
+        yield counts
+    finally:
+        allocator.Allocator.allocate_locked = plain

@@ -13,6 +13,7 @@ import pytest
 import tfteach as tf
 from tfteach.kernels.cpu import gemm_update, linalg, two_workers
 from tfteach.kernels.cpu.linalg import deferred_matmul_kernel
+from device_helpers import counted_allocations, virtual_gpus  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.skipif(not gemm_update.can_add_product(np.float32),
                                 reason="NumPy's BLAS is not OpenBLAS: nothing is fused")
@@ -155,6 +156,42 @@ def test_training_defers_both_weight_gradients_and_matches_numpy():
     want_w1, want_w2 = _numpy_steps(net, 5)
     np.testing.assert_allclose(w1, want_w1, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(w2, want_w2, rtol=1e-4, atol=1e-5)
+
+
+def test_a_virtual_gpu_defers_weight_gradients_into_updates_charged_as_before(
+        virtual_gpus, monkeypatch):
+    # On a virtual GPU (the course kernel's) the deferred product is charged as the
+    # gradient tensor it stands for, from its MatMul to its update, so every tensor, its
+    # size and the figures are those of the steps as built (fusion.py, fusion 1).
+    from tfteach.runtime import fusion
+    results = []
+    for fused in (True, False):
+        virtual_gpus(1, memory_limit=1024)               # a fresh allocator
+        if not fused:
+            monkeypatch.setattr(fusion, "defer_products_into_updates",
+                                lambda steps, *args, **kwargs: steps)
+        with counted_allocations() as counts, tf.Graph().as_default():
+            net = _mlp(batch=100, hidden=500)            # 12 x 500: past MIN_DEFERRED_WORK
+            train = net["optimizer"].minimize(net["loss"])
+            feed = {net["x"]: net["x_val"], net["y"]: net["y_val"]}
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                for _ in range(5):
+                    sess.run(train, feed)
+                deferred = _deferred_ops(sess)
+                weights = sess.run([net["w1"], net["w2"]])
+                stats = tf.config.memory_stats()
+        results.append((deferred, weights, counts, stats))
+    (deferred, weights, counts, stats), (_, plain_weights, plain_counts, plain_stats) = results
+    assert deferred == ["gradients/MatMul_1_grad/MatMul_1", "gradients/MatMul_grad/MatMul_1"]
+    assert counts == plain_counts
+    for figure in ("peak_bytes_in_use", "num_allocs", "largest_alloc_size", "bytes_in_use",
+                   "live_buffers"):
+        assert stats[figure] == plain_stats[figure], figure
+    want = _numpy_steps(net, 5)
+    for got, plain, expected in zip(weights, plain_weights, want):
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(got, plain, rtol=1e-5, atol=1e-6)
 
 
 def test_fused_and_traced_runs_agree():

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tfteach as tf
-from device_helpers import virtual_gpus  # noqa: F401 (fixture)
+from device_helpers import counted_allocations, virtual_gpus  # noqa: F401 (fixture)
 from test_loop_specialise import CELLS, _loop_plans, train_both_ways
 
 
@@ -107,19 +107,12 @@ def test_a_loop_on_a_virtual_gpu_gives_the_cpus_numbers(virtual_gpus):
     np.testing.assert_allclose(on_cpu, _numpy_tanh_loop(fed, 64), rtol=1e-5, atol=1e-6)
 
 
-def _embedded_two_layer_training(allocations):
+def _embedded_two_layer_training():
     """5 steps of an LSTM under a GRU over embedded inputs (the gradient sums a loop
     makes: weights' products and the gather of each time step's input, plus an
-    embedding's IndexedSlices outside it). Returns (losses, weights, memory figures);
-    `allocations` counts (op, bytes) of every tensor the GPU's allocator charged."""
-    from tfteach.runtime import allocator
-    plain = allocator.Allocator.allocate_locked
-
-    def counted(self, nbytes, op_name, *args, **kwargs):
-        allocations[(op_name, nbytes)] += 1
-        return plain(self, nbytes, op_name, *args, **kwargs)
-    allocator.Allocator.allocate_locked = counted
-    try:
+    embedding's IndexedSlices outside it). Returns (losses, weights, memory figures,
+    the (op, bytes) of every tensor the GPU's allocator charged)."""
+    with counted_allocations() as allocations:
         with tf.Graph().as_default():
             tf.set_random_seed(3)
             rng = np.random.RandomState(0)
@@ -140,11 +133,8 @@ def _embedded_two_layer_training(allocations):
                         y: rng.randn(4, 2).astype(np.float32)}
                 losses = [sess.run([loss, train], feed)[0] for _ in range(5)]
                 weights = sess.run(tf.trainable_variables())
-                stats = tf.config.memory_stats() if tf.config.list_logical_devices("GPU") \
-                    else None
-    finally:
-        allocator.Allocator.allocate_locked = plain
-    return losses, weights, stats
+                stats = tf.config.memory_stats()
+    return losses, weights, stats, allocations
 
 
 def test_a_loops_summed_gradients_are_charged_as_the_tensors_they_stand_for(
@@ -155,7 +145,6 @@ def test_a_loops_summed_gradients_are_charged_as_the_tensors_they_stand_for(
     # are those of the loop run tensor by tensor.
     from collections import Counter
     from tfteach.runtime import fusion
-    summed, by_tensor = Counter(), Counter()
     virtual_gpus(1, memory_limit=1024)
     deferred = Counter()
     plain_defer = fusion.defer_summed_products
@@ -165,13 +154,13 @@ def test_a_loops_summed_gradients_are_charged_as_the_tensors_they_stand_for(
         deferred["steps"] += sum(a is not b for a, b in zip(fused, steps))
         return fused
     monkeypatch.setattr(fusion, "defer_summed_products", counting_defer)
-    losses, weights, stats = _embedded_two_layer_training(summed)
+    losses, weights, stats, summed = _embedded_two_layer_training()
     # the LSTM's product, the GRU's two and the input's gather: deferred
     assert deferred["steps"] >= 4
     assert any("while_grad" in op for op, _ in summed)      # the loops ran on the GPU
     virtual_gpus(1, memory_limit=1024)           # a fresh allocator
     monkeypatch.setattr(fusion, "defer_summed_products", lambda steps, *args: steps)
-    plain_losses, plain_weights, plain_stats = _embedded_two_layer_training(by_tensor)
+    plain_losses, plain_weights, plain_stats, by_tensor = _embedded_two_layer_training()
     assert summed == by_tensor                   # every tensor, its op and size
     for figure in ("peak_bytes_in_use", "num_allocs", "largest_alloc_size",
                    "bytes_in_use"):

@@ -239,7 +239,9 @@ class Plan:
                 # on a (virtual) GPU every value TF's GPU graph makes is counted.
                 self.fast_steps = fusion.fuse(self.fast_steps, self.fetch_slots, self.steps)
             else:       # a virtual GPU: the fusions that charge the same tensors
-                self.fast_steps = fusion.share_conv_patches(self.fast_steps)
+                self.fast_steps = fusion.share_conv_patches(
+                    fusion.defer_products_into_updates(self.fast_steps, self.fetch_slots,
+                                                       on_gpu=True))
             if summed:
                 self.fast_steps = fusion.defer_summed_products(
                     self.fast_steps, self.fetch_slots, [slot_of[t] for t in summed])

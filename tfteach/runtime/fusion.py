@@ -17,7 +17,8 @@ was: values (up to float rounding inside the GEMM), errors (the MatMul still che
 shapes and names itself; a mismatched update computes the product and raises TF's
 error), and the traced run — RunOptions(trace_level=FULL_TRACE), the notebook's views —
 which runs the unfused steps one op at a time. Not fused: a product that is fetched, read
-by any other op, or on a GPU (plans that account device memory keep their steps).
+by any other op, or on a real GPU. On a virtual GPU the DeferredProduct is charged as the
+gradient it stands for, from the MatMul to the update (runtime/allocator.py).
 
 2. Products that are only summed. A sub-plan of a loop's gradient fetches the gradient
 of each weight the loop body captured; WhileGrad adds the iterations' values up. When
@@ -55,10 +56,10 @@ the Fourier path writes them, with the same formulas and roundings. It takes tha
 only for a 1-D float32/64 bias of the output's channel count and NHWC data; else the
 three kernels run in turn, each error located at its own op.
 
-Fusions 2 and 3 run on a virtual GPU's plan too: 3 changes no tensor an op makes, and
-2's stand-ins are charged as the tensors they replace, so the GPU's memory figures stay
-TensorFlow's (and the numbers are the CPU's). The others change which tensors are made,
-and run on the CPU only.
+Fusions 1, 2 and 3 run on a virtual GPU's plan too: 3 changes no tensor an op makes,
+and the stand-ins of 1 and 2 are charged as the tensors they replace, so the GPU's memory
+figures stay TensorFlow's (and the numbers are the CPU's). Fusions 4 and 5 change which
+tensors are made, and run on the CPU only.
 
 5. A relu's gradient applied as its pool's gradient is written. Under a max pool of a
 relu (LeNet's layers), `ReluGrad(MaxPoolGrad(r, y, g), r)` reads and writes the whole
@@ -93,9 +94,10 @@ def fuse(steps, fetch_slots, plan_steps=None):
     return relu_grads_into_max_pool_grads(steps, fetch_slots, awaited)
 
 
-def defer_products_into_updates(steps, fetch_slots):
+def defer_products_into_updates(steps, fetch_slots, on_gpu=False):
     """`steps` (the fast loop's) with each MatMul that only feeds a gradient-descent
-    update replaced by a copy that defers its product; the other steps are unchanged."""
+    update replaced by a copy that defers its product; the other steps are unchanged.
+    `on_gpu`: a virtual GPU's plan (the deferred product is charged as the gradient)."""
     training_kernels = _loaded_kernels("training_kernels")
     if training_kernels is None:                 # no ApplyGradientDescent op was built
         return steps
@@ -105,7 +107,7 @@ def defer_products_into_updates(steps, fetch_slots):
         if (step.kernel is not training_kernels.apply_gradient_descent_kernel
                 or step.alloc is not None):
             continue
-        source = _product_feeding(step.in_slots[2], readers, producer)
+        source = _product_feeding(step.in_slots[2], readers, producer, on_gpu=on_gpu)
         if source is not None:
             deferred[source] = _with_kernel(source, deferred_matmul_kernel)
     return [deferred.get(step, step) for step in steps]
