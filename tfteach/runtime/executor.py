@@ -235,8 +235,9 @@ class Plan:
             "loops' bodies are optimized on their own)" if self.has_control_flow else None)
         if self.host_memory_only and not self.has_control_flow:
             if not self.accounted:
-                # Work a training step would do twice, done once (fusion.py); CPU only:
-                # on a (virtual) GPU every value TF's GPU graph makes is counted.
+                # Work a training step would do twice, done once (fusion.py). On a
+                # virtual GPU, where every value TF's GPU graph makes is counted, only
+                # the fusions whose stand-ins are charged as the tensors they replace.
                 self.fast_steps = fusion.fuse(self.fast_steps, self.fetch_slots, self.steps)
             else:       # a virtual GPU: the fusions that charge the same tensors
                 self.fast_steps = fusion.share_conv_patches(
