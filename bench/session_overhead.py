@@ -6,7 +6,10 @@ all measured in this one process run (issue 20's rows: the fed scalar add, the 5
 tanh/*/+ chain, the linear-regression training step with [None, 1] placeholders, one
 512x512 float32 matmul, also as GFLOP/s). Also the cost of `import tfteach` (warm Numba
 cache) and its resident memory, and of the import plus a tiny graph run, next to
-TensorFlow's, in fresh subprocesses. The CPU model is printed first: ratios depend on it.
+TensorFlow's, in fresh subprocesses. Last, the graphs as the course kernel runs them
+(its virtual /gpu:0, memory accounted) with the accounted loop compiled and walked, and
+on the CPU, alternating in this process. The CPU model is printed first: ratios depend
+on it.
 
     python bench/session_overhead.py [--quick]
 """
@@ -197,6 +200,45 @@ def import_cost(module, tiny_run=False):
     return min(r[0] for r in runs), min(r[1] for r in runs)
 
 
+def course_kernel_rows(tfteach, scale):
+    """The same graphs as the course kernel runs them, on its virtual /gpu:0 (memory
+    accounted: docs/devices.md), with the accounted loop compiled (runtime/
+    accounted_loop.py) and walked step by step, alternating in this one process, and
+    tfteach on the CPU in the same rounds."""
+    from tfteach.runtime import accounted_loop
+    tfteach.config.set_virtual_gpus(1, memory_limit=4096)
+    compile_after = accounted_loop.COMPILE_AFTER_RUNS
+    cpu_only = tfteach.ConfigProto(device_count={"GPU": 0})
+    print()
+    print("In the course kernel (virtual /gpu:0), microseconds per run (best of 5 rounds)")
+    header = "%-16s %10s %10s %10s %12s %12s" % (
+        "workload", "compiled", "walked", "cpu", "comp/walked", "comp/cpu")
+    print(header)
+    print("-" * len(header))
+    for name, build, number in WORKLOADS:
+        if name in FLOPS:                  # BLAS-bound: the loop is not what it measures
+            continue
+        number = max(1, number // scale)
+        runs = {}
+        for label, config in (("compiled", None), ("walked", None), ("cpu", cpu_only)):
+            graph = tfteach.Graph()
+            with graph.as_default():
+                fetch, feed = build(tfteach)
+                sess = tfteach.Session(graph=graph, config=config)
+                sess.run(tfteach.global_variables_initializer())
+            runs[label] = (lambda s=sess, f=fetch, d=feed: s.run(f, feed_dict=d))
+        best = dict.fromkeys(runs, float("inf"))
+        for _ in range(5):
+            for label, run in runs.items():
+                accounted_loop.COMPILE_AFTER_RUNS = 10 ** 9 if label == "walked" \
+                    else compile_after
+                best[label] = min(best[label], best_us(run, number, repeat=1))
+        accounted_loop.COMPILE_AFTER_RUNS = compile_after
+        print("%-16s %10.1f %10.1f %10.1f %12.3f %12.2f" % (
+            name, best["compiled"], best["walked"], best["cpu"],
+            best["compiled"] / best["walked"], best["compiled"] / best["cpu"]))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer iterations")
@@ -257,6 +299,7 @@ def main():
         if ours is not None and theirs is not None:
             print("%-24s %.3fx wall  %.3fx RSS" % ("  tfteach/tensorflow", ours[0] / theirs[0],
                                                  ours[1] / theirs[1]))
+    course_kernel_rows(tfteach, scale)
 
 
 if __name__ == "__main__":
