@@ -30,6 +30,8 @@ import bisect
 
 import numpy as np
 
+from tfteach.runtime.fast_loop import line_raised_in, store_outputs
+
 __all__ = ["compile_accounted", "failed_step", "COMPILE_AFTER_RUNS"]
 
 COMPILE_AFTER_RUNS = 2
@@ -57,11 +59,6 @@ def _release(buf):
         buf.allocator.unref(buf)
 
 
-def _store(values, slots, results):
-    for s, value in zip(slots, results):
-        values[s] = value
-
-
 def _store_charged(values, held, slots, results, alloc, op_name, swallow):
     for s, value in zip(slots, results):
         values[s] = value
@@ -83,7 +80,7 @@ def compile_accounted(steps, swallow):
             if s in written and s != swallow:
                 return None
             written.add(s)
-    names = {"C": _charge, "R": _release, "_store": _store,
+    names = {"C": _charge, "R": _release, "_store": store_outputs,
              "_store_charged": _store_charged, "SW": swallow}
     lines = ["def accounted(v, h):"]
     first_lines = []
@@ -127,12 +124,7 @@ def compile_accounted(steps, swallow):
 def failed_step(error, steps, first_lines):
     """The step whose line of the accounted loop raised `error`, or None (not raised
     there)."""
-    tb = error.__traceback__
-    line = None
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == _FILENAME:
-            line = tb.tb_lineno
-        tb = tb.tb_next
+    line = line_raised_in(error, _FILENAME)
     if line is None:
         return None
     return steps[bisect.bisect_right(first_lines, line) - 1]

@@ -20,7 +20,8 @@ fast path".
 from tfteach.framework import errors
 from tfteach.runtime import errors_text
 
-__all__ = ["run_steps", "compile_steps", "failed_step", "COMPILE_AFTER_RUNS"]
+__all__ = ["run_steps", "compile_steps", "failed_step", "line_raised_in", "store_outputs",
+           "COMPILE_AFTER_RUNS"]
 
 COMPILE_AFTER_RUNS = 2
 _FILENAME = "<tfteach fast loop>"
@@ -62,7 +63,8 @@ def _step_line(i, step):
     return line + "".join("; v[%d] = None" % s for s in step.frees)
 
 
-def _store(values, slots, results):
+def store_outputs(values, slots, results):
+    """A multi-output step's results into its slots (the compiled loops' `_store`)."""
     for s, value in zip(slots, results):
         values[s] = value
 
@@ -76,7 +78,7 @@ def compile_steps(steps):
              "    def fast_loop(v):"]
     lines += ["        " + _step_line(i, step) for i, step in enumerate(steps)]
     lines += ["        return None", "    return fast_loop"]
-    namespace = {"_store": _store}
+    namespace = {"_store": store_outputs}
     exec(compile("\n".join(lines), _FILENAME, "exec"), namespace)   # noqa: S102
     bound = []
     for step in steps:
@@ -86,16 +88,20 @@ def compile_steps(steps):
 
 def failed_step(error, steps):
     """The step whose line of a compiled loop raised `error` (None if not found)."""
-    # The first such frame below the caller's is its own loop (a loop body's plan run
-    # by a kernel has a compiled loop of its own, deeper down).
-    tb = error.__traceback__
-    line = None
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == _FILENAME:
-            line = tb.tb_lineno
-            break
-        tb = tb.tb_next
+    line = line_raised_in(error, _FILENAME)
     if line is None:
         return None
     index = line - _FIRST_LINE - 1
     return steps[index] if 0 <= index < len(steps) else None
+
+
+def line_raised_in(error, filename):
+    """The line of the generated code `filename` where `error` passed, or None.
+    The first such frame below the caller's is its own loop (a loop body's plan run by
+    a kernel has a compiled loop of its own, deeper down)."""
+    tb = error.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            return tb.tb_lineno
+        tb = tb.tb_next
+    return None
