@@ -200,6 +200,13 @@ def import_cost(module, tiny_run=False):
     return min(r[0] for r in runs), min(r[1] for r in runs)
 
 
+def print_header(*columns):
+    """A table's header: the workload, three timings, two ratios; then a rule."""
+    header = "%-16s %10s %10s %10s %12s %12s" % (("workload",) + columns)
+    print(header)
+    print("-" * len(header))
+
+
 def course_kernel_rows(tfteach, scale):
     """The same graphs as the course kernel runs them, on its virtual /gpu:0 (memory
     accounted: docs/devices.md), with the accounted loop compiled (runtime/
@@ -211,10 +218,7 @@ def course_kernel_rows(tfteach, scale):
     cpu_only = tfteach.ConfigProto(device_count={"GPU": 0})
     print()
     print("In the course kernel (virtual /gpu:0), microseconds per run (best of 5 rounds)")
-    header = "%-16s %10s %10s %10s %12s %12s" % (
-        "workload", "compiled", "walked", "cpu", "comp/walked", "comp/cpu")
-    print(header)
-    print("-" * len(header))
+    print_header("compiled", "walked", "cpu", "comp/walked", "comp/cpu")
     for name, build, number in WORKLOADS:
         if name in FLOPS:                  # BLAS-bound: the loop is not what it measures
             continue
@@ -264,10 +268,7 @@ def main():
     print("CPU: %s, %d cores" % (cpu_model(), os.cpu_count() or 0))
     print("(chains' fused-arithmetic kernels compiled before timing: the steady state)")
     print("Session.run overhead, microseconds per run (best of 5)")
-    header = "%-16s %10s %10s %10s %12s %12s" % (
-        "workload", "tfteach", "numpy", "tensorflow", "tfteach/np", "tfteach/tf")
-    print(header)
-    print("-" * len(header))
+    print_header("tfteach", "numpy", "tensorflow", "tfteach/np", "tfteach/tf")
     for name, build, number in WORKLOADS:
         number = max(1, number // scale)
         ours = time_graph(tfteach, build, number)

@@ -140,19 +140,24 @@ def _deferred_ops(sess):
                    if s.kernel is deferred_matmul_kernel})
 
 
+def _trained(net, steps=5, then=lambda: None):
+    """(the deferred MatMuls, [w1, w2], then()) after `steps` steps of `net`'s training;
+    `then` runs before the session closes."""
+    train = net["optimizer"].minimize(net["loss"])
+    feed = {net["x"]: net["x_val"], net["y"]: net["y_val"]}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(steps):
+            sess.run(train, feed)
+        return _deferred_ops(sess), sess.run([net["w1"], net["w2"]]), then()
+
+
 def test_training_defers_both_weight_gradients_and_matches_numpy():
     with tf.Graph().as_default():
         net = _mlp()
-        train = net["optimizer"].minimize(net["loss"])
-        feed = {net["x"]: net["x_val"], net["y"]: net["y_val"]}
-        with tf.Session() as sess:
-            sess.run(tf.global_variables_initializer())
-            for _ in range(5):
-                sess.run(train, feed)
-            # w1's gradient goes straight to its update; w2's through gradients' tuple Identity
-            assert _deferred_ops(sess) == [
-                "gradients/MatMul_1_grad/MatMul_1", "gradients/MatMul_grad/MatMul_1"]
-            w1, w2 = sess.run([net["w1"], net["w2"]])
+        deferred, (w1, w2), _ = _trained(net)
+    # w1's gradient goes straight to its update; w2's through gradients' tuple Identity
+    assert deferred == ["gradients/MatMul_1_grad/MatMul_1", "gradients/MatMul_grad/MatMul_1"]
     want_w1, want_w2 = _numpy_steps(net, 5)
     np.testing.assert_allclose(w1, want_w1, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(w2, want_w2, rtol=1e-4, atol=1e-5)
@@ -172,15 +177,7 @@ def test_a_virtual_gpu_defers_weight_gradients_into_updates_charged_as_before(
                                 lambda steps, *args, **kwargs: steps)
         with counted_allocations() as counts, tf.Graph().as_default():
             net = _mlp(batch=100, hidden=500)            # 12 x 500: past MIN_DEFERRED_WORK
-            train = net["optimizer"].minimize(net["loss"])
-            feed = {net["x"]: net["x_val"], net["y"]: net["y_val"]}
-            with tf.Session() as sess:
-                sess.run(tf.global_variables_initializer())
-                for _ in range(5):
-                    sess.run(train, feed)
-                deferred = _deferred_ops(sess)
-                weights = sess.run([net["w1"], net["w2"]])
-                stats = tf.config.memory_stats()
+            deferred, weights, stats = _trained(net, then=tf.config.memory_stats)
         results.append((deferred, weights, counts, stats))
     (deferred, weights, counts, stats), (_, plain_weights, plain_counts, plain_stats) = results
     assert deferred == ["gradients/MatMul_1_grad/MatMul_1", "gradients/MatMul_grad/MatMul_1"]
