@@ -177,9 +177,10 @@ class Allocator:
             nbytes = root.nbytes
             root = _device_memory(root)           # shared by its views (Reshape)
         elif getattr(root, "stands_for_array", False):
-            # A loop gradient's product or gather-gradient kept for one summing GEMM or
-            # row addition (runtime/loop_sums.py): charged as the tensor it stands for,
-            # which TensorFlow's GPU graph makes, so the figures stay TensorFlow's.
+            # A product or gather-gradient not made yet (runtime/fusion.py: a weight
+            # gradient left to its update's GEMM, a loop's kept for one summing GEMM or
+            # row addition): charged as the tensor it stands for, which TensorFlow's
+            # GPU graph makes, so the figures stay TensorFlow's.
             nbytes = int(np.prod(root.shape)) * np.dtype(root.dtype).itemsize
         elif not isinstance(root, np.generic):
             return None
