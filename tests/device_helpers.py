@@ -2,6 +2,7 @@
 import collections
 import contextlib
 
+import numpy as np
 import pytest
 
 import tfteach as tf
@@ -47,3 +48,49 @@ def counted_allocations():
         yield counts
     finally:
         allocator.Allocator.allocate_locked = plain
+
+
+FIGURES = ("peak_bytes_in_use", "num_allocs", "largest_alloc_size", "bytes_in_use",
+           "bytes_reserved", "live_buffers")
+
+
+@pytest.fixture
+def compiled_runs(monkeypatch):
+    """How many runs went through a compiled accounted loop (runtime/accounted_loop.py)."""
+    from tfteach.runtime import accounted_loop
+    count = {"runs": 0}
+    plain = accounted_loop.compile_accounted
+
+    def counting(steps, swallow):
+        made = plain(steps, swallow)
+        if made is None:
+            return None
+        accounted, lines = made
+
+        def counted(values, held):
+            count["runs"] += 1
+            return accounted(values, held)
+        return counted, lines
+    monkeypatch.setattr(accounted_loop, "compile_accounted", counting)
+    return count
+
+
+def both_ways(virtual_gpus, monkeypatch, program, memory_limit=1024):
+    """[(what `program` returned, memory figures)] with the accounted loop compiled after
+    its first runs, then walked step by step, each on a fresh virtual GPU."""
+    from tfteach.runtime import accounted_loop
+    results = []
+    for compiled in (True, False):
+        monkeypatch.setattr(accounted_loop, "COMPILE_AFTER_RUNS", 2 if compiled else 10**9)
+        virtual_gpus(1, memory_limit=memory_limit)       # a fresh allocator
+        with tf.Graph().as_default():
+            tf.set_random_seed(5)
+            runs = program()
+            stats = tf.config.memory_stats()
+        results.append((runs, {k: stats[k] for k in FIGURES}))
+    return results
+
+
+def bits(values):
+    """Each value's dtype, shape and bytes: equal only for the same bits."""
+    return [(np.asarray(v).dtype, np.shape(v), np.asarray(v).tobytes()) for v in values]

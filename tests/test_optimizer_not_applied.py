@@ -1,7 +1,7 @@
 """A plan the graph optimizer leaves as built says why (docs/optimizer.md): a top-level
 tf.cond or while_loop, or a real GPU (tests/test_cuda_runtime.py), where `%%tfgraph
 --optimized` would otherwise show nothing at all and a student could not tell why. The
-course kernel's virtual /gpu:0 is optimized, without the fusions."""
+course kernel's virtual /gpu:0 is optimized, its fused chains accounted as their ops."""
 import numpy as np
 
 import tfteach as tf
@@ -36,7 +36,7 @@ def test_a_cpu_plan_has_no_note_and_a_single_fetch_is_taken_as_sess_run_takes_it
 def test_a_virtual_gpu_plan_is_optimized_and_keeps_its_bits_and_memory(virtual_gpus):
     # The course kernel's /gpu:0: optimized (before, "not optimized: placed on a GPU"),
     # with the unoptimized plan's bits and TensorFlow's memory figures (every value its
-    # GPU graph makes is counted: no fused chains there).
+    # GPU graph makes is counted: a fused chain's too, runtime/chain_accounting.py).
     virtual_gpus(1)
     results = {}
     for label, config in (("on", None), ("off", tf.ConfigProto(graph_options=tf.GraphOptions(
@@ -52,14 +52,14 @@ def test_a_virtual_gpu_plan_is_optimized_and_keeps_its_bits_and_memory(virtual_g
         if label == "on":
             names = {r.pass_name for r in done}
             assert NOT_OPTIMIZED not in names and "shape_specialisation" in names
-            assert "elementwise_chains" not in names
+            assert "elementwise_chains" in names      # the gradient's chain
         else:
             assert done == []
     on, off = results["on"], results["off"]
     assert np.asarray(on[0]).tobytes() == np.asarray(off[0]).tobytes()
     assert all(a.tobytes() == b.tobytes() for a, b in zip(on[1], off[1]))
-    # Every tensor the unoptimized plan makes on the GPU is made (no fused chain hides
-    # one); what is read through (a Reshape to its own shape) shares its input's buffer,
+    # Every tensor the unoptimized plan makes on the GPU is counted (a fused chain's
+    # values too); what is read through (a Reshape to its own shape) shares its input's buffer,
     # so the peak can only fall; nothing is left behind.
     assert on[4] == off[4] and on[2] <= off[2] and on[3] == off[3]
     # ... and the CPU's numbers too (same kernels)

@@ -30,6 +30,7 @@ import bisect
 
 import numpy as np
 
+from tfteach.runtime import chain_accounting
 from tfteach.runtime.fast_loop import line_raised_in, store_outputs
 
 __all__ = ["compile_accounted", "failed_step", "COMPILE_AFTER_RUNS"]
@@ -70,61 +71,113 @@ def _store_charged(values, held, slots, results, alloc, op_name, swallow):
 
 
 def compile_accounted(steps, swallow):
-    """(accounted(values, held), first_lines) running `steps` as run_accounted does for
-    an untraced run without dead tensors, or None when a slot other than `swallow` (the
-    slot of outputs nobody reads) is written twice. `first_lines[i]` is the line of the
-    generated code where step i starts (for failed_step)."""
+    """(accounted(values, held), lines) running `steps` as run_accounted does for an
+    untraced run without dead tensors, or None when a slot other than `swallow` (the
+    slot of outputs nobody reads) is written twice. `lines` says which step each line
+    of the generated code belongs to (for failed_step). A chain fused on the GPU
+    (`step.links`) replays its links' charges, or where it cannot, runs them one by
+    one (chain_accounting.py)."""
     written = set()
     for step in steps:
-        for s in step.out_slots:
+        for s in _written_slots(step):
             if s in written and s != swallow:
                 return None
             written.add(s)
     names = {"C": _charge, "R": _release, "_store": store_outputs,
-             "_store_charged": _store_charged, "SW": swallow}
+             "_store_charged": _store_charged, "SW": swallow,
+             "RP": chain_accounting.replay}
     lines = ["def accounted(v, h):"]
-    first_lines = []
+    where = _Lines()
     charged = set()            # slots a GPU step writes: only they may hold a Buffer
     for i, step in enumerate(steps):
-        first_lines.append(len(lines) + 1)
-        names["k%d" % i], names["c%d" % i] = step.kernel, step.ctx
-        names["o%d" % i], names["a%d" % i], names["n%d" % i] = (step.out_slots, step.alloc,
-                                                                step.name)
-        call = "k%d(c%d%s)" % (i, i, "".join(", v[%d]" % s for s in step.in_slots))
-        s = step.single_out
-        if step.alloc is None:
-            if s is not None:
-                lines.append("    v[%d] = %s" % (s, call))
-            elif step.out_slots:
-                lines.append("    _store(v, o%d, %s)" % (i, call))
-            else:
-                lines.append("    %s" % call)
-        elif s is not None:
-            if s == swallow:
-                lines.append("    r = %s; v[%d] = r; R(C(a%d, r, n%d))" % (call, s, i, i))
-            else:
-                lines.append("    r = %s; v[%d] = r; h[%d] = C(a%d, r, n%d)"
-                             % (call, s, s, i, i))
-                charged.add(s)
-        elif step.out_slots:
-            lines.append("    _store_charged(v, h, o%d, %s, a%d, n%d, SW)" % (i, call, i, i))
-            charged.update(slot for slot in step.out_slots if slot != swallow)
-        else:
-            lines.append("    %s" % call)
-        for f in step.frees:
-            lines.append("    v[%d] = None" % f)
-            if f in charged:
-                lines.append("    b = h[%d]" % f)
-                lines.append("    if b is not None: h[%d] = None; b.allocator.unref(b)" % f)
+        if getattr(step, "links", None) is None:
+            _step_lines(step, "%d" % i, lines, where, names, charged, swallow, "    ")
+            continue
+        # A fused chain: its kernel gives (value, every link in place); the replay
+        # accounts it as its links, or says it cannot (then they run one by one).
+        where.add(len(lines) + 1, step)
+        key = "%d" % i
+        names["k" + key], names["c" + key], names["a" + key] = step.kernel, step.ctx, step.alloc
+        names["p" + key] = chain_accounting.replay_script(step, swallow)
+        lines.append("    r = k%s(c%s%s)" % (key, key, _args(step)))
+        lines.append("    if RP(a%s, r, h, *p%s):" % (key, key))
+        lines.append("        v[%d] = r[0]" % step.single_out)
+        charged.add(step.single_out)
+        _free_lines(step, lines, charged, "        ")
+        lines.append("    else:")
+        for j, link in enumerate(chain_accounting.unfused_steps(step)):
+            _step_lines(link, "%d_%d" % (i, j), lines, where, names, charged, swallow,
+                        "        ")
     lines.append("    return None")
     exec(compile("\n".join(lines), _FILENAME, "exec"), names)   # noqa: S102
-    return names["accounted"], first_lines
+    return names["accounted"], where
 
 
-def failed_step(error, steps, first_lines):
-    """The step whose line of the accounted loop raised `error`, or None (not raised
-    there)."""
+def _written_slots(step):
+    if getattr(step, "links", None) is None:
+        return step.out_slots
+    return [s for link in chain_accounting.unfused_steps(step) for s in link.out_slots]
+
+
+def _args(step):
+    return "".join(", v[%d]" % s for s in step.in_slots)
+
+
+def _step_lines(step, key, lines, where, names, charged, swallow, indent):
+    """The lines that run one step (key: its names' suffix) and free what it read last."""
+    where.add(len(lines) + 1, step)
+    names["k" + key], names["c" + key] = step.kernel, step.ctx
+    names["o" + key], names["a" + key], names["n" + key] = (step.out_slots, step.alloc,
+                                                            step.name)
+    call = "k%s(c%s%s)" % (key, key, _args(step))
+    s = step.single_out
+    if step.alloc is None:
+        if s is not None:
+            lines.append("%sv[%d] = %s" % (indent, s, call))
+        elif step.out_slots:
+            lines.append("%s_store(v, o%s, %s)" % (indent, key, call))
+        else:
+            lines.append("%s%s" % (indent, call))
+    elif s is not None:
+        if s == swallow:
+            lines.append("%sr = %s; v[%d] = r; R(C(a%s, r, n%s))" % (indent, call, s, key, key))
+        else:
+            lines.append("%sr = %s; v[%d] = r; h[%d] = C(a%s, r, n%s)"
+                         % (indent, call, s, s, key, key))
+            charged.add(s)
+    elif step.out_slots:
+        lines.append("%s_store_charged(v, h, o%s, %s, a%s, n%s, SW)"
+                     % (indent, key, call, key, key))
+        charged.update(slot for slot in step.out_slots if slot != swallow)
+    else:
+        lines.append("%s%s" % (indent, call))
+    _free_lines(step, lines, charged, indent)
+
+
+def _free_lines(step, lines, charged, indent):
+    for f in step.frees:
+        lines.append("%sv[%d] = None" % (indent, f))
+        if f in charged:
+            lines.append("%sb = h[%d]" % (indent, f))
+            lines.append("%sif b is not None: h[%d] = None; b.allocator.unref(b)"
+                         % (indent, f))
+
+
+class _Lines:
+    """Which step each line of the generated code belongs to: the first line of each."""
+
+    def __init__(self):
+        self.first_lines, self.steps = [], []
+
+    def add(self, line, step):
+        self.first_lines.append(line)
+        self.steps.append(step)
+
+
+def failed_step(error, where):
+    """The step whose line of the accounted loop raised `error` (`where`: what
+    compile_accounted returned with the loop), or None (not raised there)."""
     line = line_raised_in(error, _FILENAME)
     if line is None:
         return None
-    return steps[bisect.bisect_right(first_lines, line) - 1]
+    return where.steps[bisect.bisect_right(where.first_lines, line) - 1]

@@ -13,7 +13,7 @@ import numpy as np
 
 from tfteach.framework.dead import DEAD
 from tfteach.framework.node_def import NodeDef
-from tfteach.runtime import accounted_loop, errors_text, executor
+from tfteach.runtime import accounted_loop, chain_accounting, errors_text, executor
 
 __all__ = ["copy_step", "allocator_for", "run_accounted", "partition_graphs",
            "stays_on_device"]
@@ -90,6 +90,7 @@ def copy_step(tensor, op, src, dst, in_slot, out_slot):
     step.name = "%s/_copy_to_%s:%d" % (label, dst.device_type, dst.index)
     step.type = _COPY_TYPES[(src.device_type, dst.device_type)]
     step.source = (tensor, src.name)
+    step.links = None
     return step
 
 
@@ -125,7 +126,9 @@ def run_accounted(plan, values, step_stats, report_oom, keep_values=False, steps
     if step_stats is None and not check_dead and not keep_values:
         loop = _accounted_loop_for(plan, steps)
         if loop is not None:                  # straight-line code (accounted_loop.py)
-            return _run_compiled(loop, steps, values, held, report_oom)
+            return _run_compiled(loop, values, held, report_oom)
+    if step_stats is None:
+        steps = _walked_steps(plan, steps)
     try:
         for step in steps:
             args = [values[i] for i in step.in_slots]
@@ -225,12 +228,25 @@ def _accounted_loop_for(plan, steps):
     return entry[2] or None
 
 
-def _run_compiled(loop, steps, values, held, report_oom):
-    accounted, first_lines = loop
+def _walked_steps(plan, steps):
+    """`steps` with each chain fused on the GPU as its links one by one (the walk has no
+    replay of their charges: chain_accounting.py). Kept on the plan per steps list."""
+    cache = plan.__dict__.setdefault("_walked_steps", {})
+    entry = cache.get(id(steps))
+    if entry is None or entry[0] is not steps:
+        walked = [link for step in steps for link in
+                  (chain_accounting.unfused_steps(step) if step.links is not None
+                   else (step,))]
+        entry = cache[id(steps)] = (steps, walked if len(walked) != len(steps) else steps)
+    return entry[1]
+
+
+def _run_compiled(loop, values, held, report_oom):
+    accounted, where = loop
     try:
         accounted(values, held)
     except Exception as e:  # noqa: BLE001
-        step = accounted_loop.failed_step(e, steps, first_lines)
+        step = accounted_loop.failed_step(e, where)
         if step is None:
             raise
         raise _op_error(e, step, report_oom) from executor._cause(e)

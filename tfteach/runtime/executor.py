@@ -43,7 +43,8 @@ _NO_WINDOW = contextlib.nullcontext()
 
 class Step:
     __slots__ = ("op", "kernel", "ctx", "in_slots", "out_slots", "single_out", "frees",
-                 "ctrl_ops", "handles_dead", "device", "alloc", "name", "type", "source")
+                 "ctrl_ops", "handles_dead", "device", "alloc", "name", "type", "source",
+                 "links")
 
     def __init__(self, op, kernel, ctx, in_slots, out_slots, frees, device, alloc=None):
         self.op = op
@@ -60,6 +61,9 @@ class Step:
         self.name = op.name           # as step stats name it
         self.type = op.type
         self.source = None            # copies: (tensor, source device name)
+        # A chain fused on a virtual GPU: its links, which the accounting replays
+        # (optimizer/elementwise_chains.py, accounted_loop.py); None for every other step.
+        self.links = None
 
     @property
     def on_host_arrays(self):

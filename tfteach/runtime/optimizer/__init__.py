@@ -62,11 +62,6 @@ def optimize(plan, config, feed_tensors=()):
     Records what each pass did in `plan.rewrites`. `feed_tensors`: the plan's fed
     tensors, in the order of its feed slots (shape specialisation keys on their shapes)."""
     enabled = toggles.enabled_passes(config)
-    if plan.accounted:
-        # On a virtual GPU a chain's every value is counted, as TF's GPU graph makes each
-        # one (Grappler fuses no elementwise chains there): the memory figures a class
-        # reads stay TensorFlow's.
-        enabled.discard(elementwise_chains.NAME)
     steps = plan.fast_steps
     rewrites = []
     for optimizer_pass in PASSES:
@@ -80,13 +75,17 @@ def optimize(plan, config, feed_tensors=()):
         what is left, then the frees (`remapping` switches both, as TF's remapper
         does its fusions)."""
         if elementwise_chains.NAME in enabled:
-            steps = elementwise_regions.run(steps, plan, record)
-            steps = elementwise_chains.run(steps, plan, record)
+            if not plan.accounted:
+                steps = elementwise_regions.run(steps, plan, record)
+            steps = elementwise_chains.run(steps, plan, record, on_gpu=plan.accounted)
         return reassign_frees(steps, keep) if steps != before else steps
 
     # A loop's sub-plan is specialised again by the loop runner (loop_specialise.py),
-    # which fuses regions anew once its identities are gone.
-    plan.fuses_regions = elementwise_chains.NAME in enabled
+    # which fuses regions anew once its identities are gone. On a virtual GPU, where
+    # every value TF's GPU graph makes is counted, a region's are not yet (its values
+    # are read twice: no replay of a chain's charges accounts them); a chain's are
+    # (runtime/chain_accounting.py).
+    plan.fuses_regions = elementwise_chains.NAME in enabled and not plan.accounted
     if shape_folding.NAME in enabled:
         steps = specialise.wrap(steps, plan, feed_tensors, finish, rewrites)
     else:

@@ -22,7 +22,7 @@ from time import perf_counter
 
 import numpy as np
 
-from tfteach.runtime import errors_text
+from tfteach.runtime import chain_accounting, errors_text
 from tfteach.runtime.optimizer import fused_arithmetic
 from tfteach.runtime.optimizer.rewrite import Rewrite
 from tfteach.runtime.optimizer.slots import plain, producers, readers, size_one_constant
@@ -32,7 +32,12 @@ __all__ = ["run", "NAME"]
 NAME = "elementwise_chains"
 
 
-def run(steps, plan, rewrites):
+def run(steps, plan, rewrites, on_gpu=False):
+    """`steps` with each chain as one step. `on_gpu`: the plan runs on a virtual GPU,
+    whose allocator counts every value TF's GPU graph makes: a chain is fused only where
+    its links follow one another (split where another step runs between them), and the
+    fused step keeps its links, whose charges the accounted loop replays
+    (runtime/chain_accounting.py)."""
     count = readers(steps, plan.fetch_slots)
     awaited = {op for step in plan.steps for op in step.ctrl_ops}
     chain_of = {}                 # tail slot -> list of link steps
@@ -46,18 +51,38 @@ def run(steps, plan, rewrites):
                 break
         chain = (chain or []) + [step]
         chain_of[step.single_out] = chain
+    chains = list(chain_of.values())
+    if on_gpu:
+        chains = _consecutive_parts(chains, steps)
     fused, dropped = {}, set()
-    for chain in chain_of.values():
+    for chain in chains:
         if len(chain) < 2:
             continue
         tail = chain[-1]
-        fused[tail] = _fused_step(chain, plan)
+        fused[tail] = _fused_step(chain, plan, on_gpu)
         dropped.update(chain[:-1])
         rewrites.append(Rewrite(NAME, tuple(s.name for s in chain),
                                 "one step: %s" % describe(chain, fused[tail].kernel.fused_runs)))
     if not fused:
         return steps
     return [fused.get(step, step) for step in steps if step not in dropped]
+
+
+def _consecutive_parts(chains, steps):
+    """The chains split where a step runs between two links: on a GPU the fused step
+    replays its links' charges back to back, which is what they did only if nothing
+    else was charged or freed between them."""
+    position = {step: i for i, step in enumerate(steps)}
+    parts = []
+    for chain in chains:
+        part = [chain[0]]
+        for previous, link in zip(chain, chain[1:]):
+            if position[link] != position[previous] + 1 or link.alloc is not chain[0].alloc:
+                parts.append(part)
+                part = []
+            part.append(link)
+        parts.append(part)
+    return parts
 
 
 def _is_link(step, awaited):
@@ -68,7 +93,7 @@ def _is_link(step, awaited):
             and step.op._outputs[0].dtype.base_dtype.np.kind == "f")
 
 
-def _fused_step(chain, plan):
+def _fused_step(chain, plan, on_gpu=False):
     import copy
     head = chain[0]
     in_slots = list(head.in_slots)
@@ -82,8 +107,12 @@ def _fused_step(chain, plan):
     one = copy.copy(tail)
     one.in_slots = tuple(in_slots)
     runs = _fused_runs(chain, program, plan) if fused_arithmetic.ENABLED else {}
-    one.kernel = _chain_kernel(head, tuple(program), runs)
+    one.kernel = _chain_kernel(head, tuple(program), runs, report_in_place=on_gpu)
     one.kernel.fused_runs = runs
+    if on_gpu:
+        one.links = chain_accounting.ChainLinks(
+            tuple(chain), len(head.in_slots),
+            tuple((chain_at, has_other) for _, _, chain_at, has_other in program))
     return one
 
 
@@ -144,11 +173,11 @@ def describe(chain, runs):
     return " -> ".join(parts)
 
 
-def _chain_kernel(head, program, runs):
-    unfused = _chain_runner(head, program, {})
+def _chain_kernel(head, program, runs, report_in_place=False):
+    unfused = _chain_runner(head, program, {}, report_in_place)
     if not runs:
         return unfused
-    fused = _chain_runner(head, program, runs)
+    fused = _chain_runner(head, program, runs, report_in_place)
     heat = fused_arithmetic.Heat()
     fused_runs = [run for _, run, _ in runs.values()]
 
@@ -163,10 +192,12 @@ def _chain_kernel(head, program, runs):
     return run_fused_chain
 
 
-def _chain_runner(head, program, runs):
+def _chain_runner(head, program, runs, report_in_place=False):
     """The chain's kernel: the head, then each link's ufunc in place where it can, and
     each run of `runs` as one kernel call (or, where its operands do not fit a kernel,
-    its links one by one)."""
+    its links one by one). `report_in_place`: it returns (value, whether every link
+    wrote into the head's array), for the accounting of a virtual GPU, which replays
+    the links' charges at that array's size (runtime/chain_accounting.py)."""
     n_head = len(head.in_slots)
     # groups of links after the head: (FusedRun or None, its operand count, its links)
     groups, k = [], 1
@@ -198,6 +229,7 @@ def _chain_runner(head, program, runs):
             owned = type(buf) is np.ndarray and buf.ndim > 0
             i = n_head
             groups_now = ((None, 0, head_links),) + tuple(groups) if head_links else groups
+        first = buf
         for fused_run, n, links in groups_now:
             if fused_run is not None and owned:
                 result = fused_run.run(buf, args[i:i + n])
@@ -225,6 +257,8 @@ def _chain_runner(head, program, runs):
                 else:
                     buf = _run(link, (buf,))
                 owned = type(buf) is np.ndarray and buf.ndim > 0
+        if report_in_place:
+            return buf, buf is first
         return buf
     return run_chain
 

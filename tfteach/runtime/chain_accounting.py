@@ -1,0 +1,130 @@
+"""A chain fused on a virtual GPU, accounted as its links would have been.
+
+On a virtual GPU every value TF's GPU graph makes is charged to the allocator while it
+lives, so the figures a class reads (peak, `num_allocs`, `largest_alloc_size`, the live
+buffers of an OOM report) are the graph's. A fused chain (optimizer/
+elementwise_chains.py) makes one array where its n links made n. Its accounting is
+replayed instead, in the order the links ran one after another (they follow one
+another in the plan: the pass fuses nothing else on a GPU):
+
+    link i:  charge its value (in use + c, peak, num_allocs, largest)
+             free the previous link's value (in use - c)
+             release the inputs link i was the last reader of (their Buffers)
+
+Every link wrote into the head's array, so each value has that array's size c; the
+intermediate values are counted, not kept (no Buffer: nobody can see them), and the
+last link's is charged for real, as the array it is. The replay needs no reservation
+growth and no OOM text: it runs only when all n values fit in what is reserved now,
+and otherwise (and when a link could not write in place) the accounted loop runs the
+links one by one (`unfused_steps`), recomputing the chain: the same values, and the
+same growth and OOM as a walk of the unfused plan.
+"""
+import numpy as np
+
+__all__ = ["ChainLinks", "unfused_steps", "replay_script", "replay"]
+
+_ROUND = 256
+_NDARRAY = np.ndarray
+
+
+class ChainLinks:
+    """What a fused step on a GPU keeps of its chain: the link steps as they were
+    (kernels, names, allocator), how many inputs the head reads, and for each later
+    link where the chain's value goes among its inputs and whether it reads another."""
+
+    __slots__ = ("steps", "n_head", "layout", "_unfused")
+
+    def __init__(self, steps, n_head, layout):
+        self.steps = steps
+        self.n_head = n_head
+        self.layout = layout          # per link after the head: (value_at, has_other)
+        self._unfused = {}            # fused step -> its links as steps of the plan
+
+
+def unfused_steps(fused):
+    """The links of the fused step `fused` as the plan's steps, reading the slots the
+    fused step reads now (a loop's specialised copy may have renamed them), each
+    freeing what it reads last: what runs where the replay cannot. Cached per step."""
+    links = fused.links
+    steps = links._unfused.get(fused)
+    if steps is not None:
+        return steps
+    import copy
+    ins = list(fused.in_slots)
+    chain = links.steps
+    reads = [tuple(ins[:links.n_head])]
+    at = links.n_head
+    for link, (value_at, has_other) in zip(chain[1:], links.layout):
+        slots = []
+        if has_other:
+            slots.append(ins[at])
+            at += 1
+        slots.insert(value_at, chain[len(reads) - 1].single_out)
+        reads.append(tuple(slots))
+    last_reader = {}
+    for i, slots in enumerate(reads):
+        for s in slots:
+            last_reader[s] = i
+    steps = []
+    for i, (link, slots) in enumerate(zip(chain, reads)):
+        step = copy.copy(link)
+        step.in_slots = slots
+        if i == len(chain) - 1:
+            step.out_slots, step.single_out = fused.out_slots, fused.single_out
+        frees = [chain[i - 1].single_out] if i else []
+        frees += [s for s in fused.frees if last_reader.get(s) == i]
+        step.frees = tuple(frees)
+        steps.append(step)
+    links._unfused[fused] = steps
+    return steps
+
+
+def replay_script(fused, swallow):
+    """The replay's arguments for `fused`: (the last link's value slot, its name, whether
+    nobody reads it, the slots each link before the last frees besides the chain's
+    value). The last link's frees are the fused step's own, done after it."""
+    steps = unfused_steps(fused)
+    early = []
+    for i, step in enumerate(steps[:-1]):
+        chain_value = steps[i - 1].single_out if i else None
+        early.append(tuple(s for s in step.frees if s != chain_value))
+    tail = steps[-1]
+    return tail.single_out, tail.name, tail.single_out == swallow, tuple(early)
+
+
+def replay(alloc, made, held, tail_slot, tail_name, unread, early):
+    """Accounts the fused chain that made `made` = (value, whether every link wrote in
+    place) as its links would have been accounted, and holds the value's Buffer in
+    `held[tail_slot]`; False (nothing done) when a link did not write in place or the
+    values might not fit the reservation as it is."""
+    value, in_place = made
+    if not in_place or value.__class__ is not _NDARRAY or value.base is not None:
+        return False
+    size = (value.nbytes + _ROUND - 1) // _ROUND * _ROUND or _ROUND
+    intermediates = len(early)
+    with alloc.lock:        # other session threads account too
+        if (alloc.bytes_in_use + (intermediates + 1) * size > alloc.bytes_reserved
+                or id(value) in alloc.live):
+            return False
+        peak = alloc.peak_bytes_in_use
+        for i, frees in enumerate(early):
+            in_use = alloc.bytes_in_use + size        # link i's value
+            if in_use > peak:
+                peak = alloc.peak_bytes_in_use = in_use
+            alloc.bytes_in_use = in_use - size if i else in_use   # the previous one's freed
+            for s in frees:
+                buf = held[s]
+                if buf is not None:
+                    held[s] = None
+                    buf.allocator.unref(buf)
+        alloc.num_allocs += intermediates
+        if size > alloc.largest_alloc_size:
+            alloc.largest_alloc_size = size
+        buf = alloc.allocate_locked(value.nbytes, tail_name, value.shape, value.dtype, value)
+        if intermediates:
+            alloc.bytes_in_use -= size                # the last intermediate, freed
+        if unread:
+            alloc.free_locked(buf)
+        else:
+            held[tail_slot] = buf
+    return True
