@@ -6,6 +6,7 @@ device_run.run_accounted (COMPILE_AFTER_RUNS made unreachable). The values, the 
 and the memory figures must be the same; the compiled loop must really have run.
 """
 import threading
+import types
 
 import numpy as np
 import pytest
@@ -153,5 +154,40 @@ def test_a_slot_written_twice_is_left_to_the_walk():
             self.out_slots, self.single_out = outs, outs[0]
             self.in_slots, self.frees, self.alloc = (), (), None
             self.kernel, self.ctx, self.name = (lambda ctx: 1.0), None, "s"
+            self.op = types.SimpleNamespace(_op_def=types.SimpleNamespace(
+                stateful=False, ref_inputs=()))
     assert accounted_loop.compile_accounted([Step((1,)), Step((1,))], swallow=9) is None
     assert accounted_loop.compile_accounted([Step((9,)), Step((9,))], swallow=9) is not None
+
+
+def test_a_run_waiting_in_a_queue_does_not_hold_the_gpus_accounting(
+        virtual_gpus, compiled_runs):
+    # The consumer's compiled loop charges `tanh(a)` on the GPU, then waits in the
+    # dequeue until the producer's run, which charges on the same GPU, enqueues: the
+    # consumer must not hold the allocator's lock (a lock segment) while it waits.
+    virtual_gpus(1, memory_limit=256)
+    with tf.Graph().as_default():
+        a = tf.placeholder(tf.float32, [4])
+        queue = tf.FIFOQueue(10, tf.float32, shapes=[[4]])
+        before = tf.tanh(a) * 2.0
+        out = before + queue.dequeue()
+        x = tf.placeholder(tf.float32, [4])
+        enqueue = queue.enqueue([tf.exp(x) * 3.0])
+        with tf.Session() as sess:
+            ones = np.ones(4, np.float32)
+            for _ in range(4):                         # compiled by now, both plans
+                sess.run(enqueue, {x: ones})
+                sess.run(out, {a: ones})
+            got = []
+            consumer = threading.Thread(target=lambda: got.append(sess.run(out, {a: ones})),
+                                        daemon=True)
+            consumer.start()
+            consumer.join(0.3)                          # waiting in the dequeue
+            producer = threading.Thread(target=lambda: sess.run(enqueue, {x: ones}),
+                                        daemon=True)
+            producer.start()
+            producer.join(30)
+            consumer.join(30)
+            assert not producer.is_alive() and not consumer.is_alive()
+            np.testing.assert_allclose(got[0], np.tanh(1.0) * 2 + np.exp(1.0) * 3, rtol=1e-6)
+    assert compiled_runs["runs"] >= 4

@@ -259,3 +259,24 @@ def test_the_peak_is_where_two_of_the_chains_values_were_live(virtual_gpus, monk
     assert results["fused"][1]["peak_bytes_in_use"] == 4 * 4096 + 256
     got = np.frombuffer(results["fused"][0][-1][0][2], np.float32)
     np.testing.assert_allclose(got, np.tanh(feed[0]) * np.abs(feed[1]) + 1.0, rtol=1e-6)
+
+
+def test_a_chain_placed_on_the_cpu_of_a_gpu_plan_is_fused_without_accounting(
+        virtual_gpus, monkeypatch, replays):
+    def program(config):
+        x = tf.placeholder(tf.float32, [None, 8])
+        with tf.device("/cpu:0"):
+            h = tf.tanh(x) * 2.0 + 1.0
+        out = tf.exp(h) * 0.5 - 1.0                  # on the GPU: a chain there too
+        sess = tf.Session(config=config)
+        feed = {x: np.linspace(-2, 2, 32, dtype=np.float32).reshape(4, 8)}
+        runs = [bits([sess.run(out, feed)]) for _ in range(5)]
+        return runs, sorted(len(n) for n in chained_nodes(sess, [out], [x]))
+    results = three_ways(virtual_gpus, monkeypatch, program)
+    assert results["fused"][0][1] == [3, 3]
+    results["unfused"] = ((results["unfused"][0][0], [3, 3]), results["unfused"][1])
+    assert_same(results)
+    assert replays["done"] == 3                      # the GPU's chain only
+    x = np.linspace(-2, 2, 32, dtype=np.float32).reshape(4, 8)
+    got = np.frombuffer(results["fused"][0][0][-1][0][2], np.float32).reshape(4, 8)
+    np.testing.assert_allclose(got, np.exp(np.tanh(x) * 2 + 1) * 0.5 - 1, rtol=1e-6)

@@ -107,9 +107,11 @@ def _fused_step(chain, plan, on_gpu=False):
     one = copy.copy(tail)
     one.in_slots = tuple(in_slots)
     runs = _fused_runs(chain, program, plan) if fused_arithmetic.ENABLED else {}
-    one.kernel = _chain_kernel(head, tuple(program), runs, report_in_place=on_gpu)
+    # On a GPU's allocator (not a CPU op of a GPU plan) the links' charges are replayed.
+    accounted = on_gpu and tail.alloc is not None
+    one.kernel = _chain_kernel(head, tuple(program), runs, report_in_place=accounted)
     one.kernel.fused_runs = runs
-    if on_gpu:
+    if accounted:
         one.links = chain_accounting.ChainLinks(
             tuple(chain), len(head.in_slots),
             tuple((chain_at, has_other) for _, _, chain_at, has_other in program))
