@@ -17,9 +17,16 @@ import tfteach as tf
 from device_helpers import FIGURES, bits, virtual_gpus  # noqa: F401 (fixture)
 from tfteach.runtime import accounted_loop, chain_accounting, devices
 from tfteach.runtime.config import RewriterConfig
-from tfteach.runtime.optimizer import rewrites_of
+from tfteach.runtime.optimizer import elementwise_chains, rewrites_of
 
 WAYS = ("fused", "walked", "unfused")
+
+
+@pytest.fixture(autouse=True)
+def short_chains_fused(monkeypatch):
+    """Chains of two links and more fused on the GPU too (by default only those of
+    MIN_LINKS_ON_GPU, which pay for their replay): the replay is the same for any."""
+    monkeypatch.setattr(elementwise_chains, "MIN_LINKS_ON_GPU", 2)
 
 
 @pytest.fixture
@@ -280,3 +287,50 @@ def test_a_chain_placed_on_the_cpu_of_a_gpu_plan_is_fused_without_accounting(
     x = np.linspace(-2, 2, 32, dtype=np.float32).reshape(4, 8)
     got = np.frombuffer(results["fused"][0][0][-1][0][2], np.float32).reshape(4, 8)
     np.testing.assert_allclose(got, np.exp(np.tanh(x) * 2 + 1) * 0.5 - 1, rtol=1e-6)
+
+
+def test_a_chain_in_a_loop_body_and_its_gradient(virtual_gpus, monkeypatch, replays):
+    # The body's chain is fused in the loop's sub-plan and in each specialised copy
+    # (loop_specialise.py renames the slots it reads); its gradient's chain too.
+    start = np.linspace(-1, 1, 24, dtype=np.float32).reshape(4, 6)
+
+    def program(config):
+        x = tf.placeholder(tf.float32, [None, 6])
+        w = tf.Variable(tf.fill([6], 0.9))
+
+        def body(i, h):
+            return i + 1, tf.tanh(h * w) * 0.5 + 0.1
+        _, h = tf.while_loop(lambda i, h: i < 5, body, [tf.constant(0), x])
+        loss = tf.reduce_sum(tf.square(h))
+        grad = tf.gradients(loss, w)[0]
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        sess = tf.Session(config=config)
+        sess.run(tf.global_variables_initializer())
+        runs = [bits(sess.run([h, grad, train], {x: start})[:2]) for _ in range(5)]
+        return runs, bits([sess.run(w)])
+    results = three_ways(virtual_gpus, monkeypatch, program)
+    assert_same(results)
+    assert replays["done"] > 0
+    # independently: the first run's h, from NumPy
+    h = start.copy()
+    for _ in range(5):
+        h = np.tanh(h * np.float32(0.9)) * np.float32(0.5) + np.float32(0.1)
+    got = np.frombuffer(results["fused"][0][0][0][0][2], np.float32).reshape(4, 6)
+    np.testing.assert_allclose(got, h, rtol=1e-6)
+
+
+def test_by_default_a_gpu_fuses_only_chains_long_enough_to_pay(virtual_gpus, monkeypatch):
+    monkeypatch.setattr(elementwise_chains, "MIN_LINKS_ON_GPU", 6)
+    virtual_gpus(1, memory_limit=64)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None])
+        short = tf.tanh(x) * 2.0 + 1.0 - 0.5 + 3.0                  # 5 ops
+        long = tf.tanh(x) * 2.0 + 1.0 - 0.5 + 3.0 + 4.0              # 6 ops
+        with tf.device("/cpu:0"):
+            on_cpu = tf.tanh(x) * 2.0                                # the CPU: from 2
+        sess = tf.Session()
+        feed = {x: np.ones(3, np.float32)}
+        for _ in range(3):
+            sess.run([short, long, on_cpu], feed)
+        assert sorted(len(n) for n in chained_nodes(sess, [short, long, on_cpu], [x])) == \
+            [2, 6]
