@@ -37,6 +37,14 @@ def compile_at_once(monkeypatch):
     monkeypatch.setattr(fused_arithmetic, "COMPILE_AFTER_SECONDS", 0.0)
 
 
+@pytest.fixture(autouse=True)
+def kernels_for_small_values(monkeypatch):
+    """These tests are about the kernels: they run on the small values used here too (by
+    default a short run reading operands calls NumPy's ufuncs below SMALL_VALUE
+    elements: test_a_short_run_on_a_small_value_runs_numpys_ufuncs)."""
+    monkeypatch.setattr(fused_arithmetic, "SMALL_VALUE", 0)
+
+
 # -- the kernels against NumPy, op by op ---------------------------------------------------
 BINARY = {"Add": np.add, "AddV2": np.add, "Sub": np.subtract, "Mul": np.multiply,
           "RealDiv": np.true_divide, "Maximum": np.maximum, "Minimum": np.minimum}
@@ -376,6 +384,7 @@ def test_a_process_loads_numba_only_when_a_chain_compiles(tmp_path):
         "import numpy as np\n"
         "import tfteach as tf\n"
         "from tfteach.runtime.optimizer import fused_arithmetic\n"
+        "fused_arithmetic.SMALL_VALUE = 0\n"             # the kernel for 100 floats too
         "x = tf.placeholder(tf.float32, [100])\n"
         "y = (x * 2.0 + 1.0) * 3.0\n"
         "sess = tf.Session()\n"
@@ -403,6 +412,7 @@ def test_the_next_process_loads_a_kernel_from_numbas_cache(tmp_path):
         "import numpy as np\n"
         "from tfteach.runtime.optimizer import fused_arithmetic as fa\n"
         "fa.CACHE_DIR = sys.argv[1]\n"
+        "fa.SMALL_VALUE = 0\n"                           # the kernel for 4 floats too
         "program = (('Mul', (0, ('c', 0))), ('Sub', (('c', 1), -1)), ('Abs', (-1,)))\n"
         "run = fa.FusedRun(program, (0,), [2.5, 1.0], np.float64)\n"
         "got = run.run(None, [np.arange(4.0)])\n"
@@ -492,3 +502,34 @@ def test_the_process_keeps_a_bounded_number_of_kernels(monkeypatch, tmp_path):
         out = np.empty_like(x)
         kernel(out, np.array([3.0], np.float32), x)       # a kept one still runs
         assert same_bits(out, want)
+
+
+def test_a_short_run_on_a_small_value_runs_numpys_ufuncs(compile_at_once, monkeypatch):
+    # Checking a run's operands costs more than its kernel saves on a small value with
+    # few links: there the links run as ufuncs in place (the same bits); on a big value,
+    # or with SHORT_RUN_LINKS links, the kernel runs.
+    monkeypatch.setattr(fused_arithmetic, "SMALL_VALUE", 16384)
+    program = (("Mul", (0, 1)), ("AddV2", (-1, ("c", 0))))
+    run = fused_arithmetic.FusedRun(program, (0, 1), [0.5], np.float32)
+    small = [np.linspace(0, 1, 100, dtype=np.float32)] * 2
+    assert run.run(None, small) is None and run.kernels == {}
+    big = [np.linspace(0, 1, 20000, dtype=np.float32)] * 2
+    assert same_bits(run.run(None, big), big[0] * big[1] + np.float32(0.5))
+    assert run.kernels
+    five = program + (("Sub", (-1, ("c", 0))),) * 3
+    run = fused_arithmetic.FusedRun(five, (0, 1), [0.5], np.float32)
+    expected = small[0] * small[1] + np.float32(0.5) - np.float32(0.5)
+    expected = expected - np.float32(0.5) - np.float32(0.5)
+    assert same_bits(run.run(None, small), expected) and run.kernels
+    # in a session: the chain's value is NumPy's either way
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None])
+        w = tf.placeholder(tf.float32, [None])
+        y = tf.tanh(x * w + 0.5)
+        with tf.Session(config=tf.ConfigProto(device_count={"GPU": 0})) as sess:
+            for value in (small[0], big[0]):
+                for _ in range(3):
+                    got = sess.run(y, {x: value, w: value})
+                assert same_bits(got, np.tanh(value * value + np.float32(0.5)))
+            step = sess._plan((y,), (x, w), ()).fast_steps[-1]
+            assert step.kernel.fused_runs[0][1].kernels       # compiled for the big one
