@@ -31,7 +31,8 @@ import numpy as np
 
 from tfteach.framework import errors
 
-__all__ = ["Allocator", "Buffer", "OOM_HINT", "min_system_memory", "human_bytes"]
+__all__ = ["Allocator", "Buffer", "OOM_HINT", "min_system_memory", "human_bytes",
+           "rounded_size"]
 
 _ROUND = 256
 _MIB = 1 << 20
@@ -39,6 +40,11 @@ OOM_HINT = ("Hint: If you want to see a list of allocated tensors when OOM happe
             "report_tensor_allocations_upon_oom to RunOptions for current allocation info.")
 
 _TF_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+def rounded_size(nbytes):
+    """The bytes a request of `nbytes` takes: a multiple of 256, at least 256 (BFC's)."""
+    return (nbytes + _ROUND - 1) // _ROUND * _ROUND or _ROUND
 
 
 def min_system_memory(available):
@@ -208,7 +214,7 @@ class Allocator:
         """`allocate`, for a caller that holds `self.lock` already (the accounted loop,
         device_run.py: every tensor a GPU step produces, so kept lean: an RLock taken
         twice and a wrapper call were a third of a small step's accounting)."""
-        size = (nbytes + _ROUND - 1) // _ROUND * _ROUND or _ROUND
+        size = (nbytes + _ROUND - 1) // _ROUND * _ROUND or _ROUND     # rounded_size, inline
         in_use = self.bytes_in_use + size
         if in_use > self.bytes_reserved and not self._grow(size):
             raise self._oom(shape, dtype)

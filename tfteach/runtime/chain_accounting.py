@@ -19,11 +19,14 @@ and otherwise (and when a link could not write in place) the accounted loop runs
 links one by one (`unfused_steps`), recomputing the chain: the same values, and the
 same growth and OOM as a walk of the unfused plan.
 """
+import copy
+
 import numpy as np
+
+from tfteach.runtime.allocator import rounded_size
 
 __all__ = ["ChainLinks", "unfused_steps", "replay_script", "replay"]
 
-_ROUND = 256
 _NDARRAY = np.ndarray
 
 
@@ -49,7 +52,6 @@ def unfused_steps(fused):
     steps = links._unfused.get(fused)
     if steps is not None:
         return steps
-    import copy
     ins = list(fused.in_slots)
     chain = links.steps
     reads = [tuple(ins[:links.n_head])]
@@ -100,7 +102,7 @@ def replay(alloc, made, held, tail_slot, tail_name, unread, early):
     value, in_place = made
     if not in_place or value.__class__ is not _NDARRAY or value.base is not None:
         return False
-    size = (value.nbytes + _ROUND - 1) // _ROUND * _ROUND or _ROUND
+    size = rounded_size(value.nbytes)
     intermediates = len(early)
     with alloc.lock:        # other session threads account too
         if (alloc.bytes_in_use + (intermediates + 1) * size > alloc.bytes_reserved
