@@ -521,6 +521,14 @@ def test_a_short_run_on_a_small_value_runs_numpys_ufuncs(compile_at_once, monkey
     expected = small[0] * small[1] + np.float32(0.5) - np.float32(0.5)
     expected = expected - np.float32(0.5) - np.float32(0.5)
     assert same_bits(run.run(None, small), expected) and run.kernels
+    # a run of constants only, on the chain's value, calls its kernel: nothing to check
+    constants_only = fused_arithmetic.FusedRun((("Mul", (-1, ("c", 0))),
+                                                ("AddV2", (-1, ("c", 1)))), (), [0.5, 0.1],
+                                               np.float32)
+    value = small[0].copy()
+    assert same_bits(constants_only.run(value, []),
+                     small[0] * np.float32(0.5) + np.float32(0.1))
+    assert constants_only._own is not None
     # in a session: the chain's value is NumPy's either way
     with tf.Graph().as_default():
         x = tf.placeholder(tf.float32, [None])

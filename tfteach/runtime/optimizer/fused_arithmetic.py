@@ -120,8 +120,8 @@ class FusedRun:
             if kernel is not None and value.dtype == self.dtype and value.flags.c_contiguous:
                 kernel(value if value.ndim == 1 else value.reshape(-1), self.constants)
                 return value
-        if not self.checks_pay and (value.size if value is not None else
-                                    _largest(args, self.picks)) < SMALL_VALUE:
+        if not self.checks_pay and self.picks and (
+                value.size if value is not None else _largest(args, self.picks)) < SMALL_VALUE:
             return None
         dtype = self.dtype
         operands = [args[p] for p in self.picks]
