@@ -4,8 +4,8 @@ On a virtual GPU every value TF's GPU graph makes is charged to the allocator wh
 lives, so the figures a class reads (peak, `num_allocs`, `largest_alloc_size`, the live
 buffers of an OOM report) are the graph's. A fused chain (optimizer/
 elementwise_chains.py) makes one array where its n links made n. Its accounting is
-replayed instead, in the order the links ran one after another (they follow one
-another in the plan: the pass fuses nothing else on a GPU):
+replayed instead, in the order the links ran one after another (on a GPU the pass
+fuses only chains whose links follow one another in the plan):
 
     link i:  charge its value (in use + c, peak, num_allocs, largest)
              free the previous link's value (in use - c)
