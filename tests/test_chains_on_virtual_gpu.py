@@ -334,3 +334,59 @@ def test_by_default_a_gpu_fuses_only_chains_long_enough_to_pay(virtual_gpus, mon
             sess.run([short, long, on_cpu], feed)
         assert sorted(len(n) for n in chained_nodes(sess, [short, long, on_cpu], [x])) == \
             [2, 6]
+
+
+UNARY = (tf.tanh, tf.abs, tf.square, tf.negative, tf.exp, lambda v: tf.sqrt(tf.abs(v)))
+BINARY = (tf.add, tf.subtract, tf.multiply, tf.maximum, tf.minimum)
+
+
+def random_chain_program(seed):
+    """A random program of elementwise chains on [4, 5] values: operands that are
+    constants (scalars, rows), values made before the chain and read again after it or
+    not, fed values (whose copies split a chain where they are made), and a value that
+    broadcasts the chain to [3, 4, 5] (its links then run one by one)."""
+    def program(config):
+        rng = np.random.RandomState(seed)       # the same draws each way
+        x = tf.placeholder(tf.float32, [4, 5])
+        fed = tf.placeholder(tf.float32, [4, 5])
+        made = [tf.tanh(x) * 0.5, tf.abs(fed) + 1.0]
+        later = []
+        h = x * 0.25
+        for _ in range(rng.randint(6, 14)):
+            if rng.rand() < 0.4:
+                h = UNARY[rng.randint(len(UNARY))](h)
+                continue
+            kind = rng.randint(5)
+            other = (tf.constant(np.float32(rng.uniform(-1, 1))) if kind == 0 else
+                     tf.constant(rng.uniform(-1, 1, (1, 5)).astype(np.float32)) if kind == 1
+                     else made[rng.randint(len(made))] if kind == 2 else
+                     fed if kind == 3 else
+                     tf.constant(rng.uniform(-1, 1, (3, 1, 1)).astype(np.float32))
+                     if rng.rand() < 0.3 else x)
+            op = BINARY[rng.randint(len(BINARY))]
+            h = op(h, other) if rng.rand() < 0.5 else op(other, h)
+            if rng.rand() < 0.2:
+                later.append(made[rng.randint(len(made))] * 2.0)
+        total = tf.reduce_sum(h) + tf.add_n([tf.reduce_sum(v) for v in later] or [0.0])
+        sess = tf.Session(config=config)
+        feed = {x: rng_values(seed, 0), fed: rng_values(seed, 1)}
+        return [bits(sess.run([h, total], feed)) for _ in range(5)]
+    return program
+
+
+def rng_values(seed, k):
+    return np.random.RandomState(1000 * seed + k).uniform(-2, 2, (4, 5)).astype(np.float32)
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_random_chains_account_as_their_ops(virtual_gpus, monkeypatch, seed):
+    assert_same(three_ways(virtual_gpus, monkeypatch, random_chain_program(seed)))
+
+
+def test_the_random_chains_are_replayed_and_run_one_by_one(virtual_gpus, monkeypatch,
+                                                           replays):
+    # Among the random programs, chains are replayed and others refused (a broadcast
+    # to [3, 4, 5] in a link): both ways of accounting are the ones compared above.
+    for seed in range(16):
+        three_ways(virtual_gpus, monkeypatch, random_chain_program(seed))
+    assert replays["done"] >= 16 and replays["refused"] >= 3, replays
