@@ -390,3 +390,50 @@ def test_the_random_chains_are_replayed_and_run_one_by_one(virtual_gpus, monkeyp
     for seed in range(16):
         three_ways(virtual_gpus, monkeypatch, random_chain_program(seed))
     assert replays["done"] >= 16 and replays["refused"] >= 3, replays
+
+
+def test_a_conv_layers_bias_relu_and_pool_gradient_fused_on_a_gpu(virtual_gpus, monkeypatch,
+                                                                   replays):
+    # fusion.py's 4 and 5 on the virtual GPU: relu(conv + b) one pass, the relu's
+    # gradient written with the max pool's; their ops' charges replayed. Against the
+    # walk (their ops one by one) and against the plan without those two fusions.
+    from tfteach.runtime import fusion
+    rng = np.random.RandomState(7)
+    images = rng.rand(8, 12, 12, 1).astype(np.float32)
+    labels = np.eye(10, dtype=np.float32)[rng.randint(0, 10, 8)]
+
+    def program(config):
+        x = tf.placeholder(tf.float32, [None, 12, 12, 1])
+        y = tf.placeholder(tf.float32, [None, 10])
+        f1 = tf.Variable(tf.truncated_normal([3, 3, 1, 4], stddev=0.3, seed=1))
+        b1 = tf.Variable(tf.fill([4], 0.1))
+        c = tf.nn.conv2d(x, f1, [1, 1, 1, 1], "SAME")
+        side = tf.reduce_mean(x, axis=[1, 2, 3]) * 2.0      # charged between conv and add:
+        h = tf.nn.relu(c + b1)                              # this layer stays unfused
+        h = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+        f2 = tf.Variable(tf.truncated_normal([3, 3, 4, 6], stddev=0.3, seed=2))
+        b2 = tf.Variable(tf.fill([6], 0.1))
+        h = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(h, f2, [1, 1, 1, 1], "SAME"), b2))
+        h = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+        w = tf.Variable(tf.truncated_normal([3 * 3 * 6, 10], stddev=0.3, seed=3))
+        logits = tf.matmul(tf.reshape(h, [-1, 3 * 3 * 6]), w) + side[:, None]
+        loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y,
+                                                                         logits=logits))
+        train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+        sess = tf.Session(config=config)
+        sess.run(tf.global_variables_initializer())
+        runs = [bits(sess.run([loss, train], {x: images, y: labels})[:1]) for _ in range(5)]
+        return runs, bits(sess.run([f1, b1, f2, b2, w]))
+    results = three_ways(virtual_gpus, monkeypatch, program)
+    done = dict(replays)
+    monkeypatch.setattr(fusion, "conv_bias_relus", lambda steps, *args, **kwargs: steps)
+    monkeypatch.setattr(fusion, "relu_grads_into_max_pool_grads",
+                        lambda steps, *args, **kwargs: steps)
+    results["unfused"] = three_ways(virtual_gpus, monkeypatch, program)["fused"]
+    assert_same(results)
+    # 3 fusions (layer 2's bias and relu, both pools' gradients), runs 3 to 5, in the
+    # "fused" and "remapping off" ways (remapping turns the optimizer's fusions off,
+    # not fusion.py's)
+    assert done["done"] == 3 * 3 * 2 and done["refused"] == 0
+    losses = [np.frombuffer(run[0][2], np.float32)[0] for run in results["fused"][0][0]]
+    assert losses[-1] < losses[0]                            # it trains

@@ -3,9 +3,11 @@
 On a virtual GPU every value TF's GPU graph makes is charged to the allocator while it
 lives, so the figures a class reads (peak, `num_allocs`, `largest_alloc_size`, the live
 buffers of an OOM report) are the graph's. A fused chain (optimizer/
-elementwise_chains.py) makes one array where its n links made n. Its accounting is
-replayed instead, in the order the links ran one after another (on a GPU the pass
-fuses only chains whose links follow one another in the plan):
+elementwise_chains.py; and fusion.py's convolution with its bias and relu, and max-pool
+gradient with its relu's) makes one array where its n links made n, each read by the
+next only. Its accounting is replayed instead, in the order the links ran one after
+another (on a GPU a chain is fused only where its links follow one another in the
+plan):
 
     link i:  charge its value (in use + c, peak, num_allocs, largest)
              free the previous link's value (in use - c)
@@ -100,13 +102,20 @@ def replay(alloc, made, held, tail_slot, tail_name, unread, early):
     `held[tail_slot]`; False (nothing done) when a link did not write in place or the
     values might not fit the reservation as it is."""
     value, in_place = made
-    if not in_place or value.__class__ is not _NDARRAY or value.base is not None:
+    if not in_place or value.__class__ is not _NDARRAY:
         return False
+    root = value              # a view (a convolution's reshaped product) holds its base
+    while root.base is not None:
+        root = root.base
+        if root.__class__ is not _NDARRAY:
+            return False
+    if root.nbytes != value.nbytes:
+        return False          # the links' values were not all of one size
     size = rounded_size(value.nbytes)
     intermediates = len(early)
     with alloc.lock:        # other session threads account too
         if (alloc.bytes_in_use + (intermediates + 1) * size > alloc.bytes_reserved
-                or id(value) in alloc.live):
+                or id(root) in alloc.live):
             return False
         peak = alloc.peak_bytes_in_use
         for i, frees in enumerate(early):
@@ -122,7 +131,7 @@ def replay(alloc, made, held, tail_slot, tail_name, unread, early):
         alloc.num_allocs += intermediates
         if size > alloc.largest_alloc_size:
             alloc.largest_alloc_size = size
-        buf = alloc.allocate_locked(value.nbytes, tail_name, value.shape, value.dtype, value)
+        buf = alloc.allocate_locked(value.nbytes, tail_name, value.shape, value.dtype, root)
         if intermediates:
             alloc.bytes_in_use -= size                # the last intermediate, freed
         if unread:

@@ -244,9 +244,8 @@ class Plan:
                 # the fusions whose stand-ins are charged as the tensors they replace.
                 self.fast_steps = fusion.fuse(self.fast_steps, self.fetch_slots, self.steps)
             else:       # a virtual GPU: the fusions that charge the same tensors
-                self.fast_steps = fusion.share_conv_patches(
-                    fusion.defer_products_into_updates(self.fast_steps, self.fetch_slots,
-                                                       on_gpu=True))
+                self.fast_steps = fusion.fuse_on_virtual_gpu(self.fast_steps,
+                                                             self.fetch_slots, self.steps)
             if summed:
                 self.fast_steps = fusion.defer_summed_products(
                     self.fast_steps, self.fetch_slots, [slot_of[t] for t in summed])

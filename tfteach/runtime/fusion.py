@@ -56,10 +56,14 @@ the Fourier path writes them, with the same formulas and roundings. It takes tha
 only for a 1-D float32/64 bias of the output's channel count and NHWC data; else the
 three kernels run in turn, each error located at its own op.
 
-Fusions 1, 2 and 3 run on a virtual GPU's plan too: 3 changes no tensor an op makes,
-and the stand-ins of 1 and 2 are charged as the tensors they replace, so the GPU's memory
-figures stay TensorFlow's (and the numbers are the CPU's). Fusions 4 and 5 change which
-tensors are made, and run on the CPU only.
+All five run on a virtual GPU's plan too (`fuse_on_virtual_gpu`), so the GPU's memory
+figures stay TensorFlow's (and the numbers are the CPU's): 3 changes no tensor an op
+makes; the stand-ins of 1 and 2 are charged as the tensors they replace; 4 and 5 make
+one array where the ops made two or three of one size, so the fused step keeps its ops
+as a chain's links and the accounted loop replays their charges in order
+(runtime/chain_accounting.py): there only where those ops follow one another in the
+plan, and where the replay cannot (4 taking its three kernels' way, no room in the
+reservation) the ops run one by one.
 
 5. A relu's gradient applied as its pool's gradient is written. Under a max pool of a
 relu (LeNet's layers), `ReluGrad(MaxPoolGrad(r, y, g), r)` reads and writes the whole
@@ -78,10 +82,11 @@ import numpy as np
 
 from tfteach.kernels.cpu.linalg import (deferred_matmul_kernel, matmul_kernel,
                                         summed_matmul_kernel)
-from tfteach.runtime import errors_text
+from tfteach.runtime import chain_accounting, errors_text
 
-__all__ = ["fuse", "defer_products_into_updates", "defer_summed_products",
-           "share_conv_patches", "conv_bias_relus", "relu_grads_into_max_pool_grads"]
+__all__ = ["fuse", "fuse_on_virtual_gpu", "defer_products_into_updates",
+           "defer_summed_products", "share_conv_patches", "conv_bias_relus",
+           "relu_grads_into_max_pool_grads"]
 
 
 def fuse(steps, fetch_slots, plan_steps=None):
@@ -92,6 +97,26 @@ def fuse(steps, fetch_slots, plan_steps=None):
     steps = share_conv_patches(defer_products_into_updates(steps, fetch_slots))
     steps = conv_bias_relus(steps, fetch_slots, awaited)
     return relu_grads_into_max_pool_grads(steps, fetch_slots, awaited)
+
+
+def fuse_on_virtual_gpu(steps, fetch_slots, plan_steps):
+    """`fuse` for a plan on a virtual GPU: each fusion with the GPU's memory figures
+    kept (see the module's docstring)."""
+    awaited = _control_inputs(plan_steps)
+    steps = share_conv_patches(defer_products_into_updates(steps, fetch_slots, on_gpu=True))
+    steps = conv_bias_relus(steps, fetch_slots, awaited, on_gpu=True)
+    return relu_grads_into_max_pool_grads(steps, fetch_slots, awaited, on_gpu=True)
+
+
+def _accounted_group(group, steps):
+    """Whether `group`, steps one fused step replaces, can have its charges replayed on
+    a GPU: one allocator for all, and each step right after the one before in `steps`
+    (nothing else charged or freed between them)."""
+    alloc = group[0].alloc
+    if any(step.alloc is not alloc for step in group):
+        return False
+    at = steps.index(group[0])
+    return all(at + i < len(steps) and steps[at + i] is step for i, step in enumerate(group))
 
 
 def defer_products_into_updates(steps, fetch_slots, on_gpu=False):
@@ -210,23 +235,25 @@ def _input_gradient_of(steps, forward, backprop_filter):
     return None
 
 
-def conv_bias_relus(steps, fetch_slots, awaited=frozenset()):
+def conv_bias_relus(steps, fetch_slots, awaited=frozenset(), on_gpu=False):
     """`steps` with each CPU Relu(Conv2D(x, f) + b) whose intermediate values nothing
     else reads replaced by one step at the Relu's place (see 4. above); not where the
-    Conv2D or the add is one of the `awaited` ops (control inputs)."""
+    Conv2D or the add is one of the `awaited` ops (control inputs). `on_gpu`: a virtual
+    GPU's plan, whose layers are fused too where their charges can be replayed."""
     readers, producer = _readers_and_producers(steps, fetch_slots)
     fused, dropped = {}, set()
     for relu in steps:
-        if relu.type != "Relu" or relu.alloc is not None or relu.source is not None:
+        if (relu.type != "Relu" or relu.source is not None
+                or (relu.alloc is not None and not on_gpu)):
             continue
         add = producer.get(relu.in_slots[0])
-        if (add is None or add.alloc is not None or readers[relu.in_slots[0]] != 1
+        if (add is None or add.alloc is not relu.alloc or readers[relu.in_slots[0]] != 1
                 or add.type not in ("Add", "AddV2", "BiasAdd")
                 or (add.type == "BiasAdd" and _data_format(add) != "NHWC")):
             continue
         for conv_at in ((0,) if add.type == "BiasAdd" else (0, 1)):
             conv = producer.get(add.in_slots[conv_at])
-            if (conv is not None and _runs_conv2d(conv) and conv.alloc is None
+            if (conv is not None and _runs_conv2d(conv) and conv.alloc is relu.alloc
                     and readers[add.in_slots[conv_at]] == 1
                     and _data_format(conv) == "NHWC"):
                 break
@@ -236,10 +263,16 @@ def conv_bias_relus(steps, fetch_slots, awaited=frozenset()):
             continue
         if add.kernel is not add.ctx.kernel:    # it reads a variable again (ref_reads.py)
             continue
+        accounted = relu.alloc is not None
+        if accounted and not _accounted_group((conv, add, relu), steps):
+            continue
         one = _with_kernel(conv, functools.partial(
             _conv_bias_relu, conv_kernel=conv.kernel, add=add, relu=relu,
-            bias_first=conv_at == 1))
+            bias_first=conv_at == 1, report=accounted))
         one.in_slots = conv.in_slots + (add.in_slots[1 - conv_at],)
+        if accounted:
+            one.links = chain_accounting.ChainLinks(
+                (conv, add, relu), len(conv.in_slots), ((conv_at, True), (0, False)))
         one.out_slots, one.single_out = relu.out_slots, relu.single_out
         # Run later than the Conv2D did: its inputs now live until here.
         inner = (add.in_slots[conv_at], relu.in_slots[0])
@@ -281,13 +314,17 @@ def _data_format(step):
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def _conv_bias_relu(ctx, x, f, b, conv_kernel, add, relu, bias_first):
+def _conv_bias_relu(ctx, x, f, b, conv_kernel, add, relu, bias_first, report=False):
     """relu(conv(x, f) + b) in one pass where the conv kernel can add the bias itself;
-    else the three kernels, each error located at its own op."""
+    else the three kernels, each error located at its own op. `report` (on a GPU): it
+    returns (value, whether the one pass made it), for the replay of the ops' charges."""
     if (type(b) is np.ndarray and b.ndim == 1 and np.ndim(f) == 4 and np.ndim(x) == 4
             and b.dtype == np.asarray(x).dtype and b.dtype in _FLOATS
             and b.shape[0] == np.shape(f)[3]):
-        return conv_kernel(ctx, x, f, bias_relu=np.ascontiguousarray(b))
+        value = conv_kernel(ctx, x, f, bias_relu=np.ascontiguousarray(b))
+        return (value, True) if report else value
+    if report:
+        return _conv_bias_relu(ctx, x, f, b, conv_kernel, add, relu, bias_first), False
     conv_out = conv_kernel(ctx, x, f)
     try:
         summed = add.kernel(add.ctx, *((b, conv_out) if bias_first else (conv_out, b)))
@@ -299,24 +336,35 @@ def _conv_bias_relu(ctx, x, f, b, conv_kernel, add, relu, bias_first):
         raise errors_text.op_error_from(e, relu.op) from e
 
 
-def relu_grads_into_max_pool_grads(steps, fetch_slots, awaited=frozenset()):
+def relu_grads_into_max_pool_grads(steps, fetch_slots, awaited=frozenset(), on_gpu=False):
     """`steps` with each CPU ReluGrad(MaxPoolGrad(r, y, g), r) whose MaxPoolGrad output
     nothing else reads replaced by one step: the MaxPoolGrad kernel with
     relu_of_input=True, run where the ReluGrad ran, writing its output; not where the
-    MaxPoolGrad is one of the `awaited` ops (control inputs)."""
+    MaxPoolGrad is one of the `awaited` ops (control inputs). `on_gpu`: a virtual GPU's
+    plan, whose pairs are fused too where their charges can be replayed."""
     readers, producer = _readers_and_producers(steps, fetch_slots)
     fused, dropped = {}, set()
     for step in steps:
-        if step.type != "ReluGrad" or step.alloc is not None or step.source is not None:
+        if (step.type != "ReluGrad" or step.source is not None
+                or (step.alloc is not None and not on_gpu)):
             continue
         gradient_slot, features_slot = step.in_slots
         pool_grad = producer.get(gradient_slot)
-        if (pool_grad is None or pool_grad.type != "MaxPoolGrad" or pool_grad.alloc is not None
+        if (pool_grad is None or pool_grad.type != "MaxPoolGrad"
+                or pool_grad.alloc is not step.alloc
                 or readers[gradient_slot] != 1 or pool_grad.in_slots[0] != features_slot
                 or pool_grad.kernel is not pool_grad.ctx.kernel   # not a ref-reading wrapper
                 or pool_grad.op in awaited):
             continue
-        one = _with_kernel(pool_grad, functools.partial(pool_grad.kernel, relu_of_input=True))
+        kernel = functools.partial(pool_grad.kernel, relu_of_input=True)
+        accounted = step.alloc is not None
+        if accounted and not _accounted_group((pool_grad, step), steps):
+            continue
+        one = _with_kernel(pool_grad, _reporting_pool_grad(kernel) if accounted else kernel)
+        if accounted:
+            # the ReluGrad's features again, as its link reads them (chain_accounting)
+            one.in_slots = pool_grad.in_slots + (features_slot,)
+            one.links = chain_accounting.ChainLinks((pool_grad, step), 3, ((0, True),))
         one.out_slots, one.single_out = step.out_slots, step.single_out
         # Run later than the MaxPoolGrad did: its inputs now live until here.
         one.frees = tuple(s for s in dict.fromkeys(pool_grad.frees + step.frees)
@@ -324,6 +372,14 @@ def relu_grads_into_max_pool_grads(steps, fetch_slots, awaited=frozenset()):
         fused[step] = one
         dropped.add(pool_grad)
     return [fused.get(step, step) for step in steps if step not in dropped]
+
+
+def _reporting_pool_grad(kernel):
+    """The fused MaxPoolGrad kernel on a GPU: (its value, which is both ops' own), read
+    with the ReluGrad's features (the same tensor as its first input) once more."""
+    def max_pool_grad_of_relu(ctx, r, y, g, _features):
+        return kernel(ctx, r, y, g), True
+    return max_pool_grad_of_relu
 
 
 def _with_kernel(step, kernel):
