@@ -55,12 +55,7 @@ def _charge(alloc, value, op_name):
     for what takes no device memory (run_accounted's rule, allocator.charge)."""
     if value.__class__ is _NDARRAY and value.base is None:     # the common case
         with alloc.lock:        # other session threads account too
-            buf = alloc.live.get(id(value))
-            if buf is None:
-                return alloc.allocate_locked(value.nbytes, op_name, value.shape,
-                                             value.dtype, value)
-            buf.refs += 1
-            return buf
+            return _charge_locked(alloc, value, op_name)
     return alloc.charge(value, op_name)
 
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from tfteach.runtime.allocator import rounded_size
 
-__all__ = ["ChainLinks", "unfused_steps", "replay_script", "replay"]
+__all__ = ["ChainLinks", "consecutive_parts", "unfused_steps", "replay_script", "replay"]
 
 _NDARRAY = np.ndarray
 
@@ -44,6 +44,21 @@ class ChainLinks:
         self.n_head = n_head
         self.layout = layout          # per link after the head: (value_at, has_other)
         self._unfused = {}            # fused step -> its links as steps of the plan
+
+
+def consecutive_parts(group, position):
+    """`group` (the steps a fused step would replace, in order) split where a step is not
+    right after the one before it in the plan (`position`: step -> its index there) or
+    accounts on another allocator: only such a part's charges can be replayed back to
+    back, as its steps made them, with nothing else charged or freed between them."""
+    parts, part = [], [group[0]]
+    for previous, step in zip(group, group[1:]):
+        if position[step] != position[previous] + 1 or step.alloc is not group[0].alloc:
+            parts.append(part)
+            part = []
+        part.append(step)
+    parts.append(part)
+    return parts
 
 
 def unfused_steps(fused):

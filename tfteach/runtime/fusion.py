@@ -108,15 +108,10 @@ def fuse_on_virtual_gpu(steps, fetch_slots, plan_steps):
     return relu_grads_into_max_pool_grads(steps, fetch_slots, awaited, on_gpu=True)
 
 
-def _accounted_group(group, steps):
-    """Whether `group`, steps one fused step replaces, can have its charges replayed on
-    a GPU: one allocator for all, and each step right after the one before in `steps`
-    (nothing else charged or freed between them)."""
-    alloc = group[0].alloc
-    if any(step.alloc is not alloc for step in group):
-        return False
-    at = steps.index(group[0])
-    return all(at + i < len(steps) and steps[at + i] is step for i, step in enumerate(group))
+def _accounted_group(group, position):
+    """Whether `group`, the steps one fused step replaces, can have its charges
+    replayed on a GPU (`position`: step -> its index in the plan's steps)."""
+    return len(chain_accounting.consecutive_parts(group, position)) == 1
 
 
 def defer_products_into_updates(steps, fetch_slots, on_gpu=False):
@@ -241,6 +236,7 @@ def conv_bias_relus(steps, fetch_slots, awaited=frozenset(), on_gpu=False):
     Conv2D or the add is one of the `awaited` ops (control inputs). `on_gpu`: a virtual
     GPU's plan, whose layers are fused too where their charges can be replayed."""
     readers, producer = _readers_and_producers(steps, fetch_slots)
+    position = {step: i for i, step in enumerate(steps)} if on_gpu else None
     fused, dropped = {}, set()
     for relu in steps:
         if (relu.type != "Relu" or relu.source is not None
@@ -264,7 +260,7 @@ def conv_bias_relus(steps, fetch_slots, awaited=frozenset(), on_gpu=False):
         if add.kernel is not add.ctx.kernel:    # it reads a variable again (ref_reads.py)
             continue
         accounted = relu.alloc is not None
-        if accounted and not _accounted_group((conv, add, relu), steps):
+        if accounted and not _accounted_group((conv, add, relu), position):
             continue
         one = _with_kernel(conv, functools.partial(
             _conv_bias_relu, conv_kernel=conv.kernel, add=add, relu=relu,
@@ -343,6 +339,7 @@ def relu_grads_into_max_pool_grads(steps, fetch_slots, awaited=frozenset(), on_g
     MaxPoolGrad is one of the `awaited` ops (control inputs). `on_gpu`: a virtual GPU's
     plan, whose pairs are fused too where their charges can be replayed."""
     readers, producer = _readers_and_producers(steps, fetch_slots)
+    position = {step: i for i, step in enumerate(steps)} if on_gpu else None
     fused, dropped = {}, set()
     for step in steps:
         if (step.type != "ReluGrad" or step.source is not None
@@ -358,7 +355,7 @@ def relu_grads_into_max_pool_grads(steps, fetch_slots, awaited=frozenset(), on_g
             continue
         kernel = functools.partial(pool_grad.kernel, relu_of_input=True)
         accounted = step.alloc is not None
-        if accounted and not _accounted_group((pool_grad, step), steps):
+        if accounted and not _accounted_group((pool_grad, step), position):
             continue
         one = _with_kernel(pool_grad, _reporting_pool_grad(kernel) if accounted else kernel)
         if accounted:

@@ -58,37 +58,23 @@ def run(steps, plan, rewrites, on_gpu=False):
         chain_of[step.single_out] = chain
     chains = list(chain_of.values())
     if on_gpu:
-        chains = _consecutive_parts(chains, steps)
+        position = {step: i for i, step in enumerate(steps)}
+        chains = [part for chain in chains
+                  for part in chain_accounting.consecutive_parts(chain, position)]
     fused, dropped = {}, set()
     for chain in chains:
+        # on a GPU's allocator (not a CPU op of a GPU plan) the links' charges are replayed
         accounted = on_gpu and chain[0].alloc is not None
         if len(chain) < (MIN_LINKS_ON_GPU if accounted else 2):
             continue
         tail = chain[-1]
-        fused[tail] = _fused_step(chain, plan, on_gpu)
+        fused[tail] = _fused_step(chain, plan, accounted)
         dropped.update(chain[:-1])
         rewrites.append(Rewrite(NAME, tuple(s.name for s in chain),
                                 "one step: %s" % describe(chain, fused[tail].kernel.fused_runs)))
     if not fused:
         return steps
     return [fused.get(step, step) for step in steps if step not in dropped]
-
-
-def _consecutive_parts(chains, steps):
-    """The chains split where a step runs between two links: on a GPU the fused step
-    replays its links' charges back to back, which is what they did only if nothing
-    else was charged or freed between them."""
-    position = {step: i for i, step in enumerate(steps)}
-    parts = []
-    for chain in chains:
-        part = [chain[0]]
-        for previous, link in zip(chain, chain[1:]):
-            if position[link] != position[previous] + 1 or link.alloc is not chain[0].alloc:
-                parts.append(part)
-                part = []
-            part.append(link)
-        parts.append(part)
-    return parts
 
 
 def _is_link(step, awaited):
@@ -99,7 +85,9 @@ def _is_link(step, awaited):
             and step.op._outputs[0].dtype.base_dtype.np.kind == "f")
 
 
-def _fused_step(chain, plan, on_gpu=False):
+def _fused_step(chain, plan, accounted=False):
+    """The chain's one step; `accounted`: on a GPU's allocator, keeping its links for
+    the replay of their charges."""
     import copy
     head = chain[0]
     in_slots = list(head.in_slots)
@@ -113,8 +101,6 @@ def _fused_step(chain, plan, on_gpu=False):
     one = copy.copy(tail)
     one.in_slots = tuple(in_slots)
     runs = _fused_runs(chain, program, plan) if fused_arithmetic.ENABLED else {}
-    # On a GPU's allocator (not a CPU op of a GPU plan) the links' charges are replayed.
-    accounted = on_gpu and tail.alloc is not None
     one.kernel = _chain_kernel(head, tuple(program), runs, report_in_place=accounted)
     one.kernel.fused_runs = runs
     if accounted:
