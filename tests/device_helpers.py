@@ -75,20 +75,26 @@ def compiled_runs(monkeypatch):
     return count
 
 
+def on_a_fresh_gpu(virtual_gpus, monkeypatch, program, compiled=True, memory_limit=1024,
+                   seed=None):
+    """(what `program()` returned, memory figures) on a fresh virtual GPU, with the
+    accounted loop compiled after its first runs, or walked step by step."""
+    from tfteach.runtime import accounted_loop
+    monkeypatch.setattr(accounted_loop, "COMPILE_AFTER_RUNS", 2 if compiled else 10**9)
+    virtual_gpus(1, memory_limit=memory_limit)           # a fresh allocator
+    with tf.Graph().as_default():
+        if seed is not None:
+            tf.set_random_seed(seed)
+        out = program()
+        stats = tf.config.memory_stats()
+    return out, {k: stats[k] for k in FIGURES}
+
+
 def both_ways(virtual_gpus, monkeypatch, program, memory_limit=1024):
     """[(what `program` returned, memory figures)] with the accounted loop compiled after
     its first runs, then walked step by step, each on a fresh virtual GPU."""
-    from tfteach.runtime import accounted_loop
-    results = []
-    for compiled in (True, False):
-        monkeypatch.setattr(accounted_loop, "COMPILE_AFTER_RUNS", 2 if compiled else 10**9)
-        virtual_gpus(1, memory_limit=memory_limit)       # a fresh allocator
-        with tf.Graph().as_default():
-            tf.set_random_seed(5)
-            runs = program()
-            stats = tf.config.memory_stats()
-        results.append((runs, {k: stats[k] for k in FIGURES}))
-    return results
+    return [on_a_fresh_gpu(virtual_gpus, monkeypatch, program, compiled, memory_limit,
+                           seed=5) for compiled in (True, False)]
 
 
 def bits(values):

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 import tfteach as tf
-from device_helpers import FIGURES, bits, virtual_gpus  # noqa: F401 (fixture)
-from tfteach.runtime import accounted_loop, chain_accounting, devices
+from device_helpers import bits, on_a_fresh_gpu, virtual_gpus  # noqa: F401 (fixture)
+from tfteach.runtime import chain_accounting, devices
 from tfteach.runtime.config import RewriterConfig
 from tfteach.runtime.optimizer import elementwise_chains, rewrites_of
 
@@ -47,16 +47,12 @@ def three_ways(virtual_gpus, monkeypatch, program, memory_limit=64):
     """{way: (what program(config) returned, memory figures)}."""
     results = {}
     for way in WAYS:
-        monkeypatch.setattr(accounted_loop, "COMPILE_AFTER_RUNS",
-                            10 ** 9 if way == "walked" else 2)
-        virtual_gpus(1, memory_limit=memory_limit)
         config = tf.ConfigProto()
         if way == "unfused":
             config.graph_options.rewrite_options.remapping = RewriterConfig.OFF
-        with tf.Graph().as_default():
-            out = program(config)
-            stats = tf.config.memory_stats()
-        results[way] = (out, {k: stats[k] for k in FIGURES})
+        results[way] = on_a_fresh_gpu(virtual_gpus, monkeypatch,
+                                      lambda config=config: program(config),
+                                      compiled=way != "walked", memory_limit=memory_limit)
     return results
 
 
