@@ -73,12 +73,12 @@ def unfused_steps(fused):
     chain = links.steps
     reads = [tuple(ins[:links.n_head])]
     at = links.n_head
-    for link, (value_at, has_other) in zip(chain[1:], links.layout):
+    for previous, (value_at, has_other) in zip(chain, links.layout):
         slots = []
         if has_other:
             slots.append(ins[at])
             at += 1
-        slots.insert(value_at, chain[len(reads) - 1].single_out)
+        slots.insert(value_at, previous.single_out)       # the chain's value
         reads.append(tuple(slots))
     last_reader = {}
     for i, slots in enumerate(reads):
