@@ -46,8 +46,9 @@ def test_the_optimized_picture_marks_fused_and_removed_nodes():
     export = graph_export.export_graph(graph, runs)
     built, optimized = graph_dot.to_dot(export), graph_dot.to_dot(export, optimized=True)
     assert "elementwise_chains" not in built and "read through" not in built
-    assert "fused 1/4 (elementwise_chains)" in optimized
-    assert "fused 4/4 (elementwise_chains)" in optimized
+    # tanh, *, exp, sin: one run of one Numba kernel (NumPy's loops called from it)
+    assert "fused 1/4, Numba kernel (elementwise_chains)" in optimized
+    assert "fused 4/4, Numba kernel (elementwise_chains)" in optimized
     assert "read through (dependency)" in optimized
     assert "orange border: fused into one step" in optimized
 
@@ -60,7 +61,7 @@ def test_the_views_optimized_bundle_draws_the_marks():
     graph, runs, _ = chain_run(optimized=True)
     view = GraphView(graph_export.export_graph(graph, runs), runs, graph)
     bundle = view.optimized._repr_mimebundle_()
-    assert "fused 2/4 (elementwise_chains)" in bundle["image/svg+xml"]
+    assert "fused 2/4, Numba kernel (elementwise_chains)" in bundle["image/svg+xml"]
     assert "fused" not in view.bundle().get("image/svg+xml", "")
 
 

@@ -12,9 +12,11 @@ that failed, as unfused. Only float ops whose kernel is a NumPy ufunc take part 
 Numba activations are not ufuncs that write in place).
 
 Inside a chain, a run of two or more links of exactly rounded arithmetic (+, -, *, /,
-negation, abs, square, sqrt, maximum, minimum; float32/float64) runs as one generated
-Numba kernel (fused_arithmetic.py) once the chain has run about as long as compiling
-its kernels would take (`fused_arithmetic.compile_after`): the same bits as the ufuncs.
+negation, abs, square, sqrt, maximum, minimum; float32/float64) and of tanh, exp, log
+(fused_arithmetic.LOOP_OPS, NumPy's own loops called from the kernel) runs as one
+generated Numba kernel (fused_arithmetic.py) once the chain has run about as long as
+compiling its kernels would take (`fused_arithmetic.compile_after`): the same bits as
+the ufuncs.
 Until then, and for a step whose operands a kernel does not take, the links run one by
 one.
 """
@@ -116,7 +118,7 @@ def _fused_runs(chain, program, plan):
     An operand that is a size-1 constant of the plan (in its template, not fed) goes
     into the run's constants, if it cannot make the value grow (its rank is at most the
     chain value's static rank); the others are read at run time."""
-    exact = [fused_arithmetic.is_exact(step) for step in chain]
+    exact = [fused_arithmetic.is_fusable(step) for step in chain]
     feeds = set(plan.feed_slots)
     runs, k = {}, 0
     while k < len(chain):

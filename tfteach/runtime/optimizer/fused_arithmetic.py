@@ -5,8 +5,10 @@ op. IEEE 754 rounds `+ - * /` and `sqrt` exactly (the one correct result), and
 negation, `abs`, `x * x`, maximum and minimum have one right answer too: a Numba loop
 doing them on float32/float64 gives NumPy's bits, where its `tanh`/`exp` would not
 (docs/rnn.md, "Speed"). So a run of such ops inside a chain becomes one generated
-`@njit(nogil=True)` function; the chain's other links (Tanh, Exp...) keep calling
-NumPy's ufuncs between the runs.
+`@njit(nogil=True)` function. Tanh, Exp, Log and the other LOOP_OPS join the run as
+NumPy's own inner loops, which the kernel calls on each block (kernels/cpu/
+numpy_loops.py, as the region kernels do): NumPy's code, so NumPy's bits. The chain's
+other links keep calling their ufuncs between the runs.
 
 What keeps the bits (tests/test_fused_arithmetic.py checks them against NumPy):
 - Numba compiles without fastmath (no reassociation, no FMA contraction) and with
@@ -43,7 +45,8 @@ import threading
 
 import numpy as np
 
-__all__ = ["EXACT_OPS", "FusedRun", "is_exact", "kernel_for", "cache_dir", "ENABLED", "function_from_source", "compiled_on_disk", "Heat",
+__all__ = ["EXACT_OPS", "LOOP_OPS", "FusedRun", "is_exact", "is_fusable", "kernel_for",
+           "cache_dir", "ENABLED", "function_from_source", "compiled_on_disk", "Heat",
            "COMPILE_AFTER_SECONDS", "BLOCK", "CACHE_DIR", "compile_seconds", "compile_after"]
 
 ENABLED = True                  # read when a plan is built: False keeps ufunc-only chains
@@ -80,13 +83,60 @@ EXACT_OPS = {
     "Square": (np.square, "a * a"), "Sqrt": (np.sqrt, "np.sqrt(a)"),
 }
 DTYPES = (np.dtype(np.float32), np.dtype(np.float64))   # float16: not checked, kept out
+# op type -> the NumPy ufunc whose own inner loop a kernel calls for it, on each block
+# (kernels/cpu/numpy_loops.py): NumPy's code, so NumPy's bits, where Numba's `tanh` or
+# `exp` would round differently. A kernel gets such a loop only where `chunk_safe`
+# found, in this process, that the loop on pieces of an array gives the ufunc's bits on
+# the whole array; elsewhere the run's links run one by one.
+LOOP_OPS = {"Tanh": np.tanh, "Exp": np.exp, "Expm1": np.expm1, "Log": np.log,
+            "Log1p": np.log1p, "Sin": np.sin, "Cos": np.cos}
+# Whether this NumPy gives out its loops (NEP 43's experimental API, NumPy >= 1.24).
+LOOPS_AVAILABLE = hasattr(np.ufunc, "_get_strided_loop") and hasattr(
+    np.ufunc, "_resolve_dtypes_and_context")
 
 
 def is_exact(step):
-    """Whether a chain link's op can run inside a fused kernel."""
+    """Whether a chain link's op is exactly rounded arithmetic a kernel does itself."""
     entry = EXACT_OPS.get(step.type)
     return (entry is not None and getattr(step.kernel, "ufunc", None) is entry[0]
             and step.op._outputs[0].dtype.base_dtype.np in DTYPES)
+
+
+def is_fusable(step):
+    """Whether a chain link's op can run inside a fused kernel: exact arithmetic, or a
+    unary op whose NumPy loop the kernel calls (LOOP_OPS)."""
+    if is_exact(step):
+        return True
+    ufunc = LOOP_OPS.get(step.type)
+    return (LOOPS_AVAILABLE and ufunc is not None
+            and getattr(step.kernel, "ufunc", None) is ufunc
+            and step.op._outputs[0].dtype.base_dtype.np in DTYPES)
+
+
+def loop_ufuncs(program):
+    """The LOOP_OPS ufuncs `program` calls, each once, in order of first use: row q of
+    the kernel's `loops` argument is the q-th one's loop."""
+    found = []
+    for op, _ in program:
+        ufunc = LOOP_OPS.get(op)
+        if ufunc is not None and ufunc not in found:
+            found.append(ufunc)
+    return tuple(found)
+
+
+def loops_for(program, dtype):
+    """int64 [[address, context, auxdata], ...] of the NumPy loops `program` calls for
+    `dtype` (loop_ufuncs' order), or None where one cannot be used (numpy_loops.py)."""
+    ufuncs = loop_ufuncs(program)
+    if not ufuncs:
+        return None
+    from tfteach.kernels.cpu import numpy_loops
+    rows = []
+    for ufunc in ufuncs:
+        if not numpy_loops.chunk_safe(ufunc, dtype):
+            return None
+        rows.append(numpy_loops.loop_of(ufunc, dtype))
+    return np.array(rows, np.int64).reshape(len(rows), 3)
 
 
 class FusedRun:
@@ -107,6 +157,10 @@ class FusedRun:
         self.constants = np.array(constants, self.dtype).reshape(-1)
         self.kernels = {}                       # operand kinds -> compiled kernel or None
         self._own = None                        # the kernel of a run with constants only
+        # what every kernel call passes before the operands: the constants, and the
+        # NumPy loops' addresses where the run calls any (set with its first kernel)
+        self.fixed = (self.constants,)
+        self.calls_loops = bool(loop_ufuncs(program))
         self.name = kernel_name(program)
         # A run that starts the chain or reads operands checks each of them in Python
         # first (~1-2 µs): on a small value, fewer than SHORT_RUN_LINKS links run faster
@@ -118,7 +172,7 @@ class FusedRun:
         if not self.picks and value is not None:   # constants only: the common short run
             kernel = self._own
             if kernel is not None and value.dtype == self.dtype and value.flags.c_contiguous:
-                kernel(value if value.ndim == 1 else value.reshape(-1), self.constants)
+                kernel(value if value.ndim == 1 else value.reshape(-1), *self.fixed)
                 return value
         if not self.checks_pay and self.picks and (
                 value.size if value is not None else _largest(args, self.picks)) < SMALL_VALUE:
@@ -133,7 +187,7 @@ class FusedRun:
             if value.dtype != dtype or not value.flags.c_contiguous:
                 return None
             shape = value.shape
-        kinds, flats = "", [self.constants]
+        kinds, flats = "", list(self.fixed)
         for x in operands:
             if type(x) is not np.ndarray or x.dtype != dtype:
                 return None
@@ -151,6 +205,13 @@ class FusedRun:
             kernel = None
             if len(self.kernels) < MAX_KINDS:
                 kernel = kernel_for(self.program, kinds, dtype)
+            if kernel is not None and self.calls_loops:
+                loops = loops_for(self.program, dtype)
+                if loops is None:
+                    kernel = None               # no NumPy loop to call: links one by one
+                else:
+                    self.fixed = (self.constants, loops)
+                    flats = [self.constants, loops] + flats[1:]
             self.kernels[kinds] = kernel
             if not kinds:
                 self._own = kernel
@@ -258,18 +319,36 @@ def source(program, kinds):
             return "c%d" % ref[1]
         return "b%d[i]" % ref if kinds[ref] == "f" else "s%d" % ref
     constants = sorted({ref[1] for _, refs in program for ref in refs if isinstance(ref, tuple)})
+    ufuncs = loop_ufuncs(program)
     args = "".join(", x%d" % j for j in range(len(kinds)))
-    lines = ["def %s(out, c%s):" % (kernel_name(program), args), "    n = out.shape[0]"]
+    lines = ["def %s(out, c%s%s):" % (kernel_name(program), ", loops" if ufuncs else "", args),
+             "    n = out.shape[0]"]
+    if ufuncs:      # a loop call's operand pointers, count and strides (numpy_loops.py)
+        lines += ["    meta = np.empty(5, np.int64)",
+                  "    meta[3] = out.strides[0]", "    meta[4] = out.strides[0]"]
     lines += ["    c%d = c[%d]" % (k, k) for k in constants]
     lines += ["    s%d = x%d[0]" % (j, j) for j, kind in enumerate(kinds) if kind == "s"]
     lines += ["    for lo in range(0, n, %d):" % BLOCK, "        hi = min(n, lo + %d)" % BLOCK,
               "        m = hi - lo", "        o = out[lo:hi]"]
     lines += ["        b%d = x%d[lo:hi]" % (j, j) for j, kind in enumerate(kinds) if kind == "f"]
     for op, refs in program:
+        if op in LOOP_OPS:
+            # NumPy's loop on the block: from the chain's value in place, or from a
+            # whole operand (the run's head); a kernel takes no other operand here
+            ref, = refs
+            if ref != -1 and (isinstance(ref, tuple) or kinds[ref] != "f"):
+                raise ValueError("a NumPy loop reads the chain's value or a whole operand")
+            q = ufuncs.index(LOOP_OPS[op])
+            lines += ["        meta[0] = %s.ctypes.data" % ("o" if ref == -1 else "b%d" % ref),
+                      "        meta[1] = o.ctypes.data", "        meta[2] = m",
+                      "        call_loop(loops[%d, 0], loops[%d, 1], meta.ctypes.data, "
+                      "meta[2:].ctypes.data, meta[3:].ctypes.data, loops[%d, 2])" % (q, q, q)]
+            continue
         lines += ["        for i in range(m):"]
         lines += ["            %s = %s" % (name, operand(ref)) for name, ref in zip("ab", refs)]
         lines += ["            o[i] = %s" % EXACT_OPS[op][1]]
-    return "\n".join(lines) + "\n"
+    header = "from tfteach.kernels.cpu.numpy_loops import call_loop\n\n\n" if ufuncs else ""
+    return header + "\n".join(lines) + "\n"
 
 
 def _compile(program, kinds, dtype):
@@ -279,7 +358,8 @@ def _compile(program, kinds, dtype):
     element = numba.from_dtype(dtype)
     out = numba.types.Array(element, 1, "C")
     operand = numba.types.Array(element, 1, "C", readonly=True)   # takes writable ones too
-    signature = numba.void(out, *[operand] * (1 + len(kinds)))
+    loops = [numba.types.Array(numba.int64, 2, "C", readonly=True)] * bool(loop_ufuncs(program))
+    signature = numba.void(out, operand, *loops, *[operand] * len(kinds))
     if on_disk:
         try:
             return numba.njit(signature, nogil=True, error_model="numpy", cache=True)(fn)
