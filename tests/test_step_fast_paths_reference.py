@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import tfteach
+from device_helpers import virtual_gpus  # noqa: F401 (a fixture)
 from tf_reference import tensorflow_v1
 from tfteach.kernels.cpu import training_kernels
 
@@ -383,3 +384,49 @@ def test_two_threads_stepping_one_session_apply_their_updates():
     updates = -final / (0.125 * c)          # exact: multiples of a power of two
     assert np.all(updates == np.round(updates))
     assert np.all((STEPS_PER_THREAD <= updates) & (updates <= 2 * STEPS_PER_THREAD))
+
+
+# -- on the course kernel's virtual GPU --------------------------------------------------
+def test_on_a_virtual_gpu_the_update_fast_path_keeps_the_bits_and_the_memory_figures(
+        virtual_gpus, monkeypatch):
+    # The variable's Buffer holds its array too (session_memory.DeviceVariableStore): the
+    # update in place keeps that Buffer, as the general path's in-place update does, so
+    # peak, num_allocs and what stays in use are the general path's.
+    from device_helpers import on_a_fresh_gpu
+    counts = [0, 0]
+    fast = training_kernels.descend_small_in_place
+
+    def counting(*args):
+        taken = fast(*args)
+        counts[0 if taken else 1] += 1
+        return taken
+
+    def train():
+        assert tfteach.test.is_gpu_available()
+        return _train_linreg(tfteach, steps=12)
+    monkeypatch.setattr(training_kernels, "descend_small_in_place", counting)
+    with_fast, figures = on_a_fresh_gpu(virtual_gpus, monkeypatch, train)
+    assert counts[0] >= 2 * 10 and figures["num_allocs"] > 0
+    monkeypatch.setattr(training_kernels, "descend_small_in_place", lambda *args: False)
+    general, general_figures = on_a_fresh_gpu(virtual_gpus, monkeypatch, train)
+    for ours, theirs in zip(with_fast, general):
+        _same_bits(ours, theirs)
+    assert figures == general_figures
+    # a student's handle on the stored array is a holder: no update in place then
+    counts[:] = [0, 0]
+    monkeypatch.setattr(training_kernels, "descend_small_in_place", counting)
+
+    def holding():
+        x, y, w, b, loss, train_op = _linreg(tfteach)
+        with tfteach.Session() as sess:
+            sess.run(tfteach.global_variables_initializer())
+            xs, ys = _points(20)
+            sess.run(train_op, {x: xs, y: ys})
+            held = sess.variable_values[w.op.name]
+            before = held.copy()
+            general_before = counts[1]
+            sess.run(train_op, {x: xs, y: ys})
+            assert counts[1] == general_before + 1       # w's update: the general path
+            np.testing.assert_array_equal(held, before)  # which left the held array alone
+            assert not np.array_equal(sess.run(w), before)
+    on_a_fresh_gpu(virtual_gpus, monkeypatch, holding)

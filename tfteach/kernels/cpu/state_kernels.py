@@ -105,17 +105,26 @@ class VariableRef:
 
 
 def sole_stored_array(ref):
-    """The stored array of `ref`'s variable (read-only, as stored) when a plain CPU
-    store (a dict) is its only holder and it is a contiguous array of its own, else
-    None: `array_for_update`'s test, without its GPU accounting, for the updates' fast
-    path (training_kernels.descend_small_in_place). An uninitialized variable gives
-    None (the general path raises TF's error)."""
+    """The stored array of `ref`'s variable (read-only, as stored) when the Session's
+    store is its only holder and it is a contiguous array of its own, else None:
+    `array_for_update`'s test, for the updates' fast path (training_kernels.
+    descend_small_in_place). The store is a plain dict, or a virtual GPU's
+    (session_memory.DeviceVariableStore), whose Buffer holds the array too: an update in
+    place keeps that Buffer, as TF's in-place update keeps its tensor. A real GPU's
+    values are device arrays, not NumPy's: None. An uninitialized variable gives None
+    (the general path raises TF's error)."""
     store = ref.store
-    if type(store) is not dict:
-        return None
-    value = store.get(ref.op.name)
+    name = ref.op.name
+    if type(store) is dict:
+        expected = _SOLE_HOLDER
+    else:
+        accounting = getattr(store, "accounting_holders", None)
+        if accounting is None:
+            return None
+        expected = _SOLE_HOLDER + accounting(name)
+    value = store.get(name)
     # The same frame shape as `_holders`: the dict, this local and the call's argument.
-    if (sys.getrefcount(value) != _SOLE_HOLDER or type(value) is not np.ndarray
+    if (sys.getrefcount(value) != expected or type(value) is not np.ndarray
             or value.base is not None or not value.flags.c_contiguous):
         return None
     return value
