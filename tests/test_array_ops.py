@@ -448,6 +448,31 @@ def test_fill():
     raises_at_build("Shape must be rank 0 but is rank 1", lambda: tf.fill([2], [1.0]))
 
 
+def test_fill_with_fed_dims_checks_them_when_it_runs():
+    # Small outputs skip the check against the machine's memory (fill_kernels.py); the
+    # rest get TensorFlow's errors (the messages TF 2.21's graph mode gives too).
+    dims = tf.placeholder(tf.int32, [None])
+    value = tf.placeholder(tf.float32, [])
+    filled = tf.fill(dims, value)
+    with tf.Session() as sess:
+        for shape in ([100, 1], [3, 0], [], [2, 3, 4], [300, 1000]):
+            got = sess.run(filled, {dims: shape, value: -2.5})
+            np.testing.assert_array_equal(got, np.full(shape, -2.5, np.float32))
+            assert got.dtype == np.float32
+        with pytest.raises(tf.errors.ResourceExhaustedError,
+                           match=r"OOM when allocating tensor with shape\[1073741824,"
+                                 r"1073741824\] and type float on .*CPU:0 by allocator cpu"):
+            sess.run(filled, {dims: [2 ** 30, 2 ** 30], value: 1.0})
+        with pytest.raises(InvalidArgumentError,
+                           match=r"would have more than 2\*\*63 - 1 elements"):
+            sess.run(filled, {dims: [2 ** 31 - 1] * 3, value: 1.0})
+        with pytest.raises(InvalidArgumentError, match="Dimension -1 must be >= 0"):
+            sess.run(filled, {dims: [-1, 2], value: 1.0})
+    words = tf.fill(tf.placeholder(tf.int32, [1]), "ab")
+    with tf.Session() as sess:
+        assert sess.run(words, {words.op.inputs[0]: [3]}).tolist() == [b"ab"] * 3
+
+
 @pytest.mark.parametrize("args,kwargs", [
     ((5,), {}), ((1, 10, 3), {}), ((5, 0, -2), {}), ((0., 1., 0.1), {}), ((3,), {"dtype":
                                                                                tf.float64}),

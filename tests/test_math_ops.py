@@ -473,6 +473,34 @@ def test_cast_truncates_toward_zero_and_casts_bools():
     assert run(tf.cast(1.5, tf.int64)) == 1
 
 
+@pytest.mark.parametrize("source", [tf.bool, tf.int8, tf.int32, tf.int64, tf.uint8,
+                                    tf.uint16])
+def test_casts_from_integers_never_warn_and_give_numpys_values(source):
+    # The Cast kernel skips NumPy's errstate for integer and bool sources, except into
+    # float16, the one target NumPy warns of (an overflow to inf): run here with
+    # warnings as errors and no errstate around the kernel.
+    import warnings
+    if source == tf.bool:
+        values = np.array([True, False])
+    else:
+        info = np.iinfo(source.np)
+        values = np.array([info.min, info.max, 0, 1, 70000 % (int(info.max) + 1)], source.np)
+    x = tf.placeholder(source, [None])
+    for target in (tf.float16, tf.float32, tf.float64, tf.int32, tf.int64, tf.uint8,
+                   tf.bool, tf.complex64):
+        if target == source:
+            continue
+        cast = tf.cast(x, target)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = cast.op._attrs["_impl"](None, values)
+        with np.errstate(all="ignore"):
+            expected = values.astype(target.np)
+        np.testing.assert_array_equal(got, expected)
+        assert got.dtype == target.np
+        np.testing.assert_array_equal(run(cast, {x: values}), expected)
+
+
 def test_cast_shortcuts_and_saturate_cast():
     x = tf.constant([1, 2])
     as_float = tf.to_float(x)

@@ -9,18 +9,34 @@ __all__ = ["fill", "zeros_like", "ones_like", "range_size", "range_kernel", "num
            "matrix_diag", "matrix_set_diag"]
 
 
+# Below this many bytes an output needs no check against the machine's memory (the
+# process itself holds more): Mean's gradient fills [batch, 1] every training step.
+_SMALL_OUTPUT_BYTES = 1 << 20
+
+
 def fill(ctx, dims, value):
-    dims, value = np.asarray(dims), np.asarray(value)
+    if type(dims) is not np.ndarray:
+        dims = np.asarray(dims)
+    if type(value) is not np.ndarray:
+        value = np.asarray(value)
     if dims.ndim != 1:
         raise invalid_argument(ctx, "dims must be a vector, got shape %s" % shape_text(dims.shape))
     if value.ndim != 0:
         raise invalid_argument(ctx, "value must be a scalar, got shape %s"
                                % shape_text(value.shape))
-    for d in dims.tolist():                  # TensorShapeUtils::MakeShape's check
+    shape = dims.tolist()
+    count = 1
+    for d in shape:                          # TensorShapeUtils::MakeShape's check
         if d < 0:
             raise invalid_argument(ctx, "Dimension %d must be >= 0" % d)
-    check_shape(ctx, dims.tolist(), value.dtype)
-    return np.full(dims.tolist(), value[()], dtype=value.dtype)
+        count *= d
+    dtype = value.dtype
+    if dtype.kind == "O" or count * dtype.itemsize >= _SMALL_OUTPUT_BYTES:
+        check_shape(ctx, shape, dtype)
+        return np.full(shape, value[()], dtype=dtype)
+    out = np.empty(shape, dtype)             # np.full's own steps, without its dispatch
+    out.fill(value[()])
+    return out
 
 
 def zeros_like(ctx, x):
