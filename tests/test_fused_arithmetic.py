@@ -363,6 +363,35 @@ def test_sessions_share_a_kernel_and_two_threads_compile_it_once(compile_at_once
     assert all(k == kernels[0] and len(k) == 1 for k in kernels)
 
 
+def test_threads_of_one_session_running_a_run_with_numpy_loops_first_get_its_bits(
+        compile_at_once):
+    # The first threads to run a run take its kernel and its loops' addresses together
+    # (FusedRun.fixed is set before the kernel is published).
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float64, [None])
+        y = tf.log1p(tf.exp(tf.tanh(x * 0.625) * 2.5) - 0.75)
+    sess = tf.Session(graph=graph)
+    value = np.linspace(-6, 6, 5000)
+    with np.errstate(all="ignore"):
+        expected = np.log1p(np.exp(np.tanh(value * 0.625) * 2.5) - 0.75)
+    barrier = threading.Barrier(4)
+    results = [None] * 4
+
+    def work(i):
+        barrier.wait()
+        results[i] = [sess.run(y, {x: value}) for _ in range(3)]
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert all(r is not None and all(same_bits(v, expected) for v in r) for r in results)
+    run, = [run for _, run, _ in sess._plan((y,), (x,), ()).fast_steps[-1].kernel
+            .fused_runs.values()]
+    assert run.kernels["f"] is not None and len(run.fixed) == 2
+
+
 # -- errors, switches, views ---------------------------------------------------------------
 def test_a_failing_link_of_a_fused_run_names_its_own_op(compile_at_once):
     graph = tf.Graph()

@@ -187,7 +187,7 @@ class FusedRun:
             if value.dtype != dtype or not value.flags.c_contiguous:
                 return None
             shape = value.shape
-        kinds, flats = "", list(self.fixed)
+        kinds, flats = "", []
         for x in operands:
             if type(x) is not np.ndarray or x.dtype != dtype:
                 return None
@@ -210,8 +210,9 @@ class FusedRun:
                 if loops is None:
                     kernel = None               # no NumPy loop to call: links one by one
                 else:
+                    # (before the kernel is published: a thread that finds it in
+                    # `kernels` or `_own` finds its loops here)
                     self.fixed = (self.constants, loops)
-                    flats = [self.constants, loops] + flats[1:]
             self.kernels[kinds] = kernel
             if not kinds:
                 self._own = kernel
@@ -219,7 +220,7 @@ class FusedRun:
             return None
         if value is None:
             value = np.empty(shape, dtype)
-        kernel(value if value.ndim == 1 else value.reshape(-1), *flats)
+        kernel(value if value.ndim == 1 else value.reshape(-1), *self.fixed, *flats)
         return value
 
 
