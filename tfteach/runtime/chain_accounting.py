@@ -100,22 +100,32 @@ def unfused_steps(fused):
 
 def replay_script(fused, swallow):
     """The replay's arguments for `fused`: (the last link's value slot, its name, whether
-    nobody reads it, the slots each link before the last frees besides the chain's
-    value). The last link's frees are the fused step's own, done after it."""
+    nobody reads it, the number of links before the last, and for each of those that
+    frees slots besides the chain's value: (its index, those slots)). The last link's
+    frees are the fused step's own, done after it."""
     steps = unfused_steps(fused)
-    early = []
+    frees_of = []
     for i, step in enumerate(steps[:-1]):
         chain_value = steps[i - 1].single_out if i else None
-        early.append(tuple(s for s in step.frees if s != chain_value))
+        frees = tuple(s for s in step.frees if s != chain_value)
+        if frees:
+            frees_of.append((i, frees))
     tail = steps[-1]
-    return tail.single_out, tail.name, tail.single_out == swallow, tuple(early)
+    return (tail.single_out, tail.name, tail.single_out == swallow, len(steps) - 1,
+            tuple(frees_of))
 
 
-def replay(alloc, made, held, tail_slot, tail_name, unread, early):
+def replay(alloc, made, held, tail_slot, tail_name, unread, intermediates, frees_of):
     """Accounts the fused chain that made `made` = (value, whether every link wrote in
     place) as its links would have been accounted, and holds the value's Buffer in
     `held[tail_slot]`; False (nothing done) when a link did not write in place or the
-    values might not fit the reservation as it is."""
+    values might not fit the reservation as it is.
+
+    The links' values all have one size. Link 0's value comes on top of what is in use;
+    each later link's value comes beside the previous one, which is then freed: link
+    i >= 1 reaches in use + 2 values, less what the links before it released. Releases
+    only lower that, so link 1's height is the highest of them all, and a link that
+    releases nothing needs no step of its own here (the notes' 150-op chain: none)."""
     value, in_place = made
     if not in_place or value.__class__ is not _NDARRAY:
         return False
@@ -127,22 +137,20 @@ def replay(alloc, made, held, tail_slot, tail_name, unread, early):
     if root.nbytes != value.nbytes:
         return False          # the links' values were not all of one size
     size = rounded_size(value.nbytes)
-    intermediates = len(early)
     with alloc.lock:        # other session threads account too
         if (alloc.bytes_in_use + (intermediates + 1) * size > alloc.bytes_reserved
                 or id(root) in alloc.live):
             return False
-        peak = alloc.peak_bytes_in_use
-        for i, frees in enumerate(early):
-            in_use = alloc.bytes_in_use + size        # link i's value
-            if in_use > peak:
-                peak = alloc.peak_bytes_in_use = in_use
-            alloc.bytes_in_use = in_use - size if i else in_use   # the previous one's freed
+        done = 0                  # links whose value has been counted
+        for i, frees in frees_of:
+            done = _count_up_to(alloc, size, done, i + 1)
             for s in frees:
                 buf = held[s]
                 if buf is not None:
                     held[s] = None
                     buf.allocator.unref(buf)
+        if done < intermediates:
+            _count_up_to(alloc, size, done, intermediates)
         alloc.num_allocs += intermediates
         if size > alloc.largest_alloc_size:
             alloc.largest_alloc_size = size
@@ -154,3 +162,20 @@ def replay(alloc, made, held, tail_slot, tail_name, unread, early):
         else:
             held[tail_slot] = buf
     return True
+
+
+def _count_up_to(alloc, size, done, stop):
+    """Counts the values of links `done` .. `stop` - 1 (stop > done; no releases among
+    them but after the last): the heights they reach, and in use after them (the last
+    one's value live, the others freed). Returns `stop`."""
+    if done == 0:                           # link 0: on top of what is in use
+        in_use = alloc.bytes_in_use + size
+        if in_use > alloc.peak_bytes_in_use:
+            alloc.peak_bytes_in_use = in_use
+        alloc.bytes_in_use = in_use
+        done = 1
+    if done < stop:                         # link `done` beside its previous one: the
+        in_use = alloc.bytes_in_use + size  # highest of these (in use only falls)
+        if in_use > alloc.peak_bytes_in_use:
+            alloc.peak_bytes_in_use = in_use
+    return stop
