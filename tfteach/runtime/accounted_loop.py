@@ -138,7 +138,7 @@ def compile_accounted(steps, swallow):
         where.add(len(lines) + 1, step)
         key = "%d" % i
         names["k" + key], names["c" + key], names["a" + key] = step.kernel, step.ctx, step.alloc
-        names["p" + key] = chain_accounting.replay_script(step, swallow)
+        names["p" + key] = chain_accounting.replay_script(step, swallow, charged)
         inner = indent + "    "
         lines.append("%sr = k%s(c%s%s)" % (indent, key, key, _args(step)))
         lines.append("%sif RP(a%s, r, h, *p%s):" % (indent, key, key))

@@ -98,16 +98,17 @@ def unfused_steps(fused):
     return steps
 
 
-def replay_script(fused, swallow):
+def replay_script(fused, swallow, charged):
     """The replay's arguments for `fused`: (the last link's value slot, its name, whether
     nobody reads it, the number of links before the last, and for each of those that
-    frees slots besides the chain's value: (its index, those slots)). The last link's
-    frees are the fused step's own, done after it."""
+    releases a Buffer: (its index, the slots whose Buffer it releases)). `charged`: the
+    slots that may hold a Buffer when the step runs (a plan's constants hold none).
+    The last link's frees are the fused step's own, done after it."""
     steps = unfused_steps(fused)
     frees_of = []
     for i, step in enumerate(steps[:-1]):
         chain_value = steps[i - 1].single_out if i else None
-        frees = tuple(s for s in step.frees if s != chain_value)
+        frees = tuple(s for s in step.frees if s != chain_value and s in charged)
         if frees:
             frees_of.append((i, frees))
     tail = steps[-1]
