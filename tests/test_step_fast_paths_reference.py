@@ -388,23 +388,17 @@ def test_two_threads_stepping_one_session_apply_their_updates():
 
 # -- on the course kernel's virtual GPU --------------------------------------------------
 def test_on_a_virtual_gpu_the_update_fast_path_keeps_the_bits_and_the_memory_figures(
-        virtual_gpus, monkeypatch):
+        virtual_gpus, monkeypatch, count_fast_updates):
     # The variable's Buffer holds its array too (session_memory.DeviceVariableStore): the
     # update in place keeps that Buffer, as the general path's in-place update does, so
     # peak, num_allocs and what stays in use are the general path's.
     from device_helpers import on_a_fresh_gpu
-    counts = [0, 0]
-    fast = training_kernels.descend_small_in_place
-
-    def counting(*args):
-        taken = fast(*args)
-        counts[0 if taken else 1] += 1
-        return taken
+    counts = count_fast_updates
+    counting = training_kernels.descend_small_in_place     # the fixture's
 
     def train():
         assert tfteach.test.is_gpu_available()
         return _train_linreg(tfteach, steps=12)
-    monkeypatch.setattr(training_kernels, "descend_small_in_place", counting)
     with_fast, figures = on_a_fresh_gpu(virtual_gpus, monkeypatch, train)
     assert counts[0] >= 2 * 10 and figures["num_allocs"] > 0
     monkeypatch.setattr(training_kernels, "descend_small_in_place", lambda *args: False)
