@@ -114,16 +114,16 @@ def _fused_step(chain, plan, accounted=False):
 
 def _fused_runs(chain, program, plan):
     """{index of a run's first link (0: the head): (index after its last, FusedRun,
-    operand count)} for each run of >= 2 consecutive exact links (fused_arithmetic.py).
+    operand count)} for each run of >= 2 consecutive fusable links (fused_arithmetic.py).
     An operand that is a size-1 constant of the plan (in its template, not fed) goes
     into the run's constants, if it cannot make the value grow (its rank is at most the
     chain value's static rank); the others are read at run time."""
-    exact = [fused_arithmetic.is_fusable(step) for step in chain]
+    fusable = [fused_arithmetic.is_fusable(step) for step in chain]
     feeds = set(plan.feed_slots)
     runs, k = {}, 0
     while k < len(chain):
         stop = k
-        while stop < len(chain) and exact[stop]:
+        while stop < len(chain) and fusable[stop]:
             stop += 1
         if stop - k >= 2:
             dtype = chain[k].op._outputs[0].dtype.base_dtype.np

@@ -140,7 +140,8 @@ def loops_for(program, dtype):
 
 
 class FusedRun:
-    """Consecutive exact links of one chain.
+    """Consecutive links of one chain that a kernel can run (`is_fusable`: exact
+    arithmetic, and the LOOP_OPS whose NumPy loops it calls).
 
     `program`: per link, (op type, operand refs): -1 is the chain's value, ("c", k) the
     k-th of `constants` (size-1 constants of the plan, passed to the kernel as one
