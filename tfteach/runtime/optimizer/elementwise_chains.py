@@ -156,7 +156,7 @@ def _fused_runs(chain, program, plan):
 
 
 def describe(chain, runs):
-    """The chain as a Rewrite's words: `Tanh -> Numba[Mul -> AddV2] -> Tanh`."""
+    """The chain as a Rewrite's words: `Pow -> Numba[Tanh -> Mul -> AddV2] -> Pow`."""
     parts, k = [], 0
     while k < len(chain):
         if k in runs:

@@ -243,7 +243,7 @@ _LOCK = threading.Lock()        # two sessions compiling the same run: one compi
 def compile_seconds(runs):
     """About how long compiling the kernels of `runs` (FusedRuns) would take now: the
     runs whose op sequence some chain already compiled cost nothing, and runs of one op
-    sequence (the tanh chain's 16 `[Mul -> AddV2]`) share one kernel."""
+    sequence (`[Mul -> AddV2]` between each of a chain's `Pow` links) share one kernel."""
     compiled = {key[0] for key in _KERNELS}
     todo = {run.program for run in runs} - compiled
     if not todo:
