@@ -469,20 +469,23 @@ def test_a_process_loads_numba_only_when_a_chain_compiles(tmp_path):
     assert os.listdir(str(tmp_path / "tfteach" / "fused_arithmetic"))
 
 
-def test_the_next_process_loads_a_kernel_from_numbas_cache(tmp_path):
+@pytest.mark.parametrize("middle", ["Sub", "Tanh"])
+def test_the_next_process_loads_a_kernel_from_numbas_cache(tmp_path, middle):
     # The kernel's source goes into a file named by its hash, with Numba's cache beside
     # it: a second process compiling the same run loads it (a cache hit, no compile).
+    # A kernel calling NumPy's tanh loop gets the loop's address in each process.
+    link = "('Sub', (('c', 1), -1))" if middle == "Sub" else "('Tanh', (-1,))"
     code = (
         "import json, sys\n"
         "import numpy as np\n"
         "from tfteach.runtime.optimizer import fused_arithmetic as fa\n"
         "fa.CACHE_DIR = sys.argv[1]\n"
         "fa.SMALL_VALUE = 0\n"                           # the kernel for 4 floats too
-        "program = (('Mul', (0, ('c', 0))), ('Sub', (('c', 1), -1)), ('Abs', (-1,)))\n"
+        "program = (('Mul', (0, ('c', 0))), %s, ('Abs', (-1,)))\n"
         "run = fa.FusedRun(program, (0,), [2.5, 1.0], np.float64)\n"
         "got = run.run(None, [np.arange(4.0)])\n"
         "kernel, = run.kernels.values()\n"
-        "print(json.dumps([got.tolist(), sum(kernel.stats.cache_hits.values())]))\n")
+        "print(json.dumps([got.tolist(), sum(kernel.stats.cache_hits.values())]))\n" % link)
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     env.pop("NUMBA_ENABLE_CUDASIM", None)
     got = []
@@ -491,9 +494,11 @@ def test_the_next_process_loads_a_kernel_from_numbas_cache(tmp_path):
                              text=True, env=env, cwd=ROOT, timeout=300)
         assert out.returncode == 0, out.stderr[-3000:]
         got.append(json.loads(out.stdout.strip().splitlines()[-1]))
-    assert got == [[[1.0, 1.5, 4.0, 6.5], 0], [[1.0, 1.5, 4.0, 6.5], 1]]
+    x = np.arange(4.0) * 2.5
+    expected = (np.abs(1.0 - x) if middle == "Sub" else np.abs(np.tanh(x))).tolist()
+    assert got == [[expected, 0], [expected, 1]]
     source, = [name for name in os.listdir(str(tmp_path)) if name.endswith(".py")]
-    assert source.startswith("fused_Mul_Sub_Abs_")
+    assert source.startswith("fused_Mul_%s_Abs_" % middle)
 
 
 def test_without_a_writable_cache_folder_kernels_compile_in_memory(monkeypatch, tmp_path):
