@@ -229,7 +229,7 @@ def _free_lines(step, lines, charged, indent, locked=False):
         lines.append("%sv[%d] = None" % (indent, f))
         if f in charged:
             lines.append("%sb = h[%d]" % (indent, f))
-            if locked:
+            if locked:      # _release_locked written out: no call per release
                 lines.append("%sif b is not None:" % indent)
                 lines.append("%s    h[%d] = None; b.refs -= 1" % (indent, f))
                 lines.append("%s    if b.refs <= 0: b.allocator.free_locked(b)" % indent)

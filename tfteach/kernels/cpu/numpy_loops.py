@@ -30,7 +30,7 @@ import threading
 import numba
 import numpy as np
 
-__all__ = ["loop_of", "call_loop", "chunk_safe"]
+__all__ = ["loop_of", "call_loop", "chunk_safe", "safe_loops"]
 
 _CAPSULE_NAME = b"numpy_1.24_ufunc_call_info"
 
@@ -81,6 +81,18 @@ def _ask_numpy(ufunc, dtype):
 
 
 _KEPT = []
+
+
+def safe_loops(ufuncs, dtype):
+    """int64 [[address, context, auxdata], ...] of the loops of `ufuncs` for `dtype`, in
+    their order (a kernel's `loops` argument), or None where one of them is not
+    `chunk_safe` (the ops then run one by one)."""
+    rows = []
+    for ufunc in ufuncs:
+        if not chunk_safe(ufunc, dtype):
+            return None
+        rows.append(loop_of(ufunc, dtype))
+    return np.array(rows, np.int64).reshape(len(rows), 3)
 
 
 def chunk_safe(ufunc, dtype):

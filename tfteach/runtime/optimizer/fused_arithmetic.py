@@ -131,12 +131,7 @@ def loops_for(program, dtype):
     if not ufuncs:
         return None
     from tfteach.kernels.cpu import numpy_loops
-    rows = []
-    for ufunc in ufuncs:
-        if not numpy_loops.chunk_safe(ufunc, dtype):
-            return None
-        rows.append(numpy_loops.loop_of(ufunc, dtype))
-    return np.array(rows, np.int64).reshape(len(rows), 3)
+    return numpy_loops.safe_loops(ufuncs, dtype)
 
 
 class FusedRun:

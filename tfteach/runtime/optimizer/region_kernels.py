@@ -35,8 +35,7 @@ EXACT = {"Add": "{a} + {b}", "AddV2": "{a} + {b}", "Sub": "{a} - {b}", "Mul": "{
          "RealDiv": "{a} / {b}", "BiasAdd": "{a} + {b}", "Neg": "-{a}", "Square": "{a} * {a}"}
 # Whether this NumPy gives out its loops (NEP 43's experimental API, NumPy >= 1.24):
 # without it a region of these ops would never get a kernel, and is not made.
-LOOPS_AVAILABLE = hasattr(np.ufunc, "_get_strided_loop") and hasattr(
-    np.ufunc, "_resolve_dtypes_and_context")
+LOOPS_AVAILABLE = fused_arithmetic.LOOPS_AVAILABLE
 # op type -> the name of the ufunc whose NumPy loop computes it (loop_ufunc() finds it)
 LOOP_UFUNCS = {"Exp": "exp", "Tanh": "tanh", "Sigmoid": "exp",
                "SigmoidGrad": "sigmoid_grad", "TanhGrad": "tanh_grad"}
@@ -85,13 +84,8 @@ def loops_for(program):
     """int64 [[address, context, auxdata], ...] of the program's NumPy loops, in the
     order of `program.ufuncs`, or None where one cannot be used (numpy_loops.py)."""
     from tfteach.kernels.cpu import numpy_loops
-    rows = []
-    for name in program.ufuncs:
-        ufunc = loop_ufunc(name)
-        if not numpy_loops.chunk_safe(ufunc, np.float32):
-            return None
-        rows.append(numpy_loops.loop_of(ufunc, np.float32))
-    return np.array(rows, np.int64).reshape(len(rows), 3)
+    return numpy_loops.safe_loops([loop_ufunc(name) for name in program.ufuncs],
+                                  np.float32)
 
 
 class _Writer:
