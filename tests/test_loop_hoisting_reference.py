@@ -4,7 +4,7 @@ fails, and no error from one in a loop that runs no iteration. Skips without Ten
 import numpy as np
 import pytest
 
-from tests.tf_reference import errors_of_both, first_line, run_both, tf1_behaviour
+from tests.tf_reference import errors_of_both, first_line, own_message, run_both, tf1_behaviour
 
 pytestmark = pytest.mark.reference
 
@@ -45,15 +45,7 @@ def test_a_failing_invariant_op_raises_tensorflows_error():
         theirs, ours = errors_of_both(invariant_loop(3, BAD))
     assert theirs is not None and ours is not None
     assert type(ours).__name__ == type(theirs).__name__ == "InvalidArgumentError"
-    assert first_line(ours) == _message(theirs)
+    assert first_line(ours) == own_message(theirs)
     assert ours.op.name == "while/MatMul" and "{{node while/MatMul}}" in str(theirs)
 
 
-def _message(exc):
-    """TF's own message: TF 2's session wraps it ("Graph execution error:", "Detected at
-    node ...", a traceback); TF 1.15 raised it bare."""
-    for line in str(exc).splitlines():
-        if line and line != "Graph execution error:" and not line.startswith(
-                ("Detected at node", "  File", "    ", "Node: ")):
-            return line
-    return ""

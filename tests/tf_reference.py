@@ -83,6 +83,16 @@ def first_line(exc):
     return str(exc).splitlines()[0] if str(exc) else ""
 
 
+def own_message(exc):
+    """An error's own message: TF 2's session wraps it ("Graph execution error:",
+    "Detected at node ...", a traceback); TF 1.15 raised it bare, as tfteach does."""
+    for line in str(exc).splitlines():
+        if line and line != "Graph execution error:" and not line.startswith(
+                ("Detected at node", "  File", "    ", "Node: ")):
+            return line
+    return ""
+
+
 def run_eager_tensorflow(code):
     """Run the Python `code` in a child process where TensorFlow 2 executes eagerly (its
     default), on the CPU, quietly; return what it printed (fails the test on an error)."""

@@ -20,6 +20,8 @@ TensorFlow's Grappler folds them once the shapes are known; so does this, per lo
      `Fill` of zeros) does not run: its recorded value joins the plan's template;
    - steps that are then identities pass their input on without a call: `Identity`, a
      `Sum` over no axes, and a `Reshape` to the shape its input already has;
+   - the gradient of a concat whose input grows (`ShapeN` -> `ConcatOffset` ->
+     `Slice`s, dynamic_rnn's outputs so far) is one step (concat_grad_slices.py);
    - a shape taken as recorded is checked by a guard step only where the signature does
      not fix it already: fed arrays' shapes are in the signature, and so are those of
      what SHAPE_DETERMINING_INPUTS ops compute from them. Behind a `tf.where` (a row
@@ -45,6 +47,7 @@ import numpy as np
 
 from tfteach.kernels.cpu import run_state
 from tfteach.runtime import device_run, fast_loop
+from tfteach.runtime.concat_grad_slices import fuse_concat_grad_slices
 from tfteach.runtime.executor import MAX_FOLDED_BYTES, deref
 from tfteach.runtime.optimizer import elementwise_regions
 from tfteach.runtime.optimizer.slots import reassign_frees
@@ -335,6 +338,9 @@ def _specialise(plan, values, const_slots, varying):
         kept.append(step)
     kept = [step for step in kept if step is not None]
     fetch_slots = [alias.get(s, s) for s in plan.fetch_slots]
+    if not plan.accounted:
+        # A concat's gradient whose input grows each iteration: one step, no shape ops.
+        kept = fuse_concat_grad_slices(kept, template, fetch_slots, _ShapesChanged)
     if getattr(plan, "fuses_regions", False):
         # The identities that split an RNN cell's gradient into pieces are gone now
         # (a Sum over no axes, a Reshape to its input's shape): fuse its regions.

@@ -27,6 +27,13 @@ def concat_offset(ctx, concat_dim, *shapes):
         if s.size != rank:
             raise invalid_argument(ctx, "input %d should contain %d elements, but got %d"
                                    % (i, rank, s.size))
+        for d in range(rank):
+            if d != axis and s[d] != shapes[0][d]:
+                raise invalid_argument(
+                    ctx, "All dimensions except %d must match. Input %d has shape [%s] and "
+                         "doesn't match input 0 with shape [%s]."
+                    % (axis, i, " ".join(map(str, s.tolist())),
+                       " ".join(map(str, shapes[0].tolist()))))
         offset = np.zeros(rank, dtype=s.dtype)
         offset[axis] = start
         start += int(s[axis])

@@ -1,0 +1,169 @@
+"""A concat's gradient in a specialised loop body as one step (runtime/
+concat_grad_slices.py): the slices TensorFlow's ShapeN -> ConcatOffset -> Slice ops
+give, bit for bit, and where those ops would fail, the specialiser's fallback."""
+import numpy as np
+import pytest
+
+import tfteach as tf
+from tfteach.ops.array_grad_ops import concat_offset
+from tfteach.runtime.concat_grad_slices import _slices_kernel
+from tests.test_loop_specialise import _loop_plans
+from tests.tf_reference import own_message, tensorflow_v1
+
+
+class _Fallback(Exception):
+    pass
+
+
+def _ops_program(ranks):
+    """g and the concat's inputs fed with any shapes; every slice the gradient ops give."""
+    graph = tf.Graph()
+    with graph.as_default():
+        g = tf.placeholder(tf.float32, None)
+        xs = [tf.placeholder(tf.float32, [None] * r) for r in ranks]
+        axis = tf.placeholder(tf.int32, [])
+        shapes = tf.shape_n(xs)
+        offsets = concat_offset(axis, shapes)
+        slices = [tf.slice(g, o, s) for o, s in zip(offsets, shapes)]
+    return graph, g, xs, axis, slices
+
+
+def test_the_kernel_gives_the_ops_slices_or_falls_back_where_they_fail():
+    rng = np.random.RandomState(0)
+    checked = {"ok": 0, "failed": 0}
+    for case in range(200):
+        count = rng.randint(1, 4)
+        rank = rng.randint(1, 4)
+        ranks = [rank] * count
+        if case % 10 == 9:                   # an input of another rank
+            ranks[rng.randint(count)] = rank + 1
+        axis = rng.randint(-1, rank + 1)     # sometimes out of range
+        shapes = [list(rng.randint(0, 4, size=r)) for r in ranks]
+        for shape in shapes[1:]:             # as a concat's inputs: equal off the axis
+            for d in range(min(rank, len(shape))):
+                if d != axis and rng.rand() < 0.9:
+                    shape[d] = shapes[0][d]
+        g_shape = [sum(s[d] for s in shapes) if d == axis else shapes[0][d]
+                   for d in range(rank)]
+        if case % 3 == 0:                    # g too small or too large somewhere
+            d = rng.randint(rank)
+            g_shape[d] = max(0, g_shape[d] + rng.choice([-1, 1]))
+        g_value = rng.randn(*g_shape).astype(np.float32)
+        x_values = [rng.randn(*s).astype(np.float32) for s in shapes]
+
+        graph, g, xs, axis_t, slices = _ops_program(ranks)
+        feed = dict(zip(xs, x_values))
+        feed.update({g: g_value, axis_t: axis})
+        kernel = _slices_kernel(axis, tuple(range(count)), _Fallback)
+        with tf.Session(graph=graph) as sess:
+            try:
+                expected = sess.run(slices, feed)
+            except tf.errors.InvalidArgumentError:
+                with pytest.raises(_Fallback):
+                    kernel(None, g_value, *x_values)
+                checked["failed"] += 1
+                continue
+        got = kernel(None, g_value, *x_values)
+        assert len(got) == count
+        for a, b in zip(got, expected):
+            assert a.shape == b.shape and a.dtype == b.dtype
+            np.testing.assert_array_equal(a, b)
+            assert a.size == 0 or np.shares_memory(a, g_value)   # views, as Slice's
+        checked["ok"] += 1
+    assert checked["ok"] > 50 and checked["failed"] > 50
+
+
+CONCAT_OFFSET_CASES = [
+    (1, [[2, 3, 5], [2, 7, 5], [2, 20, 5]]),
+    (1, [[2, 3, 5], [2, 7, 10]]),             # another size off the axis
+    (0, [[2, 3], [4, 3], [1, 4]]),
+    (1, [[2, 3], [4, 5, 6]]),                 # another rank
+    (2, [[2, 3], [2, 5]]),                    # the axis out of range
+]
+
+
+@pytest.mark.parametrize("axis,shapes", CONCAT_OFFSET_CASES)
+def test_concat_offset_is_tensorflows(axis, shapes):
+    reference = tensorflow_v1()
+
+    def run(module, op):
+        graph = module.Graph()
+        with graph.as_default():
+            offsets = op(module.constant(axis), [module.constant(s) for s in shapes])
+            with module.Session(graph=graph) as sess:
+                try:
+                    return [o.tolist() for o in sess.run(offsets)]
+                except module.errors.InvalidArgumentError as e:
+                    return own_message(e)
+
+    expected = run(reference, lambda a, s: reference.raw_ops.ConcatOffset(concat_dim=a, shape=s))
+    assert run(tf, concat_offset) == expected
+
+
+def test_a_slice_that_is_not_asked_for_is_not_made():
+    g = np.arange(12, dtype=np.float32).reshape(2, 6)
+    a, b, c = np.zeros((2, 1)), np.zeros((2, 2)), np.zeros((2, 3))
+    (only,) = _slices_kernel(1, (1,), _Fallback)(None, g, a, b, c)
+    np.testing.assert_array_equal(only, g[:, 1:3])
+    with pytest.raises(_Fallback):            # not arrays: the plain ops' business
+        _slices_kernel(1, (1,), _Fallback)(None, g.tolist(), a, b, c)
+
+
+def _growing_concat(flag, monkeypatch, xv, yv):
+    """acc = concat([acc, x * (i + 1), y ** 2], axis=1) four times; d sum(sin(acc))."""
+    monkeypatch.setenv("TFTEACH_LOOP_SPECIALISE", flag)
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None, 2])
+        y = tf.placeholder(tf.float32, [None, 1])
+
+        def body(i, acc):
+            scale = tf.cast(i + 1, tf.float32)
+            return i + 1, tf.concat([acc, x * scale, tf.square(y)], axis=1)
+
+        _, acc = tf.while_loop(lambda i, acc: i < 4, body, [tf.constant(0), x[:, :0]],
+                               shape_invariants=[tf.TensorShape([]),
+                                                 tf.TensorShape([None, None])])
+        loss = tf.reduce_sum(tf.sin(acc))
+        grads = tf.gradients(loss, [x, y])
+        with tf.Session(graph=graph) as sess:
+            runs = [sess.run([acc] + grads, {x: xv, y: yv}) for _ in range(4)]
+            plans = _loop_plans(sess, graph, ("WhileGrad",))
+    return runs, plans
+
+
+def test_a_growing_concat_in_a_loop_trains_with_the_plain_plans_bits(monkeypatch):
+    rng = np.random.RandomState(2)
+    xv = rng.randn(5, 2).astype(np.float32)
+    yv = rng.randn(5, 1).astype(np.float32)
+    plain, _ = _growing_concat("0", monkeypatch, xv, yv)
+    special, plans = _growing_concat("1", monkeypatch, xv, yv)
+    for run_plain, run_special in zip(plain, special):
+        for a, b in zip(run_plain, run_special):
+            np.testing.assert_array_equal(a, b)
+    acc, dx, dy = special[-1]
+    # NumPy: acc's columns, and d sum(sin(acc)) by the chain rule.
+    expected_acc = np.concatenate(
+        [np.concatenate([xv * (i + 1), yv ** 2], 1) for i in range(4)], 1)
+    np.testing.assert_allclose(acc, expected_acc, rtol=1e-6, atol=1e-6)
+    expected_dx = sum(np.cos(xv * (i + 1)) * (i + 1) for i in range(4))
+    expected_dy = 4 * np.cos(yv ** 2) * 2 * yv
+    np.testing.assert_allclose(dx, expected_dx, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(dy, expected_dy, rtol=1e-5, atol=1e-5)
+    (plan,) = plans
+    (special_plan,) = plan.by_signature.values()
+    ran = [s.type for s in special_plan.fast_steps]
+    assert "ConcatGradSlices" in ran
+    assert "ShapeN" not in ran and "ConcatOffset" not in ran
+    assert "ShapeN" in [s.type for s in plan.plan.fast_steps]
+
+
+def test_a_new_batch_size_runs_its_own_specialisation(monkeypatch):
+    rng = np.random.RandomState(3)
+    for rows in (3, 6):
+        xv = rng.randn(rows, 2).astype(np.float32)
+        yv = rng.randn(rows, 1).astype(np.float32)
+        plain, _ = _growing_concat("0", monkeypatch, xv, yv)
+        special, _ = _growing_concat("1", monkeypatch, xv, yv)
+        for a, b in zip(plain[-1], special[-1]):
+            np.testing.assert_array_equal(a, b)
