@@ -455,3 +455,73 @@ def test_weight_used_twice_in_the_body_gets_both_gradients():
             return t + 1, tf.tanh(tf.matmul(h, w)) + tf.matmul(tf.sin(h), w)
         return tf.while_loop(lambda t, h: t < 3, body, [0, h0])[1]
     check_gradients(twice, [_rand(2, 3) * 0.5, _rand(3, 3, seed=1) * 0.5])
+
+
+# -- only the captured tensors the call asks about get a gradient -------------------------
+def _rnn_on_a_placeholder():
+    """A loop gathering rows of a fed sequence `xs` (as dynamic_rnn does) and a weight."""
+    xs = tf.placeholder(tf.float64, [4, 2, 3])
+    w = tf.Variable(_rand(3, 3, seed=1) * 0.5)
+    h0 = tf.constant(_rand(2, 3, seed=3) * 0.5)
+
+    def body(t, h):
+        return t + 1, tf.tanh(tf.matmul(h, w) + tf.gather(xs * 2.0, t))
+    h = tf.while_loop(lambda t, h: t < 4, body, [0, h0])[1]
+    return xs, w, tf.reduce_sum(h * h)
+
+
+def _while_grads(graph):
+    return [op for op in graph.get_operations() if op.type == "WhileGrad"]
+
+
+def test_a_loop_gradient_leaves_out_a_captured_tensor_nobody_asked_about():
+    graph = tf.Graph()
+    with graph.as_default():
+        xs, w, loss = _rnn_on_a_placeholder()
+        (dw_only,) = tf.gradients(loss, [w])
+        (weights_loop,) = _while_grads(graph)
+        dw, dxs = tf.gradients(loss, [w, xs])
+        both_loop = [op for op in _while_grads(graph) if op is not weights_loop][0]
+        # The input sequence's gradient is a captured tensor's sum the first loop has
+        # no output for (as TF 1.15, which builds gradient ops of between ops only).
+        assert len(weights_loop.outputs) == len(both_loop.outputs) - 1
+        with tf.Session(graph=graph) as sess:
+            sess.run(tf.global_variables_initializer())
+            feed = {xs: _rand(4, 2, 3, seed=2)}
+            got_only, got_dw, got_dxs = sess.run([dw_only, dw, dxs], feed)
+            h = _rand(2, 3, seed=3) * 0.5
+    # The weight's gradient is the same array of bits either way, and both are right.
+    np.testing.assert_array_equal(got_only, got_dw)
+    wv = _rand(3, 3, seed=1) * 0.5
+    x2 = 2.0 * _rand(4, 2, 3, seed=2)
+    hs = [h]
+    for t in range(4):
+        hs.append(np.tanh(hs[-1] @ wv + x2[t]))
+    dh, dw_expected, dx_expected = 2 * hs[-1], np.zeros((3, 3)), np.zeros((4, 2, 3))
+    for t in reversed(range(4)):
+        dpre = dh * (1 - hs[t + 1] ** 2)
+        dw_expected += hs[t].T @ dpre
+        dx_expected[t] = 2.0 * dpre
+        dh = dpre @ wv.T
+    np.testing.assert_allclose(got_dw, dw_expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got_dxs, dx_expected, rtol=1e-12, atol=1e-12)
+
+
+def test_two_loops_in_one_call_each_leave_their_input_out_and_the_call_ends_clean():
+    from tfteach.ops.gradients_impl import leads_to_xs
+    graph = tf.Graph()
+    with graph.as_default():
+        xs, w, loss = _rnn_on_a_placeholder()
+        xs2, w2, loss2 = _rnn_on_a_placeholder()
+        dw, dw2 = tf.gradients(loss + loss2, [w, w2])
+        assert [len(op.outputs) for op in _while_grads(graph)] == [2, 2]   # h, w
+        # The walk's choice does not outlive the call (nor leak into the next one).
+        assert leads_to_xs(xs) and leads_to_xs(xs2)
+        (dxs,) = tf.gradients(loss, [xs])
+        assert len(_while_grads(graph)[-1].outputs) == 2                    # h, xs * 2
+        with tf.Session(graph=graph) as sess:
+            sess.run(tf.global_variables_initializer())
+            x = _rand(4, 2, 3, seed=2)
+            a, b, gx = sess.run([dw, dw2, dxs], {xs: x, xs2: x})
+    np.testing.assert_array_equal(a, b)
+    assert gx.shape == (4, 2, 3) and np.all(np.isfinite(gx)) and np.any(gx != 0)

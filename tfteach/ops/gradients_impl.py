@@ -14,6 +14,7 @@ ops to the graph (TF 1.15's algorithm, `gradients_impl._GradientsHelper`):
 4. Each x's gradient is what arrived at it: None if no path joins it to the ys.
 """
 import collections
+import threading
 
 from tfteach.framework import convert, dtypes
 from tfteach.framework.graph_functions import name_scope
@@ -25,7 +26,8 @@ from tfteach.ops.stop_gradient_op import stop_gradient  # noqa: F401 (tf.stop_gr
 from tfteach.ops import op_builder
 from tfteach.framework.eager_mode import executing_eagerly
 
-__all__ = ["gradients", "stop_gradient", "AggregationMethod", "UnconnectedGradients"]
+__all__ = ["gradients", "stop_gradient", "AggregationMethod", "UnconnectedGradients",
+           "leads_to_xs"]
 
 
 class AggregationMethod:
@@ -54,6 +56,22 @@ ZEROS_LIKE_OUTPUT = {}
 
 def is_trainable(tensor):
     return tensor.dtype.base_dtype in _TRAINABLE
+
+
+# The between ops of the walk whose gradient function is running, per thread (a
+# gradient function may call tf.gradients itself: the loop's body gradient).
+_WALK = threading.local()
+
+
+def leads_to_xs(tensor):
+    """Whether the `tf.gradients` call now running a gradient function wants the
+    gradient of `tensor`, an input of that function's op: its op lies between the xs and
+    the ys. (Outside a walk: True.) For an op whose gradient function builds a whole
+    subgraph per input (a while loop's, ops/while_grad.py) where TF 1.15 builds the
+    gradient ops of between ops only: the loop's input sequence fed by a placeholder
+    gets no gradient loop work when only the weights are asked for."""
+    between = getattr(_WALK, "between_ops", None)
+    return between is None or tensor.op in between
 
 
 def _as_list(value):
@@ -272,7 +290,7 @@ def _backpropagate(ys, xs, grad_ys, stop_gradients, gate_gradients, aggregation_
                 if g is None and is_trainable(op._outputs[i]):
                     out_grads[i] = _zeros_like_output(op, i)
             with name_scope(op.name + "_grad"):
-                in_grads = _as_list(grad_fn(op, *out_grads))
+                in_grads = _as_list(_in_walk(between_ops, grad_fn, op, out_grads))
                 _check_count(in_grads, op)
                 if gate_gradients:
                     in_grads = _gated(in_grads, op, between_ops)
@@ -284,6 +302,15 @@ def _backpropagate(ys, xs, grad_ys, stop_gradients, gate_gradients, aggregation_
             if pending[t_in.op] == 0:
                 queue.append(t_in.op)
     return grads
+
+
+def _in_walk(between_ops, grad_fn, op, out_grads):
+    """grad_fn(op, *out_grads), with `leads_to_xs` answering for this walk."""
+    outer, _WALK.between_ops = getattr(_WALK, "between_ops", None), between_ops
+    try:
+        return grad_fn(op, *out_grads)
+    finally:
+        _WALK.between_ops = outer
 
 
 def _gated(in_grads, op, between_ops):

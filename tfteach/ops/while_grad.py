@@ -164,7 +164,12 @@ def _while_grad(op, *grads):
     var_ids = [i for i in range(n) if gradients_impl.is_trainable(loop.loop_vars[i])]
     if not var_ids or all(grads[i] is None for i in var_ids):
         return [None] * len(op.inputs)
-    cap_ids = [j for j, t in enumerate(loop.captured) if gradients_impl.is_trainable(t)]
+    # Only the captured tensors this tf.gradients call wants a gradient for: as TF 1.15,
+    # whose loop builds gradient ops for between ops only. (dynamic_rnn's input sequence
+    # fed by a placeholder: minimize() asks for the weights', not the input's, which was
+    # a Slice, two Reshapes and an UnsortedSegmentSum each time step, and their sum.)
+    cap_ids = [j for j, t in enumerate(loop.captured)
+               if gradients_impl.is_trainable(t) and gradients_impl.leads_to_xs(t)]
     context, grad_ins, var_grads, cap_grads = _body_gradients(op, loop, var_ids, cap_ids)
     cap_ids = [j for j, g in zip(cap_ids, cap_grads) if g is not None]
     cap_grads = [g for g in cap_grads if g is not None]
