@@ -7,8 +7,9 @@ import pytest
 import tfteach as tf
 from tfteach.ops.array_grad_ops import concat_offset
 from tfteach.runtime.concat_grad_slices import _slices_kernel
-from tests.test_loop_specialise import _loop_plans
-from tests.tf_reference import own_message, tensorflow_v1
+from test_loop_specialise import _loop_plans
+from tf_reference import own_message, tensorflow_v1
+from device_helpers import virtual_gpus  # noqa: F401 (fixture)
 
 
 class _Fallback(Exception):
@@ -167,3 +168,30 @@ def test_a_new_batch_size_runs_its_own_specialisation(monkeypatch):
         special, _ = _growing_concat("1", monkeypatch, xv, yv)
         for a, b in zip(plain[-1], special[-1]):
             np.testing.assert_array_equal(a, b)
+
+
+def test_on_a_virtual_gpu_every_tensor_and_figure_is_the_four_ops(virtual_gpus, monkeypatch):
+    # The slices are views of the gradient, charged as the two Slice ops' were (shapes
+    # and offsets are host memory): the same tensors charged, the same figures.
+    from tfteach.runtime import loop_specialise
+    from test_loops_on_virtual_gpu import _embedded_two_layer_training
+    fused = []
+    plain_fuse = loop_specialise.fuse_concat_grad_slices
+
+    def counting(steps, *args):
+        out = plain_fuse(steps, *args)
+        fused.extend(s for s in out if s.type == "ConcatGradSlices")
+        return out
+    virtual_gpus(1, memory_limit=1024)
+    monkeypatch.setattr(loop_specialise, "fuse_concat_grad_slices", counting)
+    losses, weights, stats, charged = _embedded_two_layer_training()
+    assert fused and all(s.alloc is not None for s in fused)     # on the GPU, fused
+    virtual_gpus(1, memory_limit=1024)                           # a fresh allocator
+    monkeypatch.setattr(loop_specialise, "fuse_concat_grad_slices", lambda steps, *a: steps)
+    plain_losses, plain_weights, plain_stats, plain_charged = _embedded_two_layer_training()
+    assert charged == plain_charged
+    for figure in ("peak_bytes_in_use", "num_allocs", "largest_alloc_size", "bytes_in_use"):
+        assert stats[figure] == plain_stats[figure], figure
+    np.testing.assert_array_equal(losses, plain_losses)
+    for a, b in zip(weights, plain_weights):
+        np.testing.assert_array_equal(a, b)

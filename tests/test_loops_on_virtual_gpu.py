@@ -85,7 +85,7 @@ def test_an_oom_inside_a_loop_body_is_tensorflows_and_leaves_the_session_usable(
 def test_rnn_training_on_a_virtual_gpu_is_specialised_and_bit_identical(
         virtual_gpus, monkeypatch, cell):
     virtual_gpus(1, memory_limit=2048)
-    sess, graph = train_both_ways(monkeypatch, CELLS[cell], accounted=True)
+    sess, graph = train_both_ways(monkeypatch, CELLS[cell])
     assert all(p.plan.accounted for p in _loop_plans(sess, graph))   # really on the GPU
     # no copies between the client and the GPU inside the loops
     for p in _loop_plans(sess, graph):

@@ -20,8 +20,9 @@ of bounds), the step raises the specialiser's "shapes changed" exception: the pl
 runs that iteration again from the start and raises TensorFlow's error at the op that
 fails, as the unspecialised loop would.
 
-Only on host arrays with nothing accounted (not on a virtual GPU, whose memory figures
-count TF's GPU graph's tensors as it makes them).
+On the CPU and on a virtual GPU alike: there the shapes and offsets are host memory,
+never charged, and the step's two views are charged as the two Slices' were (a view
+adds a reference to its base's Buffer), so every memory figure stays the four ops'.
 """
 from collections import defaultdict
 
@@ -70,8 +71,9 @@ def _group(shape_n, readers, template, fetched, position, shapes_changed):
     """(fused step, its first Slice, [ShapeN, ConcatOffset, Slices...]) for the concat
     gradient that starts at `shape_n`, or None if these steps are not exactly one."""
     shapes = shape_n.out_slots
-    if not _host(shape_n) or len(shapes) != len(shape_n.in_slots) or \
-            any(s in fetched for s in shapes):
+    # (Shapes and offsets are host memory, never charged, on a virtual GPU too.)
+    if not _host(shape_n) or shape_n.alloc is not None or \
+            len(shapes) != len(shape_n.in_slots) or any(s in fetched for s in shapes):
         return None
     offset_steps = [r for r in readers[shapes[0]] if r.type == "ConcatOffset"]
     if len(offset_steps) != 1:
@@ -80,7 +82,8 @@ def _group(shape_n, readers, template, fetched, position, shapes_changed):
     axis_slot, *shape_slots = concat_offset.in_slots
     offsets = concat_offset.out_slots
     if tuple(shape_slots) != tuple(shapes) or len(offsets) != len(shapes) or \
-            not _host(concat_offset) or any(s in fetched for s in offsets):
+            not _host(concat_offset) or concat_offset.alloc is not None or \
+            any(s in fetched for s in offsets):
         return None
     axis = template[axis_slot] if axis_slot < len(template) else None
     if not isinstance(axis, (np.ndarray, np.generic)) or np.size(axis) != 1 or \
@@ -96,6 +99,7 @@ def _group(shape_n, readers, template, fetched, position, shapes_changed):
             if reader is concat_offset:
                 continue
             if reader.type != "Slice" or not _host(reader) or reader.single_out is None or \
+                    any(other.alloc is not reader.alloc for other in slices.values()) or \
                     len(reader.in_slots) != 3 or \
                     reader.in_slots[1:] != (offset_slot, shape_slot) or \
                     slices.get(i, reader) is not reader or \
@@ -120,8 +124,9 @@ def _group(shape_n, readers, template, fetched, position, shapes_changed):
 
 
 def _host(step):
-    """On host arrays, nothing accounted, the op's own kernel (not a copy or a fusion)."""
-    return step.alloc is None and step.source is None and step.kernel is step.ctx.kernel
+    """On host arrays (the CPU's, or a virtual GPU's, which only counts them), the op's
+    own kernel (not a copy or a fusion)."""
+    return step.on_host_arrays and step.source is None and step.kernel is step.ctx.kernel
 
 
 def _slices_kernel(axis, which, shapes_changed):

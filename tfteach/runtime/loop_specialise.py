@@ -338,9 +338,8 @@ def _specialise(plan, values, const_slots, varying):
         kept.append(step)
     kept = [step for step in kept if step is not None]
     fetch_slots = [alias.get(s, s) for s in plan.fetch_slots]
-    if not plan.accounted:
-        # A concat's gradient whose input grows each iteration: one step, no shape ops.
-        kept = fuse_concat_grad_slices(kept, template, fetch_slots, _ShapesChanged)
+    # A concat's gradient whose input grows each iteration: one step, no shape ops.
+    kept = fuse_concat_grad_slices(kept, template, fetch_slots, _ShapesChanged)
     if getattr(plan, "fuses_regions", False):
         # The identities that split an RNN cell's gradient into pieces are gone now
         # (a Sum over no axes, a Reshape to its input's shape): fuse its regions.
