@@ -24,9 +24,8 @@ On the CPU and on a virtual GPU alike: there the shapes and offsets are host mem
 never charged, and the step's two views are charged as the two Slices' were (a view
 adds a reference to its base's Buffer), so every memory figure stays the four ops'.
 """
-from collections import defaultdict
-
 import copy
+from collections import defaultdict
 
 import numpy as np
 
