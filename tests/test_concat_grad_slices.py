@@ -38,13 +38,14 @@ def test_the_kernel_gives_the_ops_slices_or_falls_back_where_they_fail():
         ranks = [rank] * count
         if case % 10 == 9:                   # an input of another rank
             ranks[rng.randint(count)] = rank + 1
-        axis = rng.randint(-1, rank + 1)     # sometimes out of range
+        axis = rng.randint(-rank - 1, rank + 1)   # from the end, sometimes out of range
+        a = axis + rank if axis < 0 else axis
         shapes = [list(rng.randint(0, 4, size=r)) for r in ranks]
         for shape in shapes[1:]:             # as a concat's inputs: equal off the axis
             for d in range(min(rank, len(shape))):
-                if d != axis and rng.rand() < 0.9:
+                if d != a and rng.rand() < 0.9:
                     shape[d] = shapes[0][d]
-        g_shape = [sum(s[d] for s in shapes) if d == axis else shapes[0][d]
+        g_shape = [sum(s[d] for s in shapes) if d == a else shapes[0][d]
                    for d in range(rank)]
         if case % 3 == 0:                    # g too small or too large somewhere
             d = rng.randint(rank)
@@ -66,10 +67,10 @@ def test_the_kernel_gives_the_ops_slices_or_falls_back_where_they_fail():
                 continue
         got = kernel(None, g_value, *x_values)
         assert len(got) == count
-        for a, b in zip(got, expected):
-            assert a.shape == b.shape and a.dtype == b.dtype
-            np.testing.assert_array_equal(a, b)
-            assert a.size == 0 or np.shares_memory(a, g_value)   # views, as Slice's
+        for mine, theirs in zip(got, expected):
+            assert mine.shape == theirs.shape and mine.dtype == theirs.dtype
+            np.testing.assert_array_equal(mine, theirs)
+            assert mine.size == 0 or np.shares_memory(mine, g_value)   # views, as Slice's
         checked["ok"] += 1
     assert checked["ok"] > 50 and checked["failed"] > 50
 
@@ -80,6 +81,9 @@ CONCAT_OFFSET_CASES = [
     (0, [[2, 3], [4, 3], [1, 4]]),
     (1, [[2, 3], [4, 5, 6]]),                 # another rank
     (2, [[2, 3], [2, 5]]),                    # the axis out of range
+    (-2, [[2, 3, 5], [2, 7, 5]]),             # counted from the end
+    (-4, [[2, 3, 5], [2, 7, 5]]),             # out of range from the end
+    (-1, [[2, 3, 5], [2, 3, 6]]),
 ]
 
 

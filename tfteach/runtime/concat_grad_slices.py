@@ -134,7 +134,8 @@ def _slices_kernel(axis, which, shapes_changed):
         if type(g) is not np.ndarray:
             raise shapes_changed()
         rank = g.ndim
-        if not 0 <= axis < rank:              # ConcatOffset's error
+        a = axis + rank if axis < 0 else axis
+        if not 0 <= a < rank:                 # ConcatOffset's error
             raise shapes_changed()
         starts, start = [], 0
         first = inputs[0].shape if type(inputs[0]) is np.ndarray else None
@@ -142,17 +143,17 @@ def _slices_kernel(axis, which, shapes_changed):
             if type(x) is not np.ndarray or x.ndim != rank:
                 raise shapes_changed()
             shape = x.shape
-            if shape[:axis] != first[:axis] or shape[axis + 1:] != first[axis + 1:]:
+            if shape[:a] != first[:a] or shape[a + 1:] != first[a + 1:]:
                 raise shapes_changed()       # ConcatOffset's error: only `axis` may differ
             starts.append(start)
-            start += shape[axis]
+            start += shape[a]
         out = []
         for i in which:
             # Slice(g, begin=offset i, size=shape i): x's own extent on every axis but
             # `axis`, where it starts after the inputs before it.
             index = []
             for d, (size, dim) in enumerate(zip(inputs[i].shape, g.shape)):
-                begin = starts[i] if d == axis else 0
+                begin = starts[i] if d == a else 0
                 if begin + size > dim:        # Slice's error
                     raise shapes_changed()
                 index.append(slice(begin, begin + size))

@@ -19,9 +19,10 @@ def concat_offset(ctx, concat_dim, *shapes):
     """Where each input of a concat starts in its result: 0 except along `concat_dim`."""
     shapes = [np.asarray(s) for s in shapes]
     rank = shapes[0].size
-    axis = int(concat_dim)
+    cdim = int(concat_dim)
+    axis = cdim + rank if cdim < 0 else cdim      # (a negative axis counts from the end)
     if not 0 <= axis < rank:
-        raise invalid_argument(ctx, "Concat dim is out of range: %d vs. %d" % (axis, rank))
+        raise invalid_argument(ctx, "Concat dim is out of range: %d vs. %d" % (cdim, rank))
     offsets, start = [], 0
     for i, s in enumerate(shapes):
         if s.size != rank:
