@@ -223,3 +223,44 @@ def test_threads_with_different_batches_get_the_plain_numbers(monkeypatch):
         for run in results[k]:
             for a, b in zip(run, expected[k]):
                 np.testing.assert_array_equal(a, b)
+
+
+def test_rewrites_of_lists_what_a_loop_bodys_specialisation_did():
+    """optimizer.rewrites_of (and so `%%tfgraph --optimized`) names the gradient body's
+    nodes folded for the fed shapes, those read through, and the concat gradient made
+    one step; the picture's marks say so."""
+    from tfteach.notebook import optimized_view
+    from tfteach.runtime import optimizer
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None, 4, 3])
+        y = tf.placeholder(tf.float32, [None, 5])
+        outputs, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.LSTMCell(5), x, dtype=tf.float32)
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(
+            tf.reduce_mean(tf.square(outputs[:, -1] - y)))
+        feed = {x: np.ones((2, 4, 3), np.float32), y: np.zeros((2, 5), np.float32)}
+        with tf.Session(graph=graph) as sess:
+            sess.run(tf.global_variables_initializer())
+            assert not [r for r in optimizer.rewrites_of(sess, [train], [x, y])
+                        if r.pass_name.startswith("loop_")
+                        and r.pass_name != "loop_optimization"]     # nothing has run yet
+            for _ in range(3):
+                sess.run(train, feed)
+            rewrites = [r for r in optimizer.rewrites_of(sess, [train], [x, y])
+                        if r.pass_name in ("loop_specialisation", "loop_concat_gradient")]
+    by_result = {r.result: r.nodes for r in rewrites if r.pass_name == "loop_specialisation"}
+    folded, read = by_result["folded for the fed shapes"], by_result["read through"]
+    ops = {op.name: op.type for op in graph.get_operations()}
+    assert {ops[n] for n in folded} >= {"Shape", "BroadcastGradientArgs"}
+    assert {ops[n] for n in read} <= {"Sum", "Reshape", "Identity"} and read
+    assert all(n.startswith("gradients/rnn/while_grad/body/") for n in folded + read)
+    (concat,) = [r.nodes for r in rewrites if r.pass_name == "loop_concat_gradient"]
+    assert [ops[n] for n in concat] == ["ShapeN", "ConcatOffset", "Slice", "Slice"]
+    assert all(n.startswith("gradients/rnn/while_grad/body/rnn/while/concat_grad/")
+               for n in concat)
+    marks = optimized_view.marks({"optimized": [
+        {"pass": r.pass_name, "nodes": list(r.nodes), "result": r.result} for r in rewrites]})
+    assert marks[folded[0]] == ("loop_specialisation",
+                                "folded for the fed shapes (loop_specialisation)")
+    assert marks[read[0]] == ("loop_specialisation", "read through (loop_specialisation)")
+    assert marks[concat[0]] == ("loop_concat_gradient", "fused 1/4 (loop_concat_gradient)")

@@ -14,8 +14,13 @@ _VERB = {"shape_folding": "folded", "shape_specialisation": "folded for the fed 
          "arithmetic": "read through", "dependency": "read through",
          "redundant_shape_ops": "read through",
          "elementwise_chains": "fused", "elementwise_regions": "fused"}
-# The passes whose nodes become one step (drawn as fused, not as gone).
-FUSING = ("elementwise_chains", "elementwise_regions")
+# The passes whose nodes become one step (drawn as fused, not as gone); a loop body's
+# concat gradient is one step of Python, not a Numba kernel.
+FUSING = ("elementwise_chains", "elementwise_regions", "loop_concat_gradient")
+# The passes whose own words say what became of their nodes: loop_optimization's
+# ("computed once per loop run", "reads W^T ..."), loop_specialisation's ("folded for
+# the fed shapes", "read through").
+_OWN_WORDS = ("loop_optimization", "loop_specialisation")
 
 
 def rewrites_of_record(record):
@@ -43,12 +48,12 @@ def marks(run):
     out = {}
     for k, rewrite in enumerate(run.get("optimized") or []):
         name = rewrite["pass"]
-        # loop_optimization's own words: "computed once per loop run", "reads W^T ..."
-        verb = rewrite["result"] if name == "loop_optimization" else _VERB.get(name, name)
+        verb = rewrite["result"] if name in _OWN_WORDS else _VERB.get(name, name)
         if name in FUSING:
             nodes = rewrite["nodes"]
             numba = _in_numba_runs(rewrite["result"], len(nodes)) \
-                if name == "elementwise_chains" else [True] * len(nodes)
+                if name == "elementwise_chains" else \
+                [name == "elementwise_regions"] * len(nodes)
             for i, node in enumerate(nodes):
                 kernel = ", Numba kernel" if numba[i] else ""
                 out[node] = (name, "fused %d/%d%s (%s)" % (i + 1, len(nodes), kernel, name))

@@ -112,14 +112,16 @@ def _group(shape_n, readers, template, fetched, position, shapes_changed):
     first = min(slices.values(), key=lambda s: position[id(s)])
     if position[id(first)] < position[id(concat_offset)]:
         return None
+    members = [shape_n, concat_offset] + sorted(slices.values(), key=lambda s: position[id(s)])
     fused = copy.copy(first)
     fused.kernel = _slices_kernel(axis, tuple(which), shapes_changed)
+    fused.kernel.nodes = tuple(m.name for m in members)     # for rewrites_of
     fused.in_slots = (gradient,) + tuple(shape_n.in_slots)
     fused.out_slots = tuple(slices[i].single_out for i in which)
     fused.single_out = None
     fused.type = "ConcatGradSlices"
     fused.name = concat_offset.name.rsplit("/", 1)[0] + "/(ShapeN+ConcatOffset+Slices)"
-    return fused, first, [shape_n, concat_offset] + list(slices.values())
+    return fused, first, members
 
 
 def _host(step):

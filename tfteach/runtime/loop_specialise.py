@@ -50,11 +50,16 @@ from tfteach.runtime import device_run, fast_loop
 from tfteach.runtime.concat_grad_slices import fuse_concat_grad_slices
 from tfteach.runtime.executor import MAX_FOLDED_BYTES, deref
 from tfteach.runtime.optimizer import elementwise_regions
+from tfteach.runtime.optimizer.rewrite import Rewrite
 from tfteach.runtime.optimizer.slots import reassign_frees
 
-__all__ = ["SpecialisingPlan", "enabled", "picker", "region_rewrites_in"]
+__all__ = ["SpecialisingPlan", "enabled", "picker", "loop_body_rewrites_in", "NAME",
+           "CONCAT_GRADIENT"]
 
 SHAPE_OPS = frozenset(("Shape", "ShapeN", "Size", "Rank"))
+# The pass names its rewrites carry (optimizer.rewrites_of, notebook/optimized_view.py).
+NAME = "loop_specialisation"
+CONCAT_GRADIENT = "loop_concat_gradient"
 # How many feed-shape signatures a loop keeps a specialised plan for (a loop fed many
 # shapes runs the plain plan for the others).
 MAX_SIGNATURES = 8
@@ -164,11 +169,12 @@ class SpecialisingPlan:
         return [values[s] for s in self.plan.fetch_slots]
 
 
-def region_rewrites_in(session, ops):
-    """What elementwise_regions fused in the bodies of the loops among `ops` (While and
-    WhileGrad ops) that have run in `session`: the regions of each sub-plan's latest
-    specialised copy (of the plain plan where there is none), for rewrites_of and
-    `%%tfgraph --optimized`."""
+def loop_body_rewrites_in(session, ops):
+    """What the bodies of the loops among `ops` (While and WhileGrad ops) that have run
+    in `session` became: each sub-plan's latest specialised copy's folds, identities read
+    through and fused concat gradients, and the regions elementwise_regions fused in it
+    (in the plain plan where there is no copy), for rewrites_of and `%%tfgraph
+    --optimized`."""
     found = []
     for op in ops:
         ctx = session._contexts.get(op) if op.type in ("While", "WhileGrad") else None
@@ -181,6 +187,8 @@ def region_rewrites_in(session, ops):
         for subplan in subplans:
             special = [p for p in getattr(subplan, "by_signature", {}).values() if p]
             steps = special[-1].fast_steps if special else subplan.fast_steps
+            if special:
+                found.extend(special[-1].loop_rewrites)
             found.extend(elementwise_regions.rewrites_in(steps))
     return found
 
@@ -293,6 +301,7 @@ def _specialise(plan, values, const_slots, varying):
               if s not in varying and isinstance(values[s], (np.ndarray, np.generic))}
     alias = {}
     kept = []
+    folded, read_through = [], []         # node names, for rewrites_of and the notebook
     # (the regions fused in the plain plan are cut up by the identities folded below:
     # they are fused again after, elementwise_regions.py)
     for step in elementwise_regions.unfused(plan.fast_steps):
@@ -306,6 +315,7 @@ def _specialise(plan, values, const_slots, varying):
             for s in outs:                   # derived from shapes and constants
                 template[s] = _frozen(values[s])
                 known.add(s)
+            folded.append(step.name)
             continue
         if step.type in SHAPE_OPS and outs and all(_small(values[s]) for s in outs) and \
                 not any(s in varying for s in step.in_slots):
@@ -313,6 +323,7 @@ def _specialise(plan, values, const_slots, varying):
             for s in outs:
                 template[s] = _frozen(values[s])
                 known.add(s)
+            folded.append(step.name)
             continue
         if step.type == "ShapeN" and len(outs) == len(ins) == len(step.out_slots):
             # Some inputs change shape: the op runs, but the shapes of the others are
@@ -329,6 +340,7 @@ def _specialise(plan, values, const_slots, varying):
             if step.type == "Reshape":       # identity while its input keeps its shape
                 kept.append(_guard_step(step, [identity_of], values, signed))
             alias[step.single_out] = identity_of
+            read_through.append(step.name)
             continue
         if _shape_determined(step, ins, signed, known, template):
             signed.update(outs)
@@ -353,7 +365,23 @@ def _specialise(plan, values, const_slots, varying):
     special.fetch_slots = fetch_slots
     special.fast_steps = reassign_frees(
         kept, set(plan.feed_slots) | set(special.fetch_slots) | known)
+    special.loop_rewrites = _rewrites(folded, read_through, kept)
     return special
+
+
+def _rewrites(folded, read_through, steps):
+    """What the specialisation did, as `optimizer.rewrites_of` lists it."""
+    out = []
+    if folded:
+        out.append(Rewrite(NAME, tuple(folded), "folded for the fed shapes"))
+    if read_through:
+        out.append(Rewrite(NAME, tuple(read_through), "read through"))
+    for step in steps:
+        if step.type == "ConcatGradSlices":
+            out.append(Rewrite(CONCAT_GRADIENT, step.kernel.nodes,
+                               "one step: the gradient's slices, their offsets from the "
+                               "inputs' shapes"))
+    return out
 
 
 def _shape_determined(step, ins, signed, known, template):

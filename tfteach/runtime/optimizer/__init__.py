@@ -102,7 +102,8 @@ def rewrites_of(session, fetches, fed=()):
     plan has run with fed shapes, its shape specialiser's rewrites for the latest
     signature replace its general `shape_specialisation` line (as %%tfgraph --optimized
     shows them); the loops of the plan that have run add what their bodies hoisted
-    (runtime/loop_hoisting.py) and the regions their bodies fused (elementwise_regions).
+    (runtime/loop_hoisting.py), what their shape specialisation folded, read through and
+    fused (loop_specialise.py) and the regions their bodies fused (elementwise_regions).
     A plan the optimizer left as built (placed on a GPU, or with tf.cond / while_loop
     ops at its top level) gives first a `Rewrite("not_optimized", (), "not optimized:
     <why>")`."""
@@ -126,6 +127,6 @@ def rewrites_of(session, fetches, fed=()):
     because = getattr(plan, "unoptimized_because", None)
     if because:     # no node to mark: the views show it as a note
         rewrites.insert(0, Rewrite(NOT_OPTIMIZED, (), "not optimized: " + because))
-    from tfteach.runtime.loop_specialise import region_rewrites_in
+    from tfteach.runtime.loop_specialise import loop_body_rewrites_in
     return (rewrites + loop_hoisting.rewrites_in(session, plan.ops)
-            + region_rewrites_in(session, plan.ops))
+            + loop_body_rewrites_in(session, plan.ops))

@@ -102,7 +102,7 @@ def _rewrite(region):
 
 def rewrites_in(steps):
     """The Rewrite of each region step among `steps` (a loop body's specialised plan
-    fuses its regions without a record: loop_specialise.region_rewrites_in asks here)."""
+    fuses its regions without a record: loop_specialise.loop_body_rewrites_in asks here)."""
     return [_rewrite(step.kernel.region) for step in steps
             if isinstance(step.kernel, _RegionKernel)]
 
