@@ -308,12 +308,8 @@ def test_no_loop_is_given_where_numpy_would_cast():
 
 
 def test_the_regions_fused_in_a_loops_bodies_are_listed_once_it_has_run():
-    x = tf.placeholder(tf.float32, [None, 4, 3])
-    y = tf.placeholder(tf.float32, [None, 5])
-    outputs, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.LSTMCell(5), x, dtype=tf.float32)
-    train = tf.train.GradientDescentOptimizer(0.1).minimize(
-        tf.reduce_mean(tf.square(outputs[:, -1] - y)))
-    feed = {x: np.ones((2, 4, 3), np.float32), y: np.zeros((2, 5), np.float32)}
+    from test_loop_specialise import small_lstm_training
+    x, y, train, feed = small_lstm_training()
     with tf.Session(config=tf.ConfigProto(device_count={"GPU": 0})) as sess:
         sess.run(tf.global_variables_initializer())
         assert not [r for r in optimizer.rewrites_of(sess, [train], [x, y])

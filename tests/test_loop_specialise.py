@@ -225,6 +225,17 @@ def test_threads_with_different_batches_get_the_plain_numbers(monkeypatch):
                 np.testing.assert_array_equal(a, b)
 
 
+def small_lstm_training():
+    """(x, y, train, feed) of a 1-layer LSTM(5) over 4 time steps, in the default graph."""
+    x = tf.placeholder(tf.float32, [None, 4, 3])
+    y = tf.placeholder(tf.float32, [None, 5])
+    outputs, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.LSTMCell(5), x, dtype=tf.float32)
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(
+        tf.reduce_mean(tf.square(outputs[:, -1] - y)))
+    feed = {x: np.ones((2, 4, 3), np.float32), y: np.zeros((2, 5), np.float32)}
+    return x, y, train, feed
+
+
 def test_rewrites_of_lists_what_a_loop_bodys_specialisation_did():
     """optimizer.rewrites_of (and so `%%tfgraph --optimized`) names the gradient body's
     nodes folded for the fed shapes, those read through, and the concat gradient made
@@ -233,12 +244,7 @@ def test_rewrites_of_lists_what_a_loop_bodys_specialisation_did():
     from tfteach.runtime import optimizer
     graph = tf.Graph()
     with graph.as_default():
-        x = tf.placeholder(tf.float32, [None, 4, 3])
-        y = tf.placeholder(tf.float32, [None, 5])
-        outputs, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.LSTMCell(5), x, dtype=tf.float32)
-        train = tf.train.GradientDescentOptimizer(0.1).minimize(
-            tf.reduce_mean(tf.square(outputs[:, -1] - y)))
-        feed = {x: np.ones((2, 4, 3), np.float32), y: np.zeros((2, 5), np.float32)}
+        x, y, train, feed = small_lstm_training()
         with tf.Session(graph=graph) as sess:
             sess.run(tf.global_variables_initializer())
             assert not [r for r in optimizer.rewrites_of(sess, [train], [x, y])
