@@ -29,7 +29,12 @@ from collections import defaultdict
 
 import numpy as np
 
-__all__ = ["fuse_concat_grad_slices"]
+from tfteach.runtime.optimizer.rewrite import Rewrite
+
+__all__ = ["fuse_concat_grad_slices", "rewrites_in", "NAME"]
+
+NAME = "loop_concat_gradient"      # the pass name its records carry (rewrites_of)
+_STEP_TYPE = "ConcatGradSlices"
 
 
 def fuse_concat_grad_slices(steps, template, fetch_slots, shapes_changed):
@@ -110,18 +115,24 @@ def _group(shape_n, readers, template, fetched, position, shapes_changed):
         return None
     which = sorted(slices)
     first = min(slices.values(), key=lambda s: position[id(s)])
-    if position[id(first)] < position[id(concat_offset)]:
-        return None
     members = [shape_n, concat_offset] + sorted(slices.values(), key=lambda s: position[id(s)])
     fused = copy.copy(first)
     fused.kernel = _slices_kernel(axis, tuple(which), shapes_changed)
-    fused.kernel.nodes = tuple(m.name for m in members)     # for rewrites_of
+    fused.kernel.nodes = tuple(m.name for m in members)     # for rewrites_in
     fused.in_slots = (gradient,) + tuple(shape_n.in_slots)
     fused.out_slots = tuple(slices[i].single_out for i in which)
     fused.single_out = None
-    fused.type = "ConcatGradSlices"
+    fused.type = _STEP_TYPE
     fused.name = concat_offset.name.rsplit("/", 1)[0] + "/(ShapeN+ConcatOffset+Slices)"
     return fused, first, members
+
+
+def rewrites_in(steps):
+    """The Rewrite of each fused concat gradient among `steps` (a loop body's
+    specialised copy: loop_specialise.loop_body_rewrites_in asks here)."""
+    return [Rewrite(NAME, step.kernel.nodes, "one step: the gradient's slices, their "
+                    "offsets from the inputs' shapes")
+            for step in steps if step.type == _STEP_TYPE]
 
 
 def _host(step):

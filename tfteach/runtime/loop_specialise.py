@@ -47,19 +47,18 @@ import numpy as np
 
 from tfteach.kernels.cpu import run_state
 from tfteach.runtime import device_run, fast_loop
+from tfteach.runtime import concat_grad_slices
 from tfteach.runtime.concat_grad_slices import fuse_concat_grad_slices
 from tfteach.runtime.executor import MAX_FOLDED_BYTES, deref
 from tfteach.runtime.optimizer import elementwise_regions
 from tfteach.runtime.optimizer.rewrite import Rewrite
 from tfteach.runtime.optimizer.slots import reassign_frees
 
-__all__ = ["SpecialisingPlan", "enabled", "picker", "loop_body_rewrites_in", "NAME",
-           "CONCAT_GRADIENT"]
+__all__ = ["SpecialisingPlan", "enabled", "picker", "loop_body_rewrites_in", "NAME"]
 
 SHAPE_OPS = frozenset(("Shape", "ShapeN", "Size", "Rank"))
-# The pass names its rewrites carry (optimizer.rewrites_of, notebook/optimized_view.py).
+# The pass name its rewrites carry (optimizer.rewrites_of, notebook/optimized_view.py).
 NAME = "loop_specialisation"
-CONCAT_GRADIENT = "loop_concat_gradient"
 # How many feed-shape signatures a loop keeps a specialised plan for (a loop fed many
 # shapes runs the plain plan for the others).
 MAX_SIGNATURES = 8
@@ -189,6 +188,7 @@ def loop_body_rewrites_in(session, ops):
             steps = special[-1].fast_steps if special else subplan.fast_steps
             if special:
                 found.extend(special[-1].loop_rewrites)
+            found.extend(concat_grad_slices.rewrites_in(steps))
             found.extend(elementwise_regions.rewrites_in(steps))
     return found
 
@@ -365,23 +365,10 @@ def _specialise(plan, values, const_slots, varying):
     special.fetch_slots = fetch_slots
     special.fast_steps = reassign_frees(
         kept, set(plan.feed_slots) | set(special.fetch_slots) | known)
-    special.loop_rewrites = _rewrites(folded, read_through, kept)
+    # What it folded and read through, as `optimizer.rewrites_of` lists it.
+    special.loop_rewrites = [Rewrite(NAME, tuple(names), words) for names, words in (
+        (folded, "folded for the fed shapes"), (read_through, "read through")) if names]
     return special
-
-
-def _rewrites(folded, read_through, steps):
-    """What the specialisation did, as `optimizer.rewrites_of` lists it."""
-    out = []
-    if folded:
-        out.append(Rewrite(NAME, tuple(folded), "folded for the fed shapes"))
-    if read_through:
-        out.append(Rewrite(NAME, tuple(read_through), "read through"))
-    for step in steps:
-        if step.type == "ConcatGradSlices":
-            out.append(Rewrite(CONCAT_GRADIENT, step.kernel.nodes,
-                               "one step: the gradient's slices, their offsets from the "
-                               "inputs' shapes"))
-    return out
 
 
 def _shape_determined(step, ins, signed, known, template):
