@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import tfteach as tf
+from tfteach.runtime.config import OptimizerOptions, RewriterConfig
 from tfteach.runtime.loop_specialise import SpecialisingPlan
 
 
@@ -270,3 +271,60 @@ def test_rewrites_of_lists_what_a_loop_bodys_specialisation_did():
                                 "folded for the fed shapes (loop_specialisation)")
     assert marks[read[0]] == ("loop_specialisation", "read through (loop_specialisation)")
     assert marks[concat[0]] == ("loop_concat_gradient", "fused 1/4 (loop_concat_gradient)")
+
+
+def _rewrite_option(field, value):
+    def configure(config):
+        setattr(config.graph_options.rewrite_options, field, value)
+    return configure
+
+
+def _opt_level_l0(config):
+    config.graph_options.optimizer_options.opt_level = OptimizerOptions.L0
+
+
+SHAPE_FOLDING_OFF = {
+    "constant_folding": _rewrite_option("constant_folding", RewriterConfig.OFF),
+    "shape_optimization": _rewrite_option("shape_optimization", RewriterConfig.OFF),
+    "disable_meta_optimizer": _rewrite_option("disable_meta_optimizer", True),
+    "opt_level_L0": _opt_level_l0,
+}
+
+
+@pytest.mark.parametrize("switch", sorted(SHAPE_FOLDING_OFF))
+def test_the_session_config_that_turns_shape_folding_off_turns_it_off_in_loops(switch):
+    """Grappler's toggles of a session's top-level shape folding switch its loops' too:
+    the loop sub-plans run plain (no specialisation, no records of one), with the
+    default session's numbers, bit for bit. A config that leaves shape folding on
+    (only loop_optimization OFF) still specialises."""
+    from tfteach.runtime import optimizer
+
+    def train(configure):
+        graph = tf.Graph()
+        with graph.as_default():
+            tf.set_random_seed(3)
+            x, y, train_op, feed = small_lstm_training()
+            config = tf.ConfigProto()
+            configure(config)
+            with tf.Session(graph=graph, config=config) as sess:
+                sess.run(tf.global_variables_initializer())
+                for _ in range(3):
+                    sess.run(train_op, feed)
+                values = sess.run(tf.trainable_variables())
+                plans = _loop_plans(sess, graph)
+                records = [r for r in optimizer.rewrites_of(sess, [train_op], [x, y])
+                           if r.pass_name in ("loop_specialisation", "loop_concat_gradient")]
+        return values, plans, records
+
+    def leave(config):
+        pass
+
+    default, plans, records = train(leave)
+    assert any(p.by_signature for p in plans) and records
+    _, plans, records = train(_rewrite_option("loop_optimization", RewriterConfig.OFF))
+    assert any(p.by_signature for p in plans) and records
+    values, plans, records = train(SHAPE_FOLDING_OFF[switch])
+    assert plans and all(not p.by_signature for p in plans)
+    assert records == []
+    for a, b in zip(values, default):
+        np.testing.assert_array_equal(a, b)

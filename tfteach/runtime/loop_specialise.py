@@ -36,7 +36,12 @@ skipped ops would have computed the recorded values again; the identities return
 input). Errors too: a run that fails while recording is run again by the plain plan,
 which raises the usual error at the usual op.
 
-`TFTEACH_LOOP_SPECIALISE=0` in the environment turns this off (the tests compare both).
+A session whose ConfigProto turns shape folding off (`RewriterConfig`'s
+`constant_folding` or `shape_optimization` OFF, `disable_meta_optimizer`,
+`OptimizerOptions(opt_level=L0)`: optimizer/toggles.py) runs its loops' plain plans, as
+its top-level plan runs unfolded: this is the same folding, per loop.
+`TFTEACH_LOOP_SPECIALISE=0` in the environment turns it off everywhere (the tests and
+bench/ compare both).
 """
 import copy
 import operator
@@ -50,7 +55,7 @@ from tfteach.runtime import device_run, fast_loop
 from tfteach.runtime import concat_grad_slices
 from tfteach.runtime.concat_grad_slices import fuse_concat_grad_slices
 from tfteach.runtime.executor import MAX_FOLDED_BYTES, deref
-from tfteach.runtime.optimizer import elementwise_regions
+from tfteach.runtime.optimizer import elementwise_regions, shape_folding, toggles
 from tfteach.runtime.optimizer.rewrite import Rewrite
 from tfteach.runtime.optimizer.slots import reassign_frees
 
@@ -80,8 +85,13 @@ SHAPE_DETERMINING_INPUTS = dict({t: () for t in _ELEMENTWISE}, **{
     "GatherV2": (2,), "UnsortedSegmentSum": (2,)})
 
 
-def enabled():
-    return os.environ.get("TFTEACH_LOOP_SPECIALISE", "1") != "0"
+def enabled(session=None):
+    """Whether loops' sub-plans are specialised: not with TFTEACH_LOOP_SPECIALISE=0, nor
+    in a `session` whose ConfigProto leaves shape folding off (its top-level plan's
+    folding: the same Grappler toggles switch both)."""
+    if os.environ.get("TFTEACH_LOOP_SPECIALISE", "1") == "0":
+        return False
+    return session is None or shape_folding.NAME in toggles.enabled_passes(session._config)
 
 
 class _ShapesChanged(BaseException):
@@ -92,10 +102,11 @@ class _ShapesChanged(BaseException):
 class SpecialisingPlan:
     """A loop's sub-plan that runs specialised per feed-shape signature (see above)."""
 
-    def __init__(self, plan, feed_tensors):
+    def __init__(self, plan, feed_tensors, on=True):
+        """`on`: whether the session lets it specialise (`enabled(session)`)."""
         self.plan = plan
         self.by_signature = {}
-        self.eligible = enabled() and _pure(plan)
+        self.eligible = on and enabled() and _pure(plan)
         # A gradient body is fed the forward body's constants (a concat's axis) from the
         # loop's history: the Const's own value object, which is then as good as known.
         self.const_feeds = tuple((i, t.op._attrs["value"]) for i, t in enumerate(feed_tensors)
