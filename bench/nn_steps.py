@@ -11,7 +11,7 @@ TensorFlow runs the same TF1 graph through tf.compat.v1 (when importable), twice
 installed (TF 2.x calls Intel's oneDNN kernels on x86), and in a child process with
 TF_ENABLE_ONEDNN_OPTS=0, which gives Eigen's kernels — what TF 1.15's pip wheels used,
 the reference tfteach reproduces. The NumPy versions compute the same forward and
-backward pass by hand (MLP and LeNet). Rows whose
+backward pass by hand (MLP, LeNet, the 2-layer LSTM). Rows whose
 ops tfteach does not have yet (max_pool, dynamic_rnn) print why and are skipped.
 Then conv2d forward throughput in GFLOP/s: tfteach, NumPy im2col + matmul, TensorFlow.
 
@@ -230,6 +230,76 @@ def numpy_lenet():
     return step
 
 
+
+def numpy_lstm():
+    """The lstm row's step by hand: two LSTM layers (TF's LSTMCell: the gates i, j, f, o
+    of one product of [x, h], forget bias 1) over 20 steps, a softmax on the last output,
+    backpropagation through time. Each layer's weight gradient is one product over all
+    time steps (as tfteach's loop_sums.Products computes it); NumPy's ufuncs do the cells,
+    a pass per op. What the step costs with no graph and no executor: the floor of any
+    design that runs the same NumPy operations."""
+    rng = np.random.RandomState(0)
+    batch, steps, units, classes = 32, 20, 128, 10
+    x_val = rng.rand(batch, steps, 28).astype(np.float32)
+    y_val = np.eye(classes, dtype=np.float32)[rng.randint(0, classes, size=batch)]
+    widths = (28, units)                     # each layer's input width
+    layers = [(_weights(rng, (n + units, 4 * units)), np.zeros(4 * units, np.float32))
+              for n in widths]
+    w_out = _weights(rng, (units, classes))
+    lr, one = np.float32(0.1), np.float32(1)
+
+    def sigmoid(v):
+        return one / (one + np.exp(-v))
+
+    def forward(w, b, inputs):
+        h = c = np.zeros((batch, units), np.float32)
+        outputs, cache = [], []
+        for x in inputs:
+            xh = np.concatenate([x, h], axis=1)
+            i, j, f, o = np.split(xh @ w + b, 4, axis=1)
+            i, j, f, o = sigmoid(i), np.tanh(j), sigmoid(f + one), sigmoid(o)
+            c_prev, c = c, c * f + i * j
+            tc = np.tanh(c)
+            h = tc * o
+            cache.append((xh, c_prev, i, j, f, o, tc))
+            outputs.append(h)
+        return outputs, cache
+
+    def backward(w, b, cache, width, d_outputs):
+        dh = dc = np.zeros((batch, units), np.float32)
+        d_gates = np.empty((steps * batch, 4 * units), np.float32)
+        d_inputs = [None] * steps
+        for t in reversed(range(steps)):
+            xh, c_prev, i, j, f, o, tc = cache[t]
+            if d_outputs[t] is not None:
+                dh = dh + d_outputs[t]
+            dc = dc + dh * o * (one - tc * tc)
+            g = d_gates[t * batch:(t + 1) * batch]
+            g[:, :units] = dc * j * i * (one - i)
+            g[:, units:2 * units] = dc * i * (one - j * j)
+            g[:, 2 * units:3 * units] = dc * c_prev * f * (one - f)
+            g[:, 3 * units:] = dh * tc * o * (one - o)
+            dc = dc * f
+            dxh = g @ w.T
+            d_inputs[t], dh = dxh[:, :width], dxh[:, width:]
+        w -= lr * (np.concatenate([c[0] for c in cache]).T @ d_gates)
+        b -= lr * d_gates.sum(axis=0)
+        return d_inputs
+
+    def step():
+        inputs, caches = [x_val[:, t] for t in range(steps)], []
+        for w, b in layers:
+            inputs, cache = forward(w, b, inputs)
+            caches.append(cache)
+        d_logits = _softmax_xent_grad(inputs[-1] @ w_out, y_val)
+        d_w_out = inputs[-1].T @ d_logits
+        d_outputs = [None] * (steps - 1) + [d_logits @ w_out.T]
+        for (w, b), cache, width in reversed(list(zip(layers, caches, widths))):
+            d_outputs = backward(w, b, cache, width, d_outputs)
+        w_out[...] -= lr * d_w_out
+    step.variables = [v for layer in layers for v in layer] + [w_out]   # (for a check)
+    return step
+
 # -- conv2d forward throughput --------------------------------------------------------------
 CONV_CASES = [("lenet conv2 50x14x14x32 5x5x64", (50, 14, 14, 32), (5, 5, 32, 64)),
               ("64x32x32x64 3x3x64", (64, 32, 32, 64), (3, 3, 64, 64))]
@@ -253,7 +323,7 @@ def _flops(x_shape, f_shape):
 TARGETS = {"lenet": 1.0, "mlp": 0.8}
 
 WORKLOADS = [("mlp", mlp_graph, numpy_mlp, 50), ("lenet", lenet_graph, numpy_lenet, 10),
-             ("lstm", lstm_graph, None, 5), ("gru", gru_graph, None, 5),
+             ("lstm", lstm_graph, numpy_lstm, 5), ("gru", gru_graph, None, 5),
              ("charlm", charlm_graph, None, 5)]
 RNN_WORKLOADS = ("lstm", "gru", "charlm")
 
