@@ -102,11 +102,12 @@ class _ShapesChanged(BaseException):
 class SpecialisingPlan:
     """A loop's sub-plan that runs specialised per feed-shape signature (see above)."""
 
-    def __init__(self, plan, feed_tensors, on=True):
-        """`on`: whether the session lets it specialise (`enabled(session)`)."""
+    def __init__(self, plan, feed_tensors, on=None):
+        """`on`: whether its session lets it specialise (`enabled(session)`; None: the
+        environment alone decides)."""
         self.plan = plan
         self.by_signature = {}
-        self.eligible = on and enabled() and _pure(plan)
+        self.eligible = (enabled() if on is None else on) and _pure(plan)
         # A gradient body is fed the forward body's constants (a concat's axis) from the
         # loop's history: the Const's own value object, which is then as good as known.
         self.const_feeds = tuple((i, t.op._attrs["value"]) for i, t in enumerate(feed_tensors)
