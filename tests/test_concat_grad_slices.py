@@ -177,21 +177,22 @@ def test_a_new_batch_size_runs_its_own_specialisation(monkeypatch):
 def test_on_a_virtual_gpu_every_tensor_and_figure_is_the_four_ops(virtual_gpus, monkeypatch):
     # The slices are views of the gradient, charged as the two Slice ops' were (shapes
     # and offsets are host memory): the same tensors charged, the same figures.
-    from tfteach.runtime import loop_specialise
+    from tfteach.runtime import concat_grad_slices
     from test_loops_on_virtual_gpu import _embedded_two_layer_training
     fused = []
-    plain_fuse = loop_specialise.fuse_concat_grad_slices
+    plain_fuse = concat_grad_slices.fuse_concat_grad_slices
 
     def counting(steps, *args):
         out = plain_fuse(steps, *args)
         fused.extend(s for s in out if s.type == "ConcatGradSlices")
         return out
     virtual_gpus(1, memory_limit=1024)
-    monkeypatch.setattr(loop_specialise, "fuse_concat_grad_slices", counting)
+    monkeypatch.setattr(concat_grad_slices, "fuse_concat_grad_slices", counting)
     losses, weights, stats, charged = _embedded_two_layer_training()
     assert fused and all(s.alloc is not None for s in fused)     # on the GPU, fused
     virtual_gpus(1, memory_limit=1024)                           # a fresh allocator
-    monkeypatch.setattr(loop_specialise, "fuse_concat_grad_slices", lambda steps, *a: steps)
+    monkeypatch.setattr(concat_grad_slices, "fuse_concat_grad_slices",
+                        lambda steps, *a: steps)
     plain_losses, plain_weights, plain_stats, plain_charged = _embedded_two_layer_training()
     assert charged == plain_charged
     for figure in ("peak_bytes_in_use", "num_allocs", "largest_alloc_size", "bytes_in_use"):

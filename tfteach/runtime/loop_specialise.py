@@ -51,9 +51,7 @@ import threading
 import numpy as np
 
 from tfteach.kernels.cpu import run_state
-from tfteach.runtime import device_run, fast_loop
-from tfteach.runtime import concat_grad_slices
-from tfteach.runtime.concat_grad_slices import fuse_concat_grad_slices
+from tfteach.runtime import concat_grad_slices, device_run, fast_loop
 from tfteach.runtime.executor import MAX_FOLDED_BYTES, deref
 from tfteach.runtime.optimizer import elementwise_regions, shape_folding, toggles
 from tfteach.runtime.optimizer.rewrite import Rewrite
@@ -363,7 +361,8 @@ def _specialise(plan, values, const_slots, varying):
     kept = [step for step in kept if step is not None]
     fetch_slots = [alias.get(s, s) for s in plan.fetch_slots]
     # A concat's gradient whose input grows each iteration: one step, no shape ops.
-    kept = fuse_concat_grad_slices(kept, template, fetch_slots, _ShapesChanged)
+    kept = concat_grad_slices.fuse_concat_grad_slices(kept, template, fetch_slots,
+                                                      _ShapesChanged)
     if getattr(plan, "fuses_regions", False):
         # The identities that split an RNN cell's gradient into pieces are gone now
         # (a Sum over no axes, a Reshape to its input's shape): fuse its regions.
