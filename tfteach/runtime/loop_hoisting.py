@@ -49,6 +49,7 @@ import numpy as np
 from tfteach.framework.dead import DEAD
 from tfteach.kernels.cpu import run_state
 from tfteach.kernels.cpu.linalg import matmul_kernel
+from tfteach.kernels.cpu.transposed_copy import transposed_copy
 from tfteach.kernels.cpu.two_workers import in_blas_window, split_matmul
 from tfteach.runtime import executor
 from tfteach.runtime.optimizer import toggles
@@ -250,7 +251,7 @@ def _pretransposed_matmul(owner, op):
             if copies is not None:
                 held = copies.get(op)
                 if held is None or held[0] is not b:
-                    held = copies[op] = (b, np.ascontiguousarray(b.T))
+                    held = copies[op] = (b, transposed_copy(b))
                 return split_matmul(a, held[1])
         return matmul_kernel(ctx, a, b)
     return matmul_pretransposed_kernel
