@@ -48,7 +48,7 @@ class EagerTensor(Tensor):
         if shape is None:
             if self._dtype._is_ref:         # a variable's handle: the value's shape now
                 return tensor_shape.TensorShape(np.shape(self._value.deref()))
-            shape = self._shape_cache = tensor_shape.TensorShape(np.shape(self._value))
+            shape = self._shape_cache = tensor_shape.of_array_shape(np.shape(self._value))
         return shape
 
     # `shape` and `get_shape` are Tensor's: they read `_shape`, the property above.

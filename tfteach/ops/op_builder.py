@@ -67,7 +67,16 @@ def broadcast_static_shape(shape_x, shape_y):
     """NumPy broadcasting on static shapes with unknown dims; TF's error if impossible."""
     if shape_x.ndims is None or shape_y.ndims is None:
         return tensor_shape.unknown_shape()
+    # The common cases answered without a new TensorShape (its Dimensions cost ~2 us,
+    # an eager `t * 1.0001` op's sixth): a scalar operand broadcasts to the other's
+    # shape, and a known shape with itself is itself. (TensorShapes are never changed.)
+    if not shape_y._dims:
+        return shape_x
+    if not shape_x._dims:
+        return shape_y
     x = shape_x.as_list()
+    if shape_x is shape_y or (None not in x and x == shape_y.as_list()):
+        return shape_x
     y = shape_y.as_list()
     n = max(len(x), len(y))
     x = [1] * (n - len(x)) + x
