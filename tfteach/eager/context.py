@@ -129,7 +129,7 @@ def enable_eager_execution(config=None, device_policy=None, execution_mode=None)
     if eager_mode.STATE.enabled:
         return
     graph = graph_lib.get_default_graph()
-    if graph_lib._default_graph_stack or graph.get_operations():
+    if graph_lib._default_graph_stack.graphs or graph.get_operations():
         raise ValueError("tf.enable_eager_execution must be called at program startup.")
     _install()
     eager_mode.STATE.enabled = True
@@ -156,12 +156,12 @@ def eager_mode_scope():
     """Eager execution inside (TF's `context.eager_mode()`), whatever the process uses:
     no graph is the default inside. tf.function lifts variable creation out with it."""
     _install()
-    saved_stack = list(graph_lib._default_graph_stack)
+    saved_stack = list(graph_lib._default_graph_stack.graphs)
     saved_enabled = eager_mode.STATE.enabled
-    del graph_lib._default_graph_stack[:]
+    del graph_lib._default_graph_stack.graphs[:]
     eager_mode.STATE.enabled = True
     try:
         yield
     finally:
-        graph_lib._default_graph_stack[:] = saved_stack
+        graph_lib._default_graph_stack.graphs[:] = saved_stack
         eager_mode.STATE.enabled = saved_enabled

@@ -39,4 +39,4 @@ STATE = _State()
 
 def executing_eagerly():
     """`tf.executing_eagerly()`: eager is on and no graph is the default."""
-    return STATE.enabled and not graph_lib._default_graph_stack
+    return STATE.enabled and not graph_lib._default_graph_stack.graphs

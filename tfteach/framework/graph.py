@@ -419,7 +419,7 @@ class Graph:
         """True while ops execute eagerly and this is the global default graph: its
         scopes must then leave eager execution on (docs/eager.md)."""
         from tfteach.framework.eager_mode import STATE as eager
-        return eager.enabled and not _default_graph_stack and self is _global_default_graph
+        return eager.enabled and not _default_graph_stack.graphs and self is _global_default_graph
 
     @contextlib.contextmanager
     def as_default(self):
@@ -428,11 +428,11 @@ class Graph:
             # eager execution off (the eager context has no graph; docs/eager.md).
             yield self
             return
-        _default_graph_stack.append(self)
+        _default_graph_stack.graphs.append(self)
         try:
             yield self
         finally:
-            _default_graph_stack.remove(self)
+            _default_graph_stack.graphs.remove(self)
 
     @property
     def building_function(self):
@@ -446,7 +446,17 @@ class Graph:
         return "<tfteach.Graph object at %#x>" % id(self)
 
 
-_default_graph_stack = []
+class _DefaultGraphStack(threading.local):
+    """`.graphs`: the graphs `as_default()` made the default, innermost last. Each thread
+    has its own, as in TensorFlow ("the default graph is a property of the current
+    thread"): a thread building in its own graph never builds in another's, and a new
+    thread starts with the global default graph (which itself is shared)."""
+
+    def __init__(self):
+        self.graphs = []
+
+
+_default_graph_stack = _DefaultGraphStack()
 _global_default_graph = None
 
 
@@ -466,8 +476,8 @@ def building_graph(graph):
 def get_default_graph():
     """The innermost `as_default()` graph, else the process-wide global graph."""
     global _global_default_graph
-    if _default_graph_stack:
-        return _default_graph_stack[-1]
+    if _default_graph_stack.graphs:
+        return _default_graph_stack.graphs[-1]
     if _global_default_graph is None:
         _global_default_graph = Graph()
     return _global_default_graph
@@ -476,7 +486,7 @@ def get_default_graph():
 def reset_default_graph():
     """Replaces the global default graph with a new, empty one."""
     global _global_default_graph
-    if _default_graph_stack:
+    if _default_graph_stack.graphs:
         raise AssertionError(
             "Do not use tf.reset_default_graph() to clear nested graphs. If you need a "
             "cleared graph, exit the nesting and create a new graph.")

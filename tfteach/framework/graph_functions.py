@@ -47,7 +47,7 @@ class _NameScope:
             raise ValueError("At least one of name (%s) and default_name (%s) must be "
                              "provided." % (name, default_name))
         scope_name = name if name is not None else default_name
-        if _EAGER.enabled and not graph_lib._default_graph_stack:
+        if _EAGER.enabled and not graph_lib._default_graph_stack.graphs:
             # Eagerly a scope only names (variables: `a/b/w:0`), as in TF 2; no graph
             # is made the default, which would switch eager execution off inside.
             # Names are not made unique; "c/" is absolute, None/"" resets.
@@ -87,7 +87,7 @@ def device(device_name_or_function):
 def control_dependencies(control_inputs):
     """Ops created inside run only after `control_inputs` (`tf.control_dependencies`).
     Eagerly, ops run in program order: a no-op, as in TensorFlow."""
-    if _EAGER.enabled and not graph_lib._default_graph_stack:
+    if _EAGER.enabled and not graph_lib._default_graph_stack.graphs:
         return contextlib.nullcontext()
     return graph_lib.get_default_graph().control_dependencies(control_inputs)
 

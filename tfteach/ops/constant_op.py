@@ -49,7 +49,7 @@ def _eager_scalar(value, dtype):
 def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     """A constant tensor, as `tf.constant` in TF 1.x (incl. its fill-by-last-element rule)."""
     if shape is None and type(value) in _SCALAR_TYPES and _EAGER.enabled and \
-            not graph_lib._default_graph_stack:
+            not graph_lib._default_graph_stack.graphs:
         entry = _eager_scalar(value, dtype)
         if entry is not None:
             return apply_op("Const", [], {"value": entry[0], "dtype": entry[1]}, name)

@@ -39,7 +39,7 @@ def apply_op(op_type, inputs, attrs=None, name=None, graph=None, control_inputs=
     is an EagerTensor (tfteach/eager/execute.py); a graph being built (a tf.function's
     trace) turns the EagerTensors among the inputs into constants of that graph."""
     if _EAGER.used:
-        if graph is None and _EAGER.enabled and not graph_lib._default_graph_stack:
+        if graph is None and _EAGER.enabled and not graph_lib._default_graph_stack.graphs:
             return _EAGER.execute(op_type, inputs, attrs, name, control_inputs)
         inputs = [t._captured_in_graph() if hasattr(t, "_captured_in_graph") else t
                   for t in inputs]

@@ -76,8 +76,8 @@ class Variable:
         # Eagerly (or while a tf.function traces) `tf.Variable(...)` is an eager,
         # resource-style variable (tfteach/eager/variables.py), as in TF 2.
         if cls is Variable and _EAGER.enabled and (
-                not graph_lib._default_graph_stack or
-                getattr(graph_lib._default_graph_stack[-1], "is_function_trace", False)):
+                not graph_lib._default_graph_stack.graphs or
+                getattr(graph_lib._default_graph_stack.graphs[-1], "is_function_trace", False)):
             from tfteach.eager.variables import EagerVariable
             return super().__new__(EagerVariable)
         return super().__new__(cls)
