@@ -19,23 +19,21 @@ shapes = st.one_of(st.none(), st.lists(dims, max_size=4))
 
 
 def _general_rule(x, y):
-    """NumPy broadcasting on static shapes with None dims, written out independently."""
+    """Broadcasting on static shapes with None dims, put another way: per aligned axis,
+    two different known sizes other than 1 clash; one such size is the answer; else the
+    axis is unknown if either side is, else 1. Fully known shapes: NumPy's own rule."""
     if x is None or y is None:
         return "unknown"
     n = max(len(x), len(y))
-    x, y = [1] * (n - len(x)) + list(x), [1] * (n - len(y)) + list(y)
+    axes = zip([1] * (n - len(x)) + list(x), [1] * (n - len(y)) + list(y))
     out = []
-    for a, b in zip(x, y):
-        if a == 1:
-            out.append(b)
-        elif b == 1:
-            out.append(a)
-        elif a is None or b is None:
-            out.append(a if b is None else b)
-        elif a == b:
-            out.append(a)
-        else:
+    for pair in axes:
+        sizes = {size for size in pair if size not in (None, 1)}
+        if len(sizes) > 1:
             return "error"
+        out.append(sizes.pop() if sizes else None if None in pair else 1)
+    if None not in x and None not in y:
+        assert out == list(np.broadcast_shapes(tuple(x), tuple(y)))
     return out
 
 

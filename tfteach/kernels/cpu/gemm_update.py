@@ -30,17 +30,11 @@ def _gemm(dtype):
     """cblas_?gemm of NumPy's OpenBLAS for `dtype` (argument types set), or None."""
     dtype = np.dtype(dtype)
     if dtype not in _GEMMS:
-        gemm, (name, scalar) = None, _SCALARS.get(dtype, (None, None))
-        integer = openblas.blas_int() if name else None
-        if integer is not None:
-            gemm = openblas.function(name)
-        if gemm is not None:
-            pointer = ctypes.c_void_p
-            gemm.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int,
-                             integer, integer, integer, scalar, pointer, integer,
-                             pointer, integer, scalar, pointer, integer]
-            gemm.restype = None
-        _GEMMS[dtype] = gemm
+        name, scalar = _SCALARS.get(dtype, (None, None))
+        pointer = ctypes.c_void_p
+        _GEMMS[dtype] = name and openblas.typed_function(name, lambda integer: [
+            ctypes.c_int, ctypes.c_int, ctypes.c_int, integer, integer, integer, scalar,
+            pointer, integer, pointer, integer, scalar, pointer, integer])
     return _GEMMS[dtype]
 
 

@@ -15,7 +15,7 @@ import threading
 
 import numpy as np
 
-__all__ = ["function", "blas_int"]
+__all__ = ["function", "blas_int", "typed_function"]
 
 _LIBRARY = None
 _SEARCHED = False
@@ -64,3 +64,15 @@ def blas_int():
     get_config.argtypes, get_config.restype = [], ctypes.c_char_p
     config = get_config() or b""
     return ctypes.c_int64 if b"USE64BITINT" in config else ctypes.c_int
+
+
+def typed_function(name, argument_types):
+    """OpenBLAS's `name` with its ctypes argument types set and no result, or None.
+    `argument_types(integer)` lists them given BLAS's integer type, which only the
+    build says (blas_int): without it nothing is called."""
+    integer = blas_int()
+    found = function(name) if integer is not None else None
+    if found is not None:
+        found.argtypes = argument_types(integer)
+        found.restype = None
+    return found

@@ -35,15 +35,11 @@ MIN_ELEMENTS = 4096
 def _omatcopy(dtype):
     """cblas_?omatcopy of NumPy's OpenBLAS for `dtype` (argument types set), or None."""
     if dtype not in _FOUND:
-        function, (name, scalar) = None, _FUNCTIONS.get(dtype, (None, None))
-        integer = openblas.blas_int() if name else None
-        if integer is not None:
-            function = openblas.function(name)
-        if function is not None:
-            function.argtypes = [ctypes.c_int, ctypes.c_int, integer, integer, scalar,
-                                 ctypes.c_void_p, integer, ctypes.c_void_p, integer]
-            function.restype = None
-        _FOUND[dtype] = function
+        name, scalar = _FUNCTIONS.get(dtype, (None, None))
+        pointer = ctypes.c_void_p
+        _FOUND[dtype] = name and openblas.typed_function(name, lambda integer: [
+            ctypes.c_int, ctypes.c_int, integer, integer, scalar, pointer, integer,
+            pointer, integer])
     return _FOUND[dtype]
 
 
