@@ -22,6 +22,11 @@ specialisation (runtime/loop_specialise.py) and loop optimization (hoisting and 
 pretransposed gradient products, runtime/loop_hoisting.py) on and off: the
 before/after of issue 20. `--ab-only` runs just those (no table, no TensorFlow).
 
+`--interleaved` (with `--only ...` as wanted) times tfteach, the NumPy step and
+TensorFlow in turns, round after round, and prints the best and the median of each and
+their ratios: on a shared VM, whose load moves single runs by 1.5x within minutes, these
+are the fair same-run ratios (the table above compares each library's best minute).
+
 With `--device virtual-gpu`: the steps as the course kernel ("Python 3 (tfteach)") runs
 them, on its virtual /gpu:0 (CPU kernels, the GPU's memory accounted), next to tfteach on
 the CPU in the same run.
@@ -35,6 +40,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import timeit
 
 import numpy as np
@@ -425,6 +431,53 @@ def _alternating_ab(title, make_steps, numbers, only, rounds=7):
         print("%-8s %9.2f %9.2f %9.2f" % (name, best[0], best[1], best[0] / best[1]))
 
 
+def interleaved_rows(tfteach, tf1, numbers, rounds=12, pause=0.3):
+    """Each workload's step by tfteach, hand-written NumPy (where there is one) and
+    TensorFlow, timed in turns: round after round, each runs `number` steps, so a busy
+    minute of the host falls on all of them alike (on a shared VM single runs move by
+    1.5x or more within minutes, and best-of-5 one library after the other compares
+    different minutes). `pause` between turns lets OpenBLAS's idle threads stop
+    spinning (~0.1 s after a product) before the next library starts. Prints the best
+    and the median of the rounds, and the ratios of both."""
+    import statistics
+    print("\nInterleaved: %d rounds, each library in turn; ms per step, best / median"
+          % rounds)
+    header = "%-8s %15s %15s %15s %16s %16s" % (
+        "workload", "tfteach", "numpy", "tf", "tfteach/tf", "numpy/tf")
+    print(header)
+    print("-" * len(header))
+    for name, build, numpy_build, _ in WORKLOADS:
+        number = numbers[name]
+        steps = {"tfteach": graph_step(tfteach, build)}
+        if numpy_build is not None:
+            steps["numpy"] = numpy_build()
+        if tf1 is not None:
+            try:
+                steps["tf"] = graph_step(tf1, build)
+            except (AttributeError, ImportError, ValueError):
+                pass
+        for step in steps.values():
+            best_ms(step, 1, repeat=1)                     # warm-up
+        times = {label: [] for label in steps}
+        for _ in range(rounds):
+            for label, step in steps.items():
+                time.sleep(pause)
+                times[label].append(timeit.timeit(step, number=number) / number * 1e3)
+        summary = {label: (min(v), statistics.median(v)) for label, v in times.items()}
+
+        def cell(label):
+            return "%6.2f / %6.2f" % summary[label] if label in summary else "-"
+
+        def ratio(a, b):
+            if a not in summary or b not in summary:
+                return "-"
+            return "%5.2f, %5.2f" % (summary[a][0] / summary[b][0],
+                                     summary[a][1] / summary[b][1])
+        print("%-8s %15s %15s %15s %16s %16s" % (
+            name, cell("tfteach"), cell("numpy"), cell("tf"), ratio("tfteach", "tf"),
+            ratio("numpy", "tf")))
+
+
 def import_tf1():
     """tf.compat.v1 in graph mode with ref variables, or None when not installed."""
     try:
@@ -524,6 +577,9 @@ def main():
                         help="only these workloads (e.g. --only lstm gru charlm)")
     parser.add_argument("--ab-only", action="store_true",
                         help="only the same-run A/Bs of the RNN rows (no table, no TF)")
+    parser.add_argument("--interleaved", action="store_true",
+                        help="only the steps of tfteach, NumPy and TF timed in turns, "
+                             "round after round (fair on a busy host)")
     parser.add_argument("--device", choices=("cpu", "gpu", "virtual-gpu"), default="cpu",
                         help="gpu: the steps on a real CUDA GPU, against tfteach on the "
                              "CPU and TensorFlow on the same GPU; virtual-gpu: on the "
@@ -551,6 +607,9 @@ def main():
                           for name, build, _, _ in WORKLOADS}))
         return
     import tfteach
+    if args.interleaved:
+        print("Training steps on %s" % cpu_model())
+        return interleaved_rows(tfteach, tf1, numbers, rounds=5 if args.quick else 12)
     eigen = eigen_tf_times(args.quick) if tf1 is not None else {}
     print("Training step time on %s, milliseconds per step (best of 5)" % cpu_model())
     print("tf: TensorFlow as installed (oneDNN); tf-eigen: TF_ENABLE_ONEDNN_OPTS=0, the "
