@@ -109,6 +109,10 @@ class Plan:
         ops = prune(fetch_tensors, feed_tensors, target_ops)
         self.ops = ops
         self._run_states = session._run_states   # per run in progress (run_state.py)
+        # ConfigProto(intra_op_parallelism_threads=1): each step on its one thread
+        # (BLAS one-threaded, no second worker), as TF runs each op on one thread.
+        config = getattr(session, "_config", None)
+        self.one_thread = config is not None and config.intra_op_parallelism_threads == 1
         placer = session._placer
         placer.place_new_ops()              # once per graph; raises placement errors
         client = placer.devices.cpu         # where feeds come from and fetches go
@@ -327,7 +331,9 @@ class Plan:
             # between would leave OpenBLAS's workers spinning against them
             # (kernels/cpu/two_workers.py). Another run in progress (a second session
             # thread) takes the cores OpenBLAS's threads would: one-threaded too.
-            if self.splits_work:
+            if self.one_thread:
+                window = two_workers.one_thread(split=self.splits_work)
+            elif self.splits_work:
                 window = two_workers.blas_window()
             elif len(in_progress) > 1:
                 window = two_workers.blas_window(split=False)

@@ -52,7 +52,7 @@ from tfteach.kernels.cpu import openblas, run_state
 from tfteach.kernels.cpu.cpu_quota import usable_cpus
 
 __all__ = ["over_batch", "split_output", "split_matmul", "split_rows", "split_ufunc",
-           "worth_splitting", "blas_window", "in_blas_window", "blas_threads",
+           "worth_splitting", "blas_window", "one_thread", "in_blas_window", "blas_threads",
            "worker_count", "SPLITTING_OPS"]
 
 # The op types whose CPU kernels split themselves (a plan with one runs in a window).
@@ -115,6 +115,7 @@ def worker_count():
 # step holds the window open.
 class _Depth(threading.local):
     depth = 0
+    alone = 0           # > 0: this thread computes both halves of a split itself
 
 
 _THIS_THREAD = _Depth()
@@ -151,6 +152,20 @@ def blas_window(split=True):
             _window_users -= 1
             if _window_users == 0 and blas is not None:
                 blas[1](_saved_threads)
+
+
+@contextlib.contextmanager
+def one_thread(split):
+    """A session step on one thread (`ConfigProto(intra_op_parallelism_threads=1)`):
+    BLAS one-threaded (a window), and where this thread's kernels split their work
+    (`split`: a step with convolutions) it computes both halves itself, one after the
+    other: the same halves, so the same values as the two-worker step."""
+    _THIS_THREAD.alone += 1
+    try:
+        with blas_window(split=split):
+            yield
+    finally:
+        _THIS_THREAD.alone -= 1
 
 
 _ON_WORKER = threading.local()
@@ -199,8 +214,9 @@ def _two_halves(fn, size):
     Session threads splitting at once may queue for a worker (a half never waits for
     anything but a worker, and a worker's half never splits again: no deadlock)."""
     mid = size // 2
-    if getattr(_ON_WORKER, "active", False):
-        # A half that splits again could wait for a worker, which may be itself.
+    if _THIS_THREAD.alone or getattr(_ON_WORKER, "active", False):
+        # One thread by request (one_thread), or a half that splits again (it could
+        # wait for a worker, which may be itself): both halves here.
         return [fn(0, mid), fn(mid, size)]
     pool = _POOL if _POOL is not None else _pool()
     with blas_window():      # opened here, so the worker's half cannot close it early
