@@ -319,3 +319,36 @@ def test_a_forked_child_gets_its_own_worker(split_always):
         pytest.fail("the forked child hung on the parent's worker pool")
     assert child.exitcode == 0
     assert queue.get(timeout=5) == [(0, 4), (4, 8)]
+
+
+# -- OpenBLAS's thread count within the process's CPU quota (fit_blas_to_cpus) -----------------
+@pytest.mark.parametrize("usable, start, expected", [
+    (1.0, 2, 1),       # a 1-CPU quota: one thread
+    (1.2, 2, 1),
+    (1.5, 2, 2),       # 1.5 CPUs: two, as worker_count
+    (2.0, 2, 2),       # no quota below the affinity: unchanged
+    (4.0, 2, 2),       # never raised
+    (1.0, 1, 1),       # OPENBLAS_NUM_THREADS=1 kept
+])
+def test_the_first_session_caps_blas_at_the_usable_cpus(monkeypatch, two_blas_threads,
+                                                        usable, start, expected):
+    blas = two_workers._find_blas()
+    blas[1](start)
+    monkeypatch.setattr(two_workers, "usable_cpus", lambda: usable)
+    monkeypatch.setattr(two_workers, "_FITTED", False)
+    tf.Session(graph=tf.Graph())
+    assert two_workers.blas_threads() == expected
+    blas[1](start)                  # only the first Session of a process fits it
+    tf.Session(graph=tf.Graph())
+    assert two_workers.blas_threads() == start
+
+
+def test_a_cap_while_a_step_holds_the_window_applies_when_it_closes(monkeypatch,
+                                                                     two_blas_threads):
+    monkeypatch.setattr(two_workers, "usable_cpus", lambda: 1.0)
+    monkeypatch.setattr(two_workers, "_FITTED", False)
+    with two_workers.blas_window():
+        assert two_workers.blas_threads() == 1
+        two_workers.fit_blas_to_cpus()
+        assert two_workers.blas_threads() == 1
+    assert two_workers.blas_threads() == 1     # the window put back the capped count

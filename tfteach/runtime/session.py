@@ -22,7 +22,7 @@ import numpy as np
 from tfteach.framework import graph as graph_lib
 from tfteach.framework.operation import Operation
 from tfteach.framework.tensor import Tensor
-from tfteach.kernels.cpu import blocking
+from tfteach.kernels.cpu import blocking, two_workers
 from tfteach.kernels.cpu.run_state import RunStatePool
 from tfteach.runtime import config as config_lib
 from tfteach.runtime import devices as devices_lib
@@ -105,6 +105,7 @@ class BaseSession:
         # contexts, constants held on a GPU) is done by one thread at a time. Nothing is
         # locked while a plan runs.
         self._run_states = RunStatePool()
+        two_workers.fit_blas_to_cpus()      # once a process: BLAS within the CPU quota
         self._building = threading.RLock()
         self._context_stack = []
         # Queues, readers and the runner threads feeding them (session_resources.py).

@@ -53,6 +53,7 @@ from tfteach.kernels.cpu.cpu_quota import usable_cpus
 
 __all__ = ["over_batch", "split_output", "split_matmul", "split_rows", "split_ufunc",
            "worth_splitting", "blas_window", "one_thread", "in_blas_window", "blas_threads",
+           "fit_blas_to_cpus",
            "worker_count", "SPLITTING_OPS"]
 
 # The op types whose CPU kernels split themselves (a plan with one runs in a window).
@@ -98,6 +99,37 @@ def blas_threads():
     """OpenBLAS's current thread count, or None when NumPy's BLAS is not OpenBLAS."""
     blas = _find_blas()
     return blas[0]() if blas is not None else None
+
+
+_FITTED = False         # fit_blas_to_cpus has run
+
+
+def fit_blas_to_cpus():
+    """Once a process (the first Session calls it): OpenBLAS's thread count capped at the
+    CPUs this process may use at once. OpenBLAS counts the CPUs it may run on (its
+    affinity), but a container's CFS quota lets it run far fewer: a Binder pod sees the
+    node's 16 or more cores under a quota of 1-2 CPUs, and 16 threads that wait for each
+    other after every block of every product then wait for time slices instead
+    (steps with convolutions run one-threaded anyway; the MLP's and the RNNs' products
+    did not). The count is the process's, so the student's own NumPy gets it too, as it
+    should. A smaller count (`OPENBLAS_NUM_THREADS=1`) is left alone; outside a
+    container nothing changes. A quota of 1.5 CPUs counts as 2, as worker_count does."""
+    global _FITTED, _saved_threads
+    if _FITTED:
+        return
+    blas = _find_blas()
+    cap = max(1, int(usable_cpus() + 0.5))
+    with _WINDOW_LOCK:
+        if _FITTED:
+            return
+        _FITTED = True
+        if blas is None:
+            return
+        if _window_users:        # a step holds BLAS at 1: cap what it will put back
+            if _saved_threads is not None and _saved_threads > cap:
+                _saved_threads = cap
+        elif blas[0]() > cap:
+            blas[1](cap)
 
 
 def worker_count():
