@@ -352,3 +352,17 @@ def test_a_cap_while_a_step_holds_the_window_applies_when_it_closes(monkeypatch,
         two_workers.fit_blas_to_cpus()
         assert two_workers.blas_threads() == 1
     assert two_workers.blas_threads() == 1     # the window put back the capped count
+
+
+def test_eager_execution_caps_blas_too(monkeypatch, two_blas_threads):
+    """Eager ops make no Session: turning eager execution on fits the count instead."""
+    from tfteach.eager import context
+    from tfteach.framework import eager_mode
+    monkeypatch.setattr(two_workers, "usable_cpus", lambda: 1.0)
+    monkeypatch.setattr(two_workers, "_FITTED", False)
+    saved = eager_mode.STATE.enabled
+    try:
+        context.eager_mode_on()
+        assert two_workers.blas_threads() == 1
+    finally:
+        eager_mode.STATE.enabled = saved

@@ -117,8 +117,11 @@ def placement(device_stack):
 
 def _install():
     from tfteach.eager.execute import execute
+    from tfteach.kernels.cpu import two_workers
     eager_mode.STATE.execute = execute
     eager_mode.STATE.used = True
+    # Eager ops make no Session: BLAS within the CPU quota from here (as a first Session).
+    two_workers.fit_blas_to_cpus()
 
 
 def enable_eager_execution(config=None, device_policy=None, execution_mode=None):
