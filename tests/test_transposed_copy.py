@@ -65,8 +65,9 @@ def test_the_openblas_path_is_the_one_taken_here():
     np.arange(200 * 90, dtype=np.float32).reshape(90, 200).T,   # not C-contiguous
     np.arange(200 * 90, dtype=np.float32).reshape(90, 200)[:, ::2],
     np.arange(200 * 90, dtype=np.float64).reshape(200, 90).astype(">f8"),  # big-endian
+    np.frombuffer(bytearray(1 + 4 * 300 * 70), np.float32, 300 * 70, 1).reshape(300, 70),
 ], ids=["empty", "small", "float16", "int32", "complex64", "transposed_view", "strided",
-        "big_endian"])
+        "big_endian", "misaligned"])
 def test_everything_else_is_copied_by_numpy(w):
     got = tc.transposed_copy(w)
     expected = np.ascontiguousarray(w.T)

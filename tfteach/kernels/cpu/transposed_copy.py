@@ -12,9 +12,9 @@ every float (zeros keep their sign, infinities stay, a NaN stays a NaN; only a
 signalling NaN comes out quiet, which no GEMM reading the copy can tell apart). It runs
 on the calling thread (no BLAS threads are woken), releasing the GIL (ctypes).
 
-Where NumPy's BLAS is not OpenBLAS, or the matrix is not a C-contiguous float32/float64
-one, or it is small (below `MIN_ELEMENTS` the ctypes call costs more than NumPy's
-copy), NumPy makes the copy.
+Where NumPy's BLAS is not OpenBLAS, or the matrix is not an aligned C-contiguous
+float32/float64 one, or it is small (below `MIN_ELEMENTS` the ctypes call costs more
+than NumPy's copy), NumPy makes the copy.
 """
 import ctypes
 
@@ -45,7 +45,10 @@ def _omatcopy(dtype):
 
 def transposed_copy(w):
     """np.ascontiguousarray(w.T) for a 2-D array w: the same shape, dtype and values."""
-    if (w.__class__ is np.ndarray and w.ndim == 2 and w.flags.c_contiguous and
+    flags = w.flags if w.__class__ is np.ndarray else None
+    # Aligned elements only, as NumPy hands BLAS (a view at an odd byte offset of a
+    # buffer is copied by NumPy: no BLAS kernel ever reads a misaligned float).
+    if (flags is not None and w.ndim == 2 and flags.c_contiguous and flags.aligned and
             w.size >= MIN_ELEMENTS):
         omatcopy = _omatcopy(w.dtype)
         if omatcopy is not None:
