@@ -34,8 +34,7 @@ from tfteach.framework.dead import DEAD
 from tfteach.framework.errors import InvalidArgumentError
 from tfteach.kernels.cpu import run_state
 from tfteach.kernels.cpu.linalg import DeferredProduct
-from tfteach.runtime import (executor, loop_hoisting, loop_live_reads, loop_specialise,
-                             loop_sums)
+from tfteach.runtime import executor, loop_hoisting, loop_live_reads, loop_sums
 from tfteach.runtime.loop_specialise import SpecialisingPlan, picker
 
 __all__ = ["run_while", "request_history", "run_while_grad", "run_loop_history"]
@@ -85,7 +84,6 @@ def _plans(ctx, loop, captured=None):
                 fed_reads = {loop.captured[i]: ref.op for i, ref in live}
                 # A live read changes between iterations: it is no loop invariant.
                 invariant = [t for t in loop.captured if t not in fed_reads]
-                specialising = loop_specialise.enabled(ctx.session)
                 hoisting = loop_hoisting.Hoisting(ctx.session, fetches, feeds, invariant,
                                                   on=loop_hoisting.enabled(ctx.session))
                 body_feeds = hoisting.body_feeds(feeds)
@@ -93,11 +91,11 @@ def _plans(ctx, loop, captured=None):
                 plans = ctx.state["plans"] = (key, (
                     SpecialisingPlan(executor.Plan(ctx.session, (loop.cond,), feeds, (),
                                                    fed_reads=fed_reads, on_device=True),
-                                     feeds, on=specialising),
+                                     feeds, ctx.session),
                     SpecialisingPlan(hoisting.attach(executor.Plan(
                         ctx.session, fetches, body_feeds, (), fed_reads=fed_reads,
                         on_device=True)),
-                        body_feeds, on=specialising)), hoisting, live)
+                        body_feeds, ctx.session)), hoisting, live)
     return plans[1] + plans[2:]
 
 
@@ -208,7 +206,7 @@ def _grad_plan(ctx, grad_loop):
             ctx.state["hoisting"] = (hoisting,)
             return SpecialisingPlan(hoisting.attach(executor.Plan(
                 ctx.session, fetches, body_feeds, (), summed, on_device=True)), body_feeds,
-                on=loop_specialise.enabled(ctx.session))
+                ctx.session)
         plan = ctx.session.build_once(ctx.state, "plan", build)
     return plan, ctx.state["hoisting"][0]
 

@@ -83,13 +83,13 @@ SHAPE_DETERMINING_INPUTS = dict({t: () for t in _ELEMENTWISE}, **{
     "GatherV2": (2,), "UnsortedSegmentSum": (2,)})
 
 
-def enabled(session=None):
+def enabled(session):
     """Whether loops' sub-plans are specialised: not with TFTEACH_LOOP_SPECIALISE=0, nor
     in a `session` whose ConfigProto leaves shape folding off (its top-level plan's
     folding: the same Grappler toggles switch both)."""
     if os.environ.get("TFTEACH_LOOP_SPECIALISE", "1") == "0":
         return False
-    return session is None or shape_folding.NAME in toggles.enabled_passes(session._config)
+    return shape_folding.NAME in toggles.enabled_passes(session._config)
 
 
 class _ShapesChanged(BaseException):
@@ -100,12 +100,11 @@ class _ShapesChanged(BaseException):
 class SpecialisingPlan:
     """A loop's sub-plan that runs specialised per feed-shape signature (see above)."""
 
-    def __init__(self, plan, feed_tensors, on=None):
-        """`on`: whether its session lets it specialise (`enabled(session)`; None: the
-        environment alone decides)."""
+    def __init__(self, plan, feed_tensors, session):
+        """`session`: the plan's, whose ConfigProto may turn specialising off (enabled)."""
         self.plan = plan
         self.by_signature = {}
-        self.eligible = (enabled() if on is None else on) and _pure(plan)
+        self.eligible = enabled(session) and _pure(plan)
         # A gradient body is fed the forward body's constants (a concat's axis) from the
         # loop's history: the Const's own value object, which is then as good as known.
         self.const_feeds = tuple((i, t.op._attrs["value"]) for i, t in enumerate(feed_tensors)
