@@ -75,9 +75,9 @@ def broadcast_static_shape(shape_x, shape_y):
     if not shape_x._dims:
         return shape_y
     x = shape_x.as_list()
-    if shape_x is shape_y or (None not in x and x == shape_y.as_list()):
-        return shape_x
     y = shape_y.as_list()
+    if x == y and None not in x:
+        return shape_x
     n = max(len(x), len(y))
     x = [1] * (n - len(x)) + x
     y = [1] * (n - len(y)) + y
