@@ -8,22 +8,7 @@ import threading
 import numpy as np
 
 import tfteach as tf
-
-
-def _run_in_threads(target, count):
-    errors = []
-
-    def guarded(k):
-        try:
-            target(k)
-        except Exception as e:  # noqa: BLE001 - reported by the assertion below
-            errors.append("thread %d: %r" % (k, e))
-    threads = [threading.Thread(target=guarded, args=(k,)) for k in range(count)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
+from thread_helpers import run_in_threads
 
 
 def test_threads_building_in_their_own_graphs_at_once_never_mix_them():
@@ -44,7 +29,7 @@ def test_threads_building_in_their_own_graphs_at_once_never_mix_them():
                 results[k] = sess.run(total, {x: np.zeros(2, np.float32)})
         assert tf.get_default_graph() is not graph
         assert len(graph.get_operations()) == 1 + 2 * 100 + 2 * 100   # x, consts, ops
-    _run_in_threads(build_and_run, 4)
+    run_in_threads(build_and_run, 4)
     for k in range(4):
         np.testing.assert_array_equal(results[k], np.full(2, 100.0 * k, np.float32))
 
@@ -70,7 +55,7 @@ def test_a_thread_can_still_build_in_a_graph_it_is_handed():
     def build():
         with graph.as_default():
             made.append(x + 1.0)
-    _run_in_threads(lambda k: build(), 2)
+    run_in_threads(lambda k: build(), 2)
     assert all(t.graph is graph for t in made)
     with tf.Session(graph=graph) as sess:
         assert [sess.run(t, {x: 2.0}) for t in made] == [3.0, 3.0]

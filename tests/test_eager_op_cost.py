@@ -10,6 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 import tfteach as tf1
 from eager_helpers import eager, tf2  # noqa: F401 - fixtures
+from thread_helpers import run_in_threads
 from tfteach.framework import tensor_shape
 from tfteach.framework.graph_functions import name_scope
 from tfteach.ops.op_builder import broadcast_static_shape
@@ -156,11 +157,7 @@ def test_threads_running_eager_ops_at_once_get_their_own_values(tf2):
                 expected = expected * np.float32(1.0001) + np.float32(0.5)
             if t.numpy().tobytes() != expected.tobytes():
                 failures.append(seed)
-    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_in_threads(work, 4)
     assert failures == []
 
 
@@ -169,6 +166,7 @@ def test_each_thread_has_its_own_eager_name_scope(tf2):
     and threads entering and leaving scopes at once leave none behind."""
     tf = tf2
     seen, barrier = {}, threading.Barrier(2)
+    labels = ("a", "b")
 
     def scoped(label):
         for i in range(300):
@@ -177,12 +175,8 @@ def test_each_thread_has_its_own_eager_name_scope(tf2):
                     if i == 0:
                         barrier.wait()
                         seen[label] = tf.Variable(1.0, name="v").name
-    threads = [threading.Thread(target=scoped, args=(label,)) for label in ("a", "b")]
     with name_scope("main"):
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        run_in_threads(lambda k: scoped(labels[k]), 2)
         assert tf.Variable(1.0, name="w").name == "main/w:0"
     assert seen == {"a": "a/inner/v:0", "b": "b/inner/v:0"}
     assert tf.Variable(1.0, name="x").name == "x:0"

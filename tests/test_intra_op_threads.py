@@ -3,12 +3,11 @@ one thread, as TensorFlow runs each op on one thread then. BLAS is one-threaded 
 the step runs (and as before afterwards), the convolutions' two halves are computed one
 after the other by the step's own thread (no worker), and the values are the default
 session's: the same halves, the same products."""
-import threading
-
 import numpy as np
 import pytest
 
 import tfteach as tf
+from thread_helpers import run_in_threads
 from tfteach.kernels.cpu import linalg, two_workers
 
 
@@ -108,18 +107,11 @@ def test_two_threads_with_one_threaded_sessions_get_the_serial_values():
     for _ in range(2):
         sess, train, loss, feed = _mlp_step(one)
         expected.append([sess.run([train, loss], feed)[1] for _ in range(20)])
-    got, errors = [None, None], []
+    got = [None, None]
 
     def train_in_thread(k):
-        try:
-            sess, train, loss, feed = _mlp_step(one)
-            got[k] = [sess.run([train, loss], feed)[1] for _ in range(20)]
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(repr(e))
-    threads = [threading.Thread(target=train_in_thread, args=(k,)) for k in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == [] and got == expected
+        sess, train, loss, feed = _mlp_step(one)
+        got[k] = [sess.run([train, loss], feed)[1] for _ in range(20)]
+    run_in_threads(train_in_thread, 2)
+    assert got == expected
     assert two_workers.blas_threads() == before

@@ -1,10 +1,9 @@
 """kernels/cpu/transposed_copy.py: OpenBLAS's out-of-place transpose gives the copy
 np.ascontiguousarray(w.T) gives, bit for bit, special values included."""
-import threading
-
 import numpy as np
 import pytest
 
+from thread_helpers import run_in_threads
 from tfteach.kernels.cpu import openblas, transposed_copy as tc
 
 
@@ -86,9 +85,5 @@ def test_threads_copying_at_once_each_get_their_own_matrix():
         for _ in range(50):
             if tc.transposed_copy(matrices[i]).tobytes() != expected[i]:
                 failures.append(i)
-    threads = [threading.Thread(target=copy_many, args=(i,)) for i in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_in_threads(copy_many, 4)
     assert failures == []
