@@ -152,6 +152,25 @@ WORKLOADS = [("scalar_add", scalar_add, 20000), ("scalar_add_fed", scalar_add_fe
              ("matmul_512", matmul_512, 50)]
 # Rows also shown as GFLOP/s: name -> floating-point operations per run.
 FLOPS = {"matmul_512": 2 * MATMUL_N ** 3}
+# Sides of the square float32 products whose best rate stands for the machine's GEMM
+# ceiling: large enough that BLAS runs at its full speed, small enough to take a second.
+CEILING_SIDES = (1024, 2048)
+
+
+def gemm_ceiling_gflops(sides=CEILING_SIDES):
+    """The best GFLOP/s of NumPy's float32 products of `sides` x `sides` matrices: what
+    this machine's BLAS reaches at all. Issue 20 asked for a 512x512 matmul at 1.5x
+    TensorFlow's GFLOP/s; next to this figure a reader sees whether any library could
+    (on a 2-core AMD EPYC, 2026-11-28: ~205 GFLOP/s, TF's 512x512 ~161, 1.5x that 241)."""
+    rng = np.random.RandomState(1)
+    best = 0.0
+    for n in sides:
+        a, b = (rng.rand(n, n).astype(np.float32) for _ in range(2))
+        out = np.empty((n, n), np.float32)
+        number = max(2, int(4e9 / (2 * n ** 3)))         # ~4 GFLOP a round
+        seconds = best_seconds(lambda: np.matmul(a, b, out=out), number, 3)
+        best = max(best, 2 * n ** 3 / seconds / 1e9)
+    return best
 
 
 def time_graph(tf, build, number):
@@ -284,6 +303,13 @@ def main():
                 "", gflops[0], gflops[1], "-" if tf_us is None else "%.1f" % gflops[2],
                 gflops[0] / gflops[1],
                 "-" if tf_us is None else "%.2f" % (gflops[0] / gflops[2])))
+            ceiling = gemm_ceiling_gflops()
+            print("%-16s GEMM ceiling (NumPy's float32 products of %s): %.1f GFLOP/s; "
+                  "tfteach's 512x512 run reaches %.2f of it%s" % (
+                      "", " and ".join("%dx%d" % (n, n) for n in CEILING_SIDES), ceiling,
+                      gflops[0] / ceiling, "" if tf_us is None else
+                      ", the ceiling is %.2fx TensorFlow's 512x512 rate" % (
+                          ceiling / gflops[2])))
 
     print()
     print("import cost in a fresh process (best of 3; warm Numba cache)")
