@@ -2,11 +2,16 @@
 
     python bench/rnn_profile.py [--only lstm gru charlm] [--steps 15] [--ops]
     python bench/rnn_profile.py --gemms     # NumPy's and TF's matmul on the LSTM's shapes
+    python bench/rnn_profile.py --wavefront # would running the layers side by side help?
 
 For each of bench/nn_steps.py's RNN workloads, the best of `--steps` training steps,
-split into: the GEMMs (every product BLAS computes, inside the loops or not), each loop
-sub-plan (the forward body, the gradient body, the condition; runtime/loop_runner.py),
-and what is outside them. The parts overlap: a loop body's time includes its GEMMs.
+split into: the GEMMs (every product BLAS computes, inside the loops or not), the fused
+cells' compiled regions (optimizer/region_kernels.py), each loop sub-plan (the forward
+body, the gradient body, the condition; runtime/loop_runner.py), and what is outside
+them. The parts overlap: a loop body's time includes its GEMMs and regions. Last, what
+is left of the step once its GEMMs and regions are taken away: the small ops, the loop
+machinery and what runs outside the loops, the part a design running whole loops as
+compiled code would remove (docs/rnn.md, "What 0.8x would take").
 With `--ops`, also the time per op type inside the loop bodies, from one more round of
 steps run op by op with a timer around each kernel (that slows the step and turns the
 fast loop's compiled code off, so compare op types with each other, not with the step).
@@ -53,6 +58,26 @@ def install_timers(totals):
     # (every module that calls it by its own name: the pretransposed `dy @ W^T` too)
     linalg.split_matmul = loop_sums.split_matmul = loop_hoisting.split_matmul = timed_gemm
 
+    # Each region's compiled kernel, as kernel_for hands it to the region's step
+    # (installed before the warm-up steps, which compile them).
+    from tfteach.runtime.optimizer import region_kernels
+    plain_kernel_for = region_kernels.kernel_for
+
+    def timed_kernel_for(program):
+        found = plain_kernel_for(program)
+        if found is None:
+            return None
+        kernel, loops = found
+
+        def timed_region(*args):
+            start = time.perf_counter()
+            try:
+                return kernel(*args)
+            finally:
+                totals["cell regions"] += time.perf_counter() - start
+        return timed_region, loops
+    region_kernels.kernel_for = timed_kernel_for
+
     plain_run = loop_specialise.SpecialisingPlan.run
     labels = {}
 
@@ -64,6 +89,9 @@ def install_timers(totals):
             label = labels.get(id(self)) or labels.setdefault(id(self), _label(self.plan))
             totals[label] += time.perf_counter() - start
     loop_specialise.SpecialisingPlan.run = timed_run
+
+
+LOOP_PARTS = ("forward body", "gradient body", "condition")
 
 
 def op_type_times(step, rounds):
@@ -113,13 +141,16 @@ def profile(name, steps, ops):
         elapsed = time.perf_counter() - start
         if elapsed < best:
             best, parts = elapsed, {k: totals[k] - before.get(k, 0.0) for k in totals}
-    inside = sum(v for k, v in parts.items() if k != "GEMMs")
+    inside = sum(v for k, v in parts.items() if k in LOOP_PARTS)
     print("%s: %.1f ms a step (best of %d)" % (name, best * 1e3, steps))
-    for key in ("GEMMs", "forward body", "gradient body", "condition"):
+    for key in ("GEMMs", "cell regions") + LOOP_PARTS:
         if key in parts:
             print("  %-14s %6.2f ms" % (key, parts[key] * 1e3))
     print("  %-14s %6.2f ms (the step less the loop sub-plans)" % (
         "outside loops", (best - inside) * 1e3))
+    rest = best - parts.get("GEMMs", 0.0) - parts.get("cell regions", 0.0)
+    print("  %-14s %6.2f ms (the step less its GEMMs and regions: small ops, loop "
+          "machinery, outside)" % ("the rest", rest * 1e3))
     if ops:
         print("  op types inside the loop bodies (timed op by op, %d steps):" % steps)
         table = op_type_times(step, steps)
@@ -177,6 +208,90 @@ def _tf_gemm_us(tf1, a, b, number, intra_threads):
     return ms * 1e3 / number
 
 
+def wavefront_comparison(rounds=8, number=20):
+    """The LSTM's forward loop (2 layers of 128 units, 20 steps, batch 32) written in
+    NumPy, run three ways in alternating rounds: one step after the other with OpenBLAS's
+    threads (as tfteach runs it), the same with one BLAS thread, and as a wavefront --
+    layer 2 of step t in a second thread while layer 1 runs step t + 1, one BLAS thread
+    each: the parallelism TensorFlow's executor finds in a while loop (its
+    `parallel_iterations`). Whether a design running iterations side by side would gain
+    on this machine; also whether one and two BLAS threads give the same bits."""
+    import queue
+    import threading
+    import numpy as np
+    from tfteach.kernels.cpu import two_workers
+    blas = two_workers._find_blas()
+    if blas is None:
+        print("NumPy's BLAS is not OpenBLAS: its thread count cannot be set here")
+        return
+    get_threads, set_threads = blas
+    default_threads = get_threads()
+    rng = np.random.RandomState(0)
+    steps, batch, units, inputs = 20, 32, 128, 28
+    xs = rng.rand(steps, batch, inputs).astype(np.float32)
+    weights = [((rng.rand(n + units, 4 * units) - 0.5) * 0.1).astype(np.float32)
+               for n in (inputs, units)]
+    bias = np.zeros(4 * units, np.float32)
+
+    def sigmoid(z):
+        return 1 / (1 + np.exp(-z))
+
+    def cell(x, h, c, w):
+        i, j, f, o = np.split(np.concatenate([x, h], 1) @ w + bias, 4, 1)
+        c = sigmoid(f + 1) * c + sigmoid(i) * np.tanh(j)
+        return sigmoid(o) * np.tanh(c), c
+
+    zeros = np.zeros((batch, units), np.float32)
+
+    def serial():
+        (h1, c1), (h2, c2), out = (zeros, zeros), (zeros, zeros), []
+        for t in range(steps):
+            h1, c1 = cell(xs[t], h1, c1, weights[0])
+            h2, c2 = cell(h1, h2, c2, weights[1])
+            out.append(h2)
+        return out
+
+    def wavefront():
+        handed, out = queue.SimpleQueue(), []
+
+        def second_layer():
+            h2 = c2 = zeros
+            for _ in range(steps):
+                h2, c2 = cell(handed.get(), h2, c2, weights[1])
+                out.append(h2)
+        worker = threading.Thread(target=second_layer)
+        worker.start()
+        h1 = c1 = zeros
+        for t in range(steps):
+            h1, c1 = cell(xs[t], h1, c1, weights[0])
+            handed.put(h1)
+        worker.join()
+        return out
+
+    ways = (("serial, BLAS threads", serial, default_threads),
+            ("serial, 1 BLAS thread", serial, 1),
+            ("wavefront, 1 each", wavefront, 1))
+    times = {name: [] for name, _, _ in ways}
+    results = {}
+    try:
+        for _ in range(rounds):
+            for name, fn, threads in ways:
+                set_threads(threads)
+                results[name] = fn()
+                times[name].append(nn_steps.best_ms(fn, 1, repeat=number))
+    finally:
+        set_threads(default_threads)
+    print("LSTM forward loop in NumPy (2 x 128 units, 20 steps, batch 32), ms, "
+          "%d alternating rounds" % rounds)
+    for name, _, _ in ways:
+        t = sorted(times[name])
+        print("  %-24s best %6.2f  median %6.2f" % (name, t[0], t[len(t) // 2]))
+    first = results[ways[0][0]]
+    same = all(np.array_equal(a, b) for name, _, _ in ways[1:]
+               for a, b in zip(first, results[name]))
+    print("  the same bits all three ways: %s" % same)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", default=list(RNN_WORKLOADS),
@@ -186,12 +301,17 @@ def main():
                         help="also the time per op type inside the loop bodies")
     parser.add_argument("--gemms", action="store_true",
                         help="only NumPy's and TensorFlow's matmul on the LSTM's shapes")
+    parser.add_argument("--wavefront", action="store_true",
+                        help="only the LSTM forward loop in NumPy, serial and as a "
+                             "two-thread wavefront")
     args = parser.parse_args()
     nn_steps.steady_state()        # fused kernels compiled at once, as bench/nn_steps.py
     print("CPU:", nn_steps.cpu_model(), "| OPENBLAS_NUM_THREADS =",
           os.environ.get("OPENBLAS_NUM_THREADS", "(unset)"))
     if args.gemms:
         return gemm_comparison()
+    if args.wavefront:
+        return wavefront_comparison()
     for name in args.only:
         profile(name, args.steps, args.ops)
 
