@@ -94,6 +94,52 @@ def test_notes_models_train_to_the_same_bits_optimized(name):
     assert_same_bits(on[:len(spec["outputs"])], off[:len(spec["outputs"])], name)
 
 
+# -- random recurrent networks, fed batches of changing shapes ----------------------------
+RNN_CELLS = ["BasicLSTMCell", "LSTMCell", "GRUCell", "BasicRNNCell"]
+
+
+def random_rnn(seed):
+    """(graph, fetches, train op, init op, [feed dicts]) of a random dynamic_rnn trained
+    by gradient descent: cell kind, units, layers and dtype drawn from `seed`, the batch
+    and time dimensions unknown and fed at three shapes, the first again last (a plan
+    specialised per feed signature, its regions' kernels compiled per layout)."""
+    rng = np.random.RandomState(seed)
+    kind = RNN_CELLS[rng.randint(len(RNN_CELLS))]
+    units, layers, features = int(rng.randint(1, 7)), int(rng.randint(1, 3)), int(rng.randint(1, 5))
+    dtype = tf.float64 if rng.rand() < 0.25 else tf.float32
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(seed)
+        x = tf.placeholder(dtype, [None, None, features])
+        cells = [getattr(tf.nn.rnn_cell, kind)(units) for _ in range(layers)]
+        cell = cells[0] if layers == 1 else tf.nn.rnn_cell.MultiRNNCell(cells)
+        outputs, _ = tf.nn.dynamic_rnn(cell, x, dtype=dtype)
+        loss = tf.reduce_sum(tf.square(outputs))
+        train = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
+        grad_x = tf.gradients(loss, x)[0]
+        init = tf.global_variables_initializer()
+    shapes = [(int(rng.randint(1, 5)), int(rng.randint(1, 6))) for _ in range(2)]
+    feeds = [{x: rng.randn(b, t, features).astype(dtype.as_numpy_dtype)}
+             for b, t in shapes + shapes[:1]]
+    return graph, [loss, outputs, grad_x], train, init, feeds, kind
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_random_rnns_fed_changing_shapes_train_to_the_same_bits_optimized(seed, monkeypatch):
+    from tfteach.runtime.optimizer import fused_arithmetic
+    monkeypatch.setattr(fused_arithmetic, "COMPILE_AFTER_SECONDS", 0.0)  # regions at once
+    graph, fetches, train, init, feeds, kind = random_rnn(seed)
+    results = []
+    for config in (None, OFF):
+        with tf.Session(graph=graph, config=config) as sess:
+            sess.run(init)              # seeded: both sessions start from the same weights
+            runs = [sess.run(fetches + [train], feed)[:-1] for feed in feeds]
+            runs.append(sess.run(graph.get_collection("trainable_variables")))
+        results.append(runs)
+    for i, (on, off) in enumerate(zip(*results)):
+        assert_same_bits(on, off, "%s, run %d" % (kind, i))
+
+
 # -- random elementwise programs ----------------------------------------------------------
 SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, 2.0, np.inf, -np.inf, np.nan, 1e-30, 3e38]
 UNARY = ["tanh", "exp", "sin", "negative", "square", "abs", "sqrt", "log", "identity"]
