@@ -10,14 +10,21 @@ TensorFlow 1.15 has no such calls — its GPU memory stays taken until the proce
 which is the pain the course notes describe. tfteach adds them so a notebook can show,
 and give back, what each cell took. `list_physical_devices` and
 `experimental.get_memory_info` follow TensorFlow 2's names.
+
+`tf.config.threading` and `tf.config.optimizer` are TensorFlow's (1.15 and 2): the
+process's default thread counts and graph optimizer options, which every Session made
+without a config, every tf.function and eager execution use
+(runtime/context_config.py).
 """
 import types
 
 from tfteach.framework.device_spec import DeviceSpec
+from tfteach.runtime import context_config as _context_config
 from tfteach.runtime import devices as _devices
 
 __all__ = ["set_virtual_gpus", "memory_stats", "release_memory", "reset_memory",
-           "list_physical_devices", "list_logical_devices", "experimental"]
+           "list_physical_devices", "list_logical_devices", "experimental", "threading",
+           "optimizer"]
 
 
 def set_virtual_gpus(count, memory_limit=None):
@@ -107,3 +114,61 @@ def _get_memory_info(device):
 
 experimental = types.SimpleNamespace(list_physical_devices=list_physical_devices,
                                      get_memory_info=_get_memory_info)
+
+
+# -- tf.config.threading and tf.config.optimizer: the process's default options ------------
+def _get_intra_op_parallelism_threads():
+    """Threads used within an individual op (0: the system picks)."""
+    return _context_config.intra_op_threads()
+
+
+def _set_intra_op_parallelism_threads(num_threads):
+    """Sets the threads used within an op, for eager ops, tf.functions and every Session
+    made without a config: 1 runs each step on one thread, as
+    `ConfigProto(intra_op_parallelism_threads=1)` does (docs/engine.md, "Threads")."""
+    _context_config.set_intra_op_threads(num_threads)
+
+
+def _get_inter_op_parallelism_threads():
+    """Threads used for independent ops (0: the system picks)."""
+    return _context_config.inter_op_threads()
+
+
+def _set_inter_op_parallelism_threads(num_threads):
+    """Sets the threads used for independent ops (kept in the sessions' ConfigProto;
+    tfteach runs a step's ops one after another whatever it says)."""
+    _context_config.set_inter_op_threads(num_threads)
+
+
+def _get_experimental_options():
+    """The graph optimizer's options set for the process, as TensorFlow reads them back:
+    the toggles set (True: ON), `disable_model_pruning`, `disable_meta_optimizer`."""
+    return _context_config.optimizer_options()
+
+
+def _set_experimental_options(options):
+    """Turns graph optimizer passes on or off for every Session made without a config
+    and every tf.function, e.g. `{"constant_folding": False, "remapping": False}`: the
+    fields of `RewriterConfig` (docs/optimizer.md)."""
+    _context_config.set_optimizer_options(options)
+
+
+def _get_jit():
+    """Whether JIT compilation is on (TF 1.15: a bool; later TF: a string)."""
+    return _context_config.optimizer_jit()
+
+
+def _set_jit(enabled):
+    """Sets `global_jit_level` ON_1 (True) or back (False) in the sessions' options.
+    There is no XLA here: tfteach's fusions run either way (docs/optimizer.md)."""
+    _context_config.set_optimizer_jit(enabled)
+
+
+threading = types.SimpleNamespace(
+    get_intra_op_parallelism_threads=_get_intra_op_parallelism_threads,
+    set_intra_op_parallelism_threads=_set_intra_op_parallelism_threads,
+    get_inter_op_parallelism_threads=_get_inter_op_parallelism_threads,
+    set_inter_op_parallelism_threads=_set_inter_op_parallelism_threads)
+optimizer = types.SimpleNamespace(get_experimental_options=_get_experimental_options,
+                                  set_experimental_options=_set_experimental_options,
+                                  get_jit=_get_jit, set_jit=_set_jit)

@@ -12,6 +12,7 @@ from tfteach.framework import graph as graph_lib
 from tfteach.eager import context
 from tfteach.eager.tensor import EagerTensor
 from tfteach.ops import nest
+from tfteach.runtime import context_config
 
 __all__ = ["FuncGraph", "ConcreteFunction", "is_tensor_like", "is_graph_tensor"]
 
@@ -120,6 +121,7 @@ class ConcreteFunction:
                          and op._control_flow_context is None and op not in fetched_ops]
         self._targets += [op for op in graph.side_effects if op not in fetched_ops]
         self._session = None
+        self._options_version = None     # context_config.version() of that Session
 
     @property
     def variables(self):
@@ -138,7 +140,12 @@ class ConcreteFunction:
         if len(values) != len(self.inputs):
             raise TypeError("%s takes %d tensor arguments, got %d"
                             % (self.name, len(self.inputs), len(values)))
-        if self._session is None:
+        if self._session is None or self._options_version != context_config.version():
+            # tf.config.threading / tf.config.optimizer changed since the last call:
+            # a new Session with them (the variables' values live in the eager store)
+            if self._session is not None:
+                self._session.close()
+            self._options_version = context_config.version()
             self._session = Session(graph=self.graph, config=_function_config())
         session = self._session
         store = context.eager_session().variable_values
@@ -164,14 +171,17 @@ class ConcreteFunction:
 
 
 def _function_config():
-    """The ConfigProto of a function's Session: the CPU and virtual GPUs as a graph gets
-    them; with real CUDA cards, the CPU only — the eager variables the graph shares live
+    """The ConfigProto of a function's Session: the options tf.config set for the
+    process; the CPU and virtual GPUs as a graph gets them; with real CUDA cards, the
+    CPU only — the eager variables the graph shares live
     in host memory, and a real card's kernels keep theirs on the card (docs/eager.md)."""
     from tfteach.runtime import config as config_lib
     from tfteach.runtime.devices import local_devices
+    config = context_config.session_config()     # tf.config's options, or None
     if any(d.kind == "cuda" for d in local_devices()):
-        return config_lib.ConfigProto(device_count={"GPU": 0})
-    return None
+        config = config or config_lib.ConfigProto()
+        config.device_count["GPU"] = 0
+    return config
 
 
 def is_graph_tensor(x):

@@ -118,17 +118,39 @@ def placement(device_stack):
 def _install():
     from tfteach.eager.execute import execute
     from tfteach.kernels.cpu import two_workers
-    eager_mode.STATE.execute = execute
+    from tfteach.runtime import context_config
+    # Until the first eager op, tf.config.threading may still change the thread counts
+    # (TF initializes its context then): the first op goes through _first_op.
+    eager_mode.STATE.execute = execute if context_config.eager_initialized() else _first_op
     eager_mode.STATE.used = True
     # Eager ops make no Session: BLAS within the CPU quota from here (as a first Session).
     two_workers.fit_blas_to_cpus()
 
 
+def _first_op(op_type, inputs, attrs=None, name=None, control_inputs=()):
+    """The first eager op of the process: the thread counts are fixed from now on
+    (runtime/context_config.py), then every op goes straight to execute."""
+    from tfteach.eager.execute import execute
+    from tfteach.runtime import context_config
+    context_config.mark_eager_initialized()
+    eager_mode.STATE.execute = execute
+    return execute(op_type, inputs, attrs, name, control_inputs)
+
+
 def enable_eager_execution(config=None, device_policy=None, execution_mode=None):
     """`tf.enable_eager_execution()`: from now on ops run as they are called.
 
-    As TF 1.15: it must come before any graph op is built in the default graph.
+    As TF 1.15: it must come before any graph op is built in the default graph. A
+    `config`'s thread counts become the process's (tf.config.threading's); its other
+    fields are for Sessions, which take their own.
     """
+    if config is not None:
+        from tfteach.runtime import config as config_lib
+        from tfteach.runtime import context_config
+        if not isinstance(config, config_lib.ConfigProto):
+            raise TypeError("config must be a tf.ConfigProto, but got %s" % type(config))
+        context_config.set_intra_op_threads(config.intra_op_parallelism_threads)
+        context_config.set_inter_op_threads(config.inter_op_parallelism_threads)
     if eager_mode.STATE.enabled:
         return
     graph = graph_lib.get_default_graph()

@@ -25,6 +25,7 @@ from tfteach.framework.tensor import Tensor
 from tfteach.kernels.cpu import blocking, two_workers
 from tfteach.kernels.cpu.run_state import RunStatePool
 from tfteach.runtime import config as config_lib
+from tfteach.runtime import context_config
 from tfteach.runtime import devices as devices_lib
 from tfteach.runtime import executor, fed_runs, fetches as fetches_lib, placement, session_memory
 from tfteach.runtime import run_observers, session_resources
@@ -91,6 +92,10 @@ class BaseSession:
             raise TypeError("graph must be a tf.Graph, but got %s" % type(graph))
         if config is not None and not isinstance(config, config_lib.ConfigProto):
             raise TypeError("config must be a tf.ConfigProto, but got %s" % type(config))
+        if config is None:
+            # As TF 1.15: the options tf.config.threading / tf.config.optimizer set
+            # for the process (runtime/context_config.py), or None when none are.
+            config = context_config.session_config()
         self._graph = graph
         self._target = target
         # None stands for the default options until someone asks for them (`config`):

@@ -53,7 +53,7 @@ from tfteach.kernels.cpu.cpu_quota import usable_cpus
 
 __all__ = ["over_batch", "split_output", "split_matmul", "split_rows", "split_ufunc",
            "worth_splitting", "blas_window", "one_thread", "in_blas_window", "blas_threads",
-           "fit_blas_to_cpus",
+           "fit_blas_to_cpus", "cap_blas_threads",
            "worker_count", "SPLITTING_OPS"]
 
 # The op types whose CPU kernels split themselves (a plan with one runs in a window).
@@ -114,7 +114,7 @@ def fit_blas_to_cpus():
     did not). The count is the process's, so the student's own NumPy gets it too, as it
     should. A smaller count (`OPENBLAS_NUM_THREADS=1`) is left alone; outside a
     container nothing changes. A quota of 1.5 CPUs counts as 2, as worker_count does."""
-    global _FITTED, _saved_threads
+    global _FITTED
     if _FITTED:
         return
     blas = _find_blas()
@@ -123,13 +123,28 @@ def fit_blas_to_cpus():
         if _FITTED:
             return
         _FITTED = True
-        if blas is None:
-            return
-        if _window_users:        # a step holds BLAS at 1: cap what it will put back
-            if _saved_threads is not None and _saved_threads > cap:
-                _saved_threads = cap
-        elif blas[0]() > cap:
-            blas[1](cap)
+        _cap_locked(blas, cap)
+
+
+def cap_blas_threads(cap):
+    """OpenBLAS's thread count capped at `cap` for the process (never raised), also
+    when a step holds BLAS at one thread now: the count its window puts back is capped.
+    `tf.config.threading.set_intra_op_parallelism_threads(1)` before eager execution's
+    first op (runtime/context_config.py)."""
+    blas = _find_blas()
+    with _WINDOW_LOCK:
+        _cap_locked(blas, cap)
+
+
+def _cap_locked(blas, cap):
+    global _saved_threads
+    if blas is None:
+        return
+    if _window_users:        # a step holds BLAS at 1: cap what it will put back
+        if _saved_threads is not None and _saved_threads > cap:
+            _saved_threads = cap
+    elif blas[0]() > cap:
+        blas[1](cap)
 
 
 def worker_count():
