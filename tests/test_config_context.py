@@ -23,8 +23,8 @@ pytest.importorskip("tensorflow")
 def fresh_context(monkeypatch):
     """Each test starts from TF's defaults, eager execution not yet initialized, and
     gives the process its options back afterwards."""
-    for name, value in (("_intra", 0), ("_inter", 0), ("_options", {}), ("_jit", False),
-                        ("_eager_initialized", False)):
+    for name, value in (("_threads", {"Intra": 0, "Inter": 0}), ("_options", {}),
+                        ("_jit", False), ("_eager_initialized", False)):
         monkeypatch.setattr(context_config, name, value)
 
 
@@ -247,3 +247,15 @@ def test_enable_eager_execution_takes_the_config_thread_counts():
     finally:
         eager_mode.STATE.enabled = saved
     assert tf.config.threading.get_intra_op_parallelism_threads() == 1
+
+
+def test_threads_setting_options_at_once_lose_none():
+    from thread_helpers import run_in_threads
+    keys = ["layout_optimizer", "constant_folding", "remapping", "arithmetic_optimization"]
+
+    def set_one(i):
+        for _ in range(200):
+            tf.config.optimizer.set_experimental_options({keys[i]: bool(i % 2)})
+    run_in_threads(set_one, len(keys))
+    got = tf.config.optimizer.get_experimental_options()
+    assert {k: got[k] for k in keys} == {k: bool(i % 2) for i, k in enumerate(keys)}

@@ -32,8 +32,7 @@ FIELDS = (("layout_optimizer", "toggle"), ("constant_folding", "toggle"),
           ("disable_meta_optimizer", "bool"))
 
 _lock = threading.Lock()
-_intra = 0                   # 0: the system picks, as in TF
-_inter = 0
+_threads = {"Intra": 0, "Inter": 0}     # op parallelism; 0: the system picks, as in TF
 _options = {}                # what set_experimental_options was given (unknown keys too)
 _jit = False
 _version = 0                 # bumped by every change: functions' Sessions follow it
@@ -53,9 +52,9 @@ def _changed():
 def session_config():
     """The ConfigProto a Session made without one gets, or None when nothing was set
     (the Session's defaults, and no protobuf imported)."""
-    if not (_intra or _inter or _options or _jit):
+    if not (_threads["Intra"] or _threads["Inter"] or _options or _jit):
         return None
-    return _build(_intra, _inter, _options, _jit)
+    return _build(_threads["Intra"], _threads["Inter"], _options, _jit)
 
 
 def _build(intra, inter, options, jit):
@@ -85,34 +84,30 @@ def _checked_count(num_threads):
 
 
 def intra_op_threads():
-    return _intra
+    return _threads["Intra"]
 
 
 def set_intra_op_threads(num_threads):
-    global _intra
-    num_threads = _checked_count(num_threads)
-    with _lock:
-        if num_threads == _intra:
-            return
-        if _eager_initialized:
-            raise RuntimeError("Intra op parallelism cannot be modified after initialization.")
-        _intra = num_threads
-        _changed()
+    _set_threads("Intra", num_threads)
 
 
 def inter_op_threads():
-    return _inter
+    return _threads["Inter"]
 
 
 def set_inter_op_threads(num_threads):
-    global _inter
+    _set_threads("Inter", num_threads)
+
+
+def _set_threads(kind, num_threads):
     num_threads = _checked_count(num_threads)
     with _lock:
-        if num_threads == _inter:
-            return
+        if num_threads == _threads[kind]:
+            return                  # the same count: allowed even after initialization
         if _eager_initialized:
-            raise RuntimeError("Inter op parallelism cannot be modified after initialization.")
-        _inter = num_threads
+            raise RuntimeError("%s op parallelism cannot be modified after initialization."
+                               % kind)
+        _threads[kind] = num_threads
         _changed()
 
 
@@ -128,7 +123,7 @@ def mark_eager_initialized():
         if _eager_initialized:
             return
         _eager_initialized = True
-        intra = _intra
+        intra = _threads["Intra"]
     if intra == 1:
         from tfteach.kernels.cpu import two_workers
         two_workers.cap_blas_threads(1)
@@ -160,7 +155,7 @@ def set_optimizer_options(options):
     with _lock:
         merged = dict(_options)
         merged.update(options)
-        _build(_intra, _inter, merged, _jit)
+        _build(_threads["Intra"], _threads["Inter"], merged, _jit)
         _options.clear()
         _options.update(merged)
         _changed()
