@@ -259,3 +259,28 @@ def test_threads_setting_options_at_once_lose_none():
     run_in_threads(set_one, len(keys))
     got = tf.config.optimizer.get_experimental_options()
     assert {k: got[k] for k in keys} == {k: bool(i % 2) for i, k in enumerate(keys)}
+
+
+def test_a_tf_function_called_from_threads_while_options_change(tf2):
+    """Three threads calling a tf.function while a fourth turns a pass on and off: every
+    call gives the function's values (each runs the Session it took; one made for new
+    options leaves the old one to the calls still running it)."""
+    from thread_helpers import run_in_threads
+
+    @tf2.function
+    def f(x):
+        return tf2.tanh(x) * 2.0 + 1.0
+    x = tf2.constant([0.5, -1.0])
+    want = f(x).numpy()
+    results = []
+
+    def call_or_toggle(k):
+        for i in range(30):
+            if k == 0:
+                tf2.config.optimizer.set_experimental_options({"remapping": bool(i % 2)})
+            else:
+                results.append(f(x).numpy())
+    run_in_threads(call_or_toggle, 4)
+    assert len(results) == 90
+    for got in results:
+        np.testing.assert_array_equal(got, want)

@@ -140,14 +140,15 @@ class ConcreteFunction:
         if len(values) != len(self.inputs):
             raise TypeError("%s takes %d tensor arguments, got %d"
                             % (self.name, len(self.inputs), len(values)))
-        if self._session is None or self._options_version != context_config.version():
-            # tf.config.threading / tf.config.optimizer changed since the last call:
-            # a new Session with them (the variables' values live in the eager store)
-            if self._session is not None:
-                self._session.close()
-            self._options_version = context_config.version()
-            self._session = Session(graph=self.graph, config=_function_config())
+        version = context_config.version()
         session = self._session
+        if session is None or self._options_version != version:
+            # The first call, or tf.config.threading / tf.config.optimizer changed since
+            # the last: a Session with the options now (the variables' values live in
+            # the eager store). The old one is not closed: another thread may be
+            # running it; each call runs the Session it took here.
+            session = Session(graph=self.graph, config=_function_config())
+            self._session, self._options_version = session, version
         store = context.eager_session().variable_values
         captures = list(self.graph.variable_captures.values())
         for var, ref, _ in captures:
