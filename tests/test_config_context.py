@@ -249,6 +249,22 @@ def test_enable_eager_execution_takes_the_config_thread_counts():
     assert tf.config.threading.get_intra_op_parallelism_threads() == 1
 
 
+def test_enable_eager_execution_refused_after_graph_ops_changes_no_count():
+    from tfteach.eager import context
+    from tfteach.framework import eager_mode
+    saved = eager_mode.STATE.enabled
+    eager_mode.STATE.enabled = False
+    try:
+        with tf.Graph().as_default():
+            tf.constant(1.0)
+            with pytest.raises(ValueError, match="must be called at program startup"):
+                context.enable_eager_execution(
+                    config=ConfigProto(intra_op_parallelism_threads=1))
+    finally:
+        eager_mode.STATE.enabled = saved
+    assert tf.config.threading.get_intra_op_parallelism_threads() == 0
+
+
 def test_threads_setting_options_at_once_lose_none():
     from thread_helpers import run_in_threads
     keys = ["layout_optimizer", "constant_folding", "remapping", "arithmetic_optimization"]

@@ -146,16 +146,18 @@ def enable_eager_execution(config=None, device_policy=None, execution_mode=None)
     """
     if config is not None:
         from tfteach.runtime import config as config_lib
-        from tfteach.runtime import context_config
         if not isinstance(config, config_lib.ConfigProto):
             raise TypeError("config must be a tf.ConfigProto, but got %s" % type(config))
+    if not eager_mode.STATE.enabled:
+        graph = graph_lib.get_default_graph()
+        if graph_lib._default_graph_stack.graphs or graph.get_operations():
+            raise ValueError("tf.enable_eager_execution must be called at program startup.")
+    if config is not None:          # (a call refused above changes nothing)
+        from tfteach.runtime import context_config
         context_config.set_intra_op_threads(config.intra_op_parallelism_threads)
         context_config.set_inter_op_threads(config.inter_op_parallelism_threads)
     if eager_mode.STATE.enabled:
         return
-    graph = graph_lib.get_default_graph()
-    if graph_lib._default_graph_stack.graphs or graph.get_operations():
-        raise ValueError("tf.enable_eager_execution must be called at program startup.")
     _install()
     eager_mode.STATE.enabled = True
 
