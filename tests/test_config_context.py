@@ -35,20 +35,30 @@ SEQUENCE = [("opts", {"constant_folding": False, "arithmetic_optimization": True
             ("opts", {"constant_folding": True, "disable_meta_optimizer": True}),
             ("intra", 1), ("inter", 2), ("opts", {"remapping": False})]
 
-TF_SCRIPT = r"""
+# Run as it is by both libraries: on TensorFlow in the subprocess, on tfteach here.
+# run_sequence(tf, sequence): [options read back, intra, inter] after each call.
+SEQUENCE_RUNNER = r"""
+def run_sequence(tf, sequence):
+    answers = []
+    for kind, value in sequence:
+        if kind == "opts":
+            tf.config.optimizer.set_experimental_options(value)
+        elif kind == "intra":
+            tf.config.threading.set_intra_op_parallelism_threads(value)
+        else:
+            tf.config.threading.set_inter_op_parallelism_threads(value)
+        answers.append([tf.config.optimizer.get_experimental_options(),
+                        tf.config.threading.get_intra_op_parallelism_threads(),
+                        tf.config.threading.get_inter_op_parallelism_threads()])
+    return answers
+"""
+exec(SEQUENCE_RUNNER)                                  # defines run_sequence here
+
+TF_SCRIPT = SEQUENCE_RUNNER + r"""
 import json, sys
 import tensorflow as tf
-out = {"start": tf.config.optimizer.get_experimental_options(), "steps": []}
-for kind, value in json.loads(sys.argv[1]):
-    if kind == "opts":
-        tf.config.optimizer.set_experimental_options(value)
-    elif kind == "intra":
-        tf.config.threading.set_intra_op_parallelism_threads(value)
-    else:
-        tf.config.threading.set_inter_op_parallelism_threads(value)
-    out["steps"].append([tf.config.optimizer.get_experimental_options(),
-                         tf.config.threading.get_intra_op_parallelism_threads(),
-                         tf.config.threading.get_inter_op_parallelism_threads()])
+out = {"start": tf.config.optimizer.get_experimental_options()}
+out["steps"] = run_sequence(tf, json.loads(sys.argv[1]))
 tf.compat.v1.disable_eager_execution()
 config = tf.compat.v1.Session()._config
 out["session"] = [config.intra_op_parallelism_threads, config.inter_op_parallelism_threads,
@@ -69,18 +79,11 @@ def _tensorflows_answers():
 def test_options_read_back_and_a_sessions_config_are_tensorflows():
     want = _tensorflows_answers()
     assert tf.config.optimizer.get_experimental_options() == want["start"]
-    for (kind, value), expected in zip(SEQUENCE, want["steps"]):
-        if kind == "opts":
-            tf.config.optimizer.set_experimental_options(value)
-        elif kind == "intra":
-            tf.config.threading.set_intra_op_parallelism_threads(value)
-        else:
-            tf.config.threading.set_inter_op_parallelism_threads(value)
-        got = [tf.config.optimizer.get_experimental_options(),
-               tf.config.threading.get_intra_op_parallelism_threads(),
-               tf.config.threading.get_inter_op_parallelism_threads()]
-        assert got == expected, (kind, value)
-        assert list(got[0]) == list(expected[0])          # in TensorFlow's order too
+    got = run_sequence(tf, SEQUENCE)  # noqa: F821 (defined by the exec above)
+    assert len(got) == len(want["steps"]) == len(SEQUENCE)
+    for (kind, value), mine, theirs in zip(SEQUENCE, got, want["steps"]):
+        assert mine == theirs, (kind, value)
+        assert list(mine[0]) == list(theirs[0])            # in TensorFlow's order too
     config = tf.Session(graph=tf.Graph())._config
     assert [config.intra_op_parallelism_threads, config.inter_op_parallelism_threads,
             config.graph_options.SerializeToString().hex()] == want["session"]
