@@ -137,9 +137,7 @@ def optimizer_options():
     found = {}
     for name, kind in FIELDS:
         value = _options.get(name)
-        if kind == "bool":
-            found[name] = bool(value)
-        elif value is not None:
+        if kind == "bool" or value is not None:     # the bools are always there
             found[name] = bool(value)
     nodes = _options.get("min_graph_nodes")
     if nodes:
@@ -155,9 +153,8 @@ def set_optimizer_options(options):
     with _lock:
         merged = dict(_options)
         merged.update(options)
-        _build(_threads["Intra"], _threads["Inter"], merged, _jit)
-        _options.clear()
-        _options.update(merged)
+        _build(_threads["Intra"], _threads["Inter"], merged, _jit)     # refuses, or:
+        _options.update(options)
         _changed()
 
 
