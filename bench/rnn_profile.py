@@ -31,6 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import nn_steps  # noqa: E402  (bench/ is not a package)
+from _common import best_seconds  # noqa: E402
 
 RNN_WORKLOADS = ("lstm", "gru", "charlm")
 
@@ -277,8 +278,8 @@ def wavefront_comparison(rounds=8, number=20):
         for _ in range(rounds):
             for name, fn, threads in ways:
                 set_threads(threads)
-                results[name] = fn()
-                times[name].append(nn_steps.best_ms(fn, 1, repeat=number))
+                results[name] = fn()            # (also this round's warm-up)
+                times[name].append(best_seconds(fn, 1, repeat=number, warmups=0) * 1e3)
     finally:
         set_threads(default_threads)
     print("LSTM forward loop in NumPy (2 x 128 units, 20 steps, batch 32), ms, "
