@@ -12,7 +12,9 @@ import pytest
 
 import tfteach as tf
 from eager_helpers import eager, tf2  # noqa: F401 (fixtures)
-from tfteach.kernels.cpu import linalg, two_workers
+from test_intra_op_threads import blas_during_products  # noqa: F401 (fixture)
+from test_two_workers import two_blas_threads  # noqa: F401 (fixture)
+from tfteach.kernels.cpu import two_workers
 from tfteach.runtime import context_config
 from tfteach.runtime.config import ConfigProto
 
@@ -151,40 +153,23 @@ def test_jit_is_a_bool_as_in_tf_1_15():
     assert tf.config.optimizer.get_jit() is False
 
 
-needs_openblas = pytest.mark.skipif(
-    two_workers.blas_threads() is None, reason="NumPy's BLAS here is not OpenBLAS")
-
-
-@needs_openblas
-def test_one_intra_op_thread_makes_later_sessions_step_on_one_thread(monkeypatch):
-    blas = two_workers._find_blas()
-    before = blas[0]()
-    blas[1](2)
-    seen = []
-    plain = linalg.split_matmul
-
-    def watching(left, right):
-        seen.append(two_workers.blas_threads())
-        return plain(left, right)
-    monkeypatch.setattr(linalg, "split_matmul", watching)
-    try:
-        graph = tf.Graph()
-        with graph.as_default():
-            x = tf.placeholder(tf.float32, [None, 64])   # fed: nothing folded
-            y = tf.matmul(x, x)
-        feed = {x: np.ones((64, 64), np.float32)}
-        with tf.Session(graph=graph) as sess:
-            sess.run(y, feed)
-        default = list(seen)
-        tf.config.threading.set_intra_op_parallelism_threads(1)
-        del seen[:]
-        with tf.Session(graph=graph) as sess:
-            value = sess.run(y, feed)
-        assert default == [2] and seen == [1]
-        assert blas[0]() == 2                      # given back after the step
-        np.testing.assert_array_equal(value, np.full((64, 64), 64, np.float32))
-    finally:
-        blas[1](before)
+def test_one_intra_op_thread_makes_later_sessions_step_on_one_thread(
+        two_blas_threads, blas_during_products):
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None, 64])   # fed: nothing folded
+        y = tf.matmul(x, x)
+    feed = {x: np.ones((64, 64), np.float32)}
+    with tf.Session(graph=graph) as sess:
+        sess.run(y, feed)
+    default = [threads for threads, _ in blas_during_products]
+    tf.config.threading.set_intra_op_parallelism_threads(1)
+    del blas_during_products[:]
+    with tf.Session(graph=graph) as sess:
+        value = sess.run(y, feed)
+    assert default == [2] and [threads for threads, _ in blas_during_products] == [1]
+    assert two_workers.blas_threads() == 2        # given back after the step
+    np.testing.assert_array_equal(value, np.full((64, 64), 64, np.float32))
 
 
 def test_thread_counts_are_fixed_by_the_first_eager_op(monkeypatch, tf2):
@@ -204,22 +189,16 @@ def test_thread_counts_are_fixed_by_the_first_eager_op(monkeypatch, tf2):
     assert tf2.config.threading.get_intra_op_parallelism_threads() == 2
 
 
-@needs_openblas
-def test_one_intra_op_thread_caps_blas_at_the_first_eager_op(monkeypatch, tf2):
+def test_one_intra_op_thread_caps_blas_at_the_first_eager_op(monkeypatch, two_blas_threads,
+                                                             tf2):
     from tfteach.framework import eager_mode
     from tfteach.eager import context
-    blas = two_workers._find_blas()
-    before = blas[0]()
-    blas[1](2)
     monkeypatch.setattr(eager_mode.STATE, "execute", context._first_op)
-    try:
-        tf2.config.threading.set_intra_op_parallelism_threads(1)
-        assert blas[0]() == 2                      # nothing happens before the first op
-        x = tf2.constant(np.ones((8, 8), np.float32))
-        assert tf2.matmul(x, x).numpy()[0, 0] == 8.0
-        assert blas[0]() == 1
-    finally:
-        blas[1](before)
+    tf2.config.threading.set_intra_op_parallelism_threads(1)
+    assert two_workers.blas_threads() == 2        # nothing happens before the first op
+    x = tf2.constant(np.ones((8, 8), np.float32))
+    assert tf2.matmul(x, x).numpy()[0, 0] == 8.0
+    assert two_workers.blas_threads() == 1
 
 
 def test_a_tf_function_runs_with_the_options_of_each_call(tf2):
