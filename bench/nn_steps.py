@@ -236,6 +236,18 @@ def numpy_lenet():
     return step
 
 
+def lstm_data():
+    """The lstm row's inputs [32, 20, 28], one-hot labels [32, 10], each layer's
+    (kernel [input width + 128, 512], bias [512]) and the softmax weights [128, 10], as
+    lstm_graph's variables would be loaded (the hand-written steps start from these)."""
+    rng = np.random.RandomState(0)
+    batch, steps, units, classes = 32, 20, 128, 10
+    x_val = rng.rand(batch, steps, 28).astype(np.float32)
+    y_val = np.eye(classes, dtype=np.float32)[rng.randint(0, classes, size=batch)]
+    layers = [(_weights(rng, (n + units, 4 * units)), np.zeros(4 * units, np.float32))
+              for n in (28, units)]
+    return x_val, y_val, layers, _weights(rng, (units, classes))
+
 
 def numpy_lstm():
     """The lstm row's step by hand: two LSTM layers (TF's LSTMCell: the gates i, j, f, o
@@ -244,14 +256,9 @@ def numpy_lstm():
     time steps (as tfteach's loop_sums.Products computes it); NumPy's ufuncs do the cells,
     a pass per op. What the step costs with no graph and no executor: the floor of any
     design that runs the same NumPy operations."""
-    rng = np.random.RandomState(0)
-    batch, steps, units, classes = 32, 20, 128, 10
-    x_val = rng.rand(batch, steps, 28).astype(np.float32)
-    y_val = np.eye(classes, dtype=np.float32)[rng.randint(0, classes, size=batch)]
-    widths = (28, units)                     # each layer's input width
-    layers = [(_weights(rng, (n + units, 4 * units)), np.zeros(4 * units, np.float32))
-              for n in widths]
-    w_out = _weights(rng, (units, classes))
+    x_val, y_val, layers, w_out = lstm_data()
+    batch, steps, units = x_val.shape[0], x_val.shape[1], w_out.shape[0]
+    widths = tuple(w.shape[0] - units for w, _ in layers)   # each layer's input width
     lr, one = np.float32(0.1), np.float32(1)
 
     def sigmoid(v):
@@ -456,13 +463,7 @@ def interleaved_rows(tfteach, tf1, numbers, rounds=12, pause=0.3):
                 steps["tf"] = graph_step(tf1, build)
             except (AttributeError, ImportError, ValueError):
                 pass
-        for step in steps.values():
-            best_ms(step, 1, repeat=1)                     # warm-up
-        times = {label: [] for label in steps}
-        for _ in range(rounds):
-            for label, step in steps.items():
-                time.sleep(pause)
-                times[label].append(timeit.timeit(step, number=number) / number * 1e3)
+        times = interleaved_times(steps, number, rounds, pause)
         summary = {label: (min(v), statistics.median(v)) for label, v in times.items()}
 
         def cell(label):
@@ -476,6 +477,20 @@ def interleaved_rows(tfteach, tf1, numbers, rounds=12, pause=0.3):
         print("%-8s %15s %15s %15s %16s %16s" % (
             name, cell("tfteach"), cell("numpy"), cell("tf"), ratio("tfteach", "tf"),
             ratio("numpy", "tf")))
+
+
+def interleaved_times(steps, number, rounds=12, pause=0.3):
+    """{label: [ms per step, one a round]}: `steps` ({label: step}) warmed up, then timed
+    in turns, `number` steps a turn, `pause` seconds before each turn (see
+    interleaved_rows)."""
+    for step in steps.values():
+        best_ms(step, 1, repeat=1)                         # warm-up
+    times = {label: [] for label in steps}
+    for _ in range(rounds):
+        for label, step in steps.items():
+            time.sleep(pause)
+            times[label].append(timeit.timeit(step, number=number) / number * 1e3)
+    return times
 
 
 def import_tf1():

@@ -1,0 +1,280 @@
+"""How fast would the LSTM step be if its loops ran as compiled code? (issue 20)
+
+    python bench/compiled_lstm.py [--rounds 12]
+
+Issue 20 asks for bench/nn_steps.py's 2-layer LSTM training step in at most 0.8x
+TensorFlow's time. tfteach runs each loop iteration's ops from Python (a fused cell
+kernel, a GEMM, a few small ops; docs/rnn.md). docs/rnn.md ("What 0.8x would take")
+asks what a different design, one that runs a whole loop as one compiled function,
+would reach. This script measures that instead of estimating it: the same step as two
+Numba functions per layer (the forward loop, the backward loop), with nothing between
+the ops but compiled code:
+
+- every product is NumPy's own BLAS (its OpenBLAS's `cblas_sgemm`, called through
+  ctypes from the compiled code), on the shapes tfteach multiplies: [x_t, h] @ W each
+  time step, dgates @ W^T with W transposed once, and each layer's weight gradient as one
+  product over all 20 time steps (loop_sums.Products);
+- `exp` and `tanh` are NumPy's own float32 loops (kernels/cpu/numpy_loops.py, as the
+  fused cell kernels call them), the other arithmetic exactly rounded;
+- what the backward loop reads (the gates, the cell states, [x_t, h]) is written to
+  [time, batch, ...] buffers as the forward loop makes it: no copies, no concatenation.
+
+It computes the hand-written NumPy step's numbers (nn_steps.numpy_lstm) and says whether
+they are the same bits. Then it times the four steps in turns (nn_steps.interleaved_times)
+and prints each one's best and median, and their ratios to TensorFlow and to tfteach.
+The compiled step is a bound, not a design: it knows its graph in advance, checks no
+shape, raises no TensorFlow error and handles one cell type. A design that does those
+things costs at least this much.
+
+Needs NumPy's bundled OpenBLAS with 64-bit integers (NumPy's wheels); elsewhere it says
+so and stops.
+"""
+import argparse
+import ctypes
+import glob
+import os
+import statistics
+import sys
+
+import numpy as np
+from numba import njit
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import nn_steps  # noqa: E402  (bench/ is not a package)
+from _common import cpu_model  # noqa: E402
+
+# cblas's enums: row-major storage; an operand as it is or transposed.
+ROW_MAJOR, AS_IS, TRANSPOSED = 101, 111, 112
+# NumPy's OpenBLAS exports its CBLAS with a prefix and a suffix for 64-bit integers
+# (NumPy >= 2: scipy_openblas64; NumPy 1.2x: openblas64_).
+CBLAS_NAMES = ("scipy_cblas_sgemm64_", "cblas_sgemm64_")
+
+
+def numpy_sgemm():
+    """NumPy's own `cblas_sgemm` (64-bit integers) as a ctypes function, or None."""
+    numpy_dir = os.path.dirname(np.__file__)
+    libraries = (glob.glob(os.path.join(numpy_dir, "..", "numpy.libs", "*openblas*")) +
+                 glob.glob(os.path.join(numpy_dir, ".libs", "*openblas*")))
+    for path in libraries:
+        library = ctypes.CDLL(path)
+        for name in CBLAS_NAMES:
+            function = getattr(library, name, None)
+            if function is not None:
+                i64, pointer = ctypes.c_int64, ctypes.c_void_p
+                function.argtypes = [i64, i64, i64, i64, i64, i64, ctypes.c_float, pointer,
+                                     i64, pointer, i64, ctypes.c_float, pointer, i64]
+                function.restype = None
+                return function
+    return None
+
+
+def compile_step_functions(sgemm):
+    """The forward and backward loops of one layer, compiled around `sgemm`."""
+    from tfteach.kernels.cpu.numpy_loops import call_loop
+    one, zero = np.float32(1), np.float32(0)
+
+    @njit(inline="always")
+    def gemm(transpose_a, transpose_b, m, n, k, a, lda, b, ldb, c, ldc):
+        """c = op(a) @ op(b), row-major."""
+        sgemm(ROW_MAJOR, transpose_a, transpose_b, m, n, k, one, a.ctypes.data, lda,
+              b.ctypes.data, ldb, zero, c.ctypes.data, ldc)
+
+    @njit(inline="always")
+    def numpy_loop(loop, row, meta):
+        """row = ufunc(row) in place, by NumPy's own loop (`loop`: address, context,
+        auxdata), as its ufunc computes a contiguous float32 array."""
+        meta[0] = meta[1] = row.ctypes.data
+        meta[2], meta[3], meta[4] = row.shape[0], 4, 4
+        call_loop(loop[0], loop[1], meta.ctypes.data, meta[2:].ctypes.data,
+                  meta[3:].ctypes.data, loop[2])
+
+    @njit(inline="always")
+    def sigmoid(exp, z, bias, plus, out, meta):
+        """out = 1 / (1 + exp(-(z + bias + plus))), plus the forget bias 1 or nothing:
+        the NumPy step's `one / (one + np.exp(-v))`, pass by pass."""
+        for q in range(out.shape[0]):
+            v = z[q] + bias[q]
+            if plus:
+                v = v + one
+            out[q] = -v
+        numpy_loop(exp, out, meta)
+        for q in range(out.shape[0]):
+            out[q] = one / (one + out[q])
+
+    @njit(nogil=True)
+    def forward(loops, w, b, inputs, xh, gates, c, i, j, f, o, tc, h):
+        """One layer over every time step: xh[t] = [inputs[t], h[t-1]], the gates
+        xh[t] @ w + b (TF's LSTMCell: i, j, f, o; forget bias 1), the cell c[t] and the
+        output h[t]. Keeps what the backward loop reads."""
+        steps, batch, width = inputs.shape
+        units = h.shape[2]
+        exp, tanh = loops[0], loops[1]
+        meta = np.empty(8, np.int64)
+        for t in range(steps):
+            for r in range(batch):
+                for q in range(width):
+                    xh[t, r, q] = inputs[t, r, q]
+                for q in range(units):
+                    xh[t, r, width + q] = h[t - 1, r, q] if t > 0 else zero
+            gemm(AS_IS, AS_IS, batch, 4 * units, width + units, xh[t], width + units, w,
+                 4 * units, gates, 4 * units)
+            for r in range(batch):
+                g = gates[r]
+                sigmoid(exp, g[:units], b[:units], False, i[t, r], meta)
+                for q in range(units):
+                    j[t, r, q] = g[units + q] + b[units + q]
+                numpy_loop(tanh, j[t, r], meta)
+                sigmoid(exp, g[2 * units:3 * units], b[2 * units:3 * units], True, f[t, r],
+                        meta)
+                sigmoid(exp, g[3 * units:], b[3 * units:], False, o[t, r], meta)
+                for q in range(units):
+                    previous = c[t - 1, r, q] if t > 0 else zero
+                    c[t, r, q] = previous * f[t, r, q] + i[t, r, q] * j[t, r, q]
+                    tc[t, r, q] = c[t, r, q]
+                numpy_loop(tanh, tc[t, r], meta)
+                for q in range(units):
+                    h[t, r, q] = tc[t, r, q] * o[t, r, q]
+
+    @njit(nogil=True)
+    def backward(w, w_t, b, lr, xh, c, i, j, f, o, tc, d_h_out, d_gates, d_xh, d_inputs,
+                 d_w):
+        """One layer's backpropagation through time, last step first (the NumPy step's
+        formulas in its order), then its SGD update: the weight gradient one product
+        over all steps, the bias gradient the column sums in row order."""
+        steps, batch, units = i.shape
+        k = xh.shape[2]
+        width = k - units
+        dh = np.zeros((batch, units), np.float32)
+        dc = np.zeros((batch, units), np.float32)
+        for t in range(steps - 1, -1, -1):
+            g = d_gates[t]
+            for r in range(batch):
+                for q in range(units):
+                    dhv = dh[r, q] + d_h_out[t, r, q]
+                    iv, jv, fv, ov = i[t, r, q], j[t, r, q], f[t, r, q], o[t, r, q]
+                    tcv = tc[t, r, q]
+                    dcv = dc[r, q] + dhv * ov * (one - tcv * tcv)
+                    previous = c[t - 1, r, q] if t > 0 else zero
+                    g[r, q] = dcv * jv * iv * (one - iv)
+                    g[r, units + q] = dcv * iv * (one - jv * jv)
+                    g[r, 2 * units + q] = dcv * previous * fv * (one - fv)
+                    g[r, 3 * units + q] = dhv * tcv * ov * (one - ov)
+                    dc[r, q] = dcv * fv
+            gemm(AS_IS, AS_IS, batch, k, 4 * units, g, 4 * units, w_t, k, d_xh, k)
+            for r in range(batch):
+                for q in range(width):
+                    d_inputs[t, r, q] = d_xh[r, q]
+                for q in range(units):
+                    dh[r, q] = d_xh[r, width + q]
+        gemm(TRANSPOSED, AS_IS, k, 4 * units, steps * batch, xh, k, d_gates, 4 * units,
+             d_w, 4 * units)
+        for p in range(k):
+            for q in range(4 * units):
+                w[p, q] -= lr * d_w[p, q]
+        rows = d_gates.reshape(steps * batch, 4 * units)
+        for q in range(4 * units):
+            total = zero
+            for r in range(steps * batch):
+                total += rows[r, q]
+            b[q] -= lr * total
+
+    return forward, backward
+
+
+def compiled_lstm(forward, backward):
+    """The lstm row's training step (nn_steps.numpy_lstm's numbers) on the compiled
+    loops; `.variables` as numpy_lstm's."""
+    from tfteach.kernels.cpu import numpy_loops
+    loops = np.array([numpy_loops.loop_of(np.exp, np.float32),
+                      numpy_loops.loop_of(np.tanh, np.float32)], np.int64)
+    x_val, y_val, layers, w_out = nn_steps.lstm_data()
+    batch, steps, units = x_val.shape[0], x_val.shape[1], w_out.shape[0]
+    lr = np.float32(0.1)
+
+    def buffers(width):
+        def empty(*shape):
+            return np.empty(shape, np.float32)
+        kept = {name: empty(steps, batch, units) for name in "c i j f o tc h".split()}
+        return dict(kept, xh=empty(steps, batch, width + units),
+                    gates=empty(batch, 4 * units), d_gates=empty(steps, batch, 4 * units),
+                    d_xh=empty(batch, width + units), d_inputs=empty(steps, batch, width),
+                    d_w=empty(width + units, 4 * units))
+    work = [buffers(w.shape[0] - units) for w, _ in layers]
+
+    def step():
+        inputs = np.ascontiguousarray(x_val.transpose(1, 0, 2))    # time-major
+        for (w, b), k in zip(layers, work):
+            forward(loops, w, b, inputs, k["xh"], k["gates"], k["c"], k["i"], k["j"],
+                    k["f"], k["o"], k["tc"], k["h"])
+            inputs = k["h"]
+        last = inputs[-1]
+        d_logits = nn_steps._softmax_xent_grad(last @ w_out, y_val)
+        d_w_out = last.T @ d_logits
+        d_h_out = np.zeros((steps, batch, units), np.float32)
+        d_h_out[-1] = d_logits @ w_out.T
+        for (w, b), k in reversed(list(zip(layers, work))):
+            w_t = np.ascontiguousarray(w.T)          # once a loop, as loop_hoisting does
+            backward(w, w_t, b, lr, k["xh"], k["c"], k["i"], k["j"], k["f"], k["o"],
+                     k["tc"], d_h_out, k["d_gates"], k["d_xh"], k["d_inputs"], k["d_w"])
+            d_h_out = k["d_inputs"]
+        w_out[...] -= lr * d_w_out
+    step.variables = [v for layer in layers for v in layer] + [w_out]
+    return step
+
+
+def same_bits(steps=2):
+    """Whether the compiled step and nn_steps.numpy_lstm leave the same bits in every
+    variable after `steps` steps, and the largest difference."""
+    sgemm = numpy_sgemm()
+    ours, theirs = compiled_lstm(*compile_step_functions(sgemm)), nn_steps.numpy_lstm()
+    for _ in range(steps):
+        ours()
+        theirs()
+    largest = max(float(np.abs(a - b).max()) for a, b in zip(ours.variables, theirs.variables))
+    same = all(np.array_equal(a.view(np.uint32), b.view(np.uint32))
+               for a, b in zip(ours.variables, theirs.variables))
+    return same, largest
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=12)
+    args = parser.parse_args()
+    sgemm = numpy_sgemm()
+    if sgemm is None:
+        print("NumPy's BLAS has no 64-bit cblas_sgemm here (%s): nothing to measure."
+              % ", ".join(CBLAS_NAMES))
+        return
+    same, largest = same_bits()
+    print("LSTM step, %s: the compiled loops compute the NumPy step's %s (largest "
+          "difference %.3g after 2 steps)" % (cpu_model(), "bits" if same else
+                                               "numbers, not its bits", largest))
+    import tfteach
+    steps = {"compiled": compiled_lstm(*compile_step_functions(sgemm)),
+             "numpy": nn_steps.numpy_lstm(),
+             "tfteach": nn_steps.graph_step(tfteach, nn_steps.lstm_graph)}
+    tf1 = nn_steps.import_tf1()
+    if tf1 is not None:
+        steps["tf"] = nn_steps.graph_step(tf1, nn_steps.lstm_graph)
+    for _ in range(40):          # tfteach's fused cells compile once they have run a while
+        steps["tfteach"]()
+    times = nn_steps.interleaved_times(steps, 5, args.rounds)
+    summary = {label: (min(v), statistics.median(v)) for label, v in times.items()}
+    print("Interleaved: %d rounds, each in turn; ms per step, best / median"
+          % args.rounds)
+    print("%-9s %16s %16s %16s" % ("", "ms", "/ tf", "/ tfteach"))
+    for label, (best, median) in summary.items():
+        ratios = []
+        for other in ("tf", "tfteach"):
+            if other in summary:
+                ratios.append("%5.2f, %5.2f" % (best / summary[other][0],
+                                                median / summary[other][1]))
+            else:
+                ratios.append("-")
+        print("%-9s %7.2f / %6.2f %16s %16s" % (label, best, median, *ratios))
+
+
+if __name__ == "__main__":
+    main()
