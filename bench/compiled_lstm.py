@@ -1,30 +1,32 @@
-"""How fast would the LSTM step be if its loops ran as compiled code? (issue 20)
+"""How fast would the LSTM step be with a leaner loop, or compiled loops? (issue 20)
 
     python bench/compiled_lstm.py [--rounds 12]
 
 Issue 20 asks for bench/nn_steps.py's 2-layer LSTM training step in at most 0.8x
-TensorFlow's time. tfteach runs each loop iteration's ops from Python (a fused cell
-kernel, a GEMM, a few small ops; docs/rnn.md). docs/rnn.md ("What 0.8x would take")
-asks what a different design, one that runs a whole loop as one compiled function,
-would reach. This script measures that instead of estimating it: the same step as two
-Numba functions per layer (the forward loop, the backward loop), with nothing between
-the ops but compiled code:
+TensorFlow's time. tfteach runs each loop iteration as sub-plans of graph ops (a fused
+cell kernel, a GEMM, a few small ops; docs/rnn.md). This script measures what two other
+designs of the same step reach, instead of estimating it:
 
-- every product is NumPy's own BLAS (its OpenBLAS's `cblas_sgemm`, called through
-  ctypes from the compiled code), on the shapes tfteach multiplies: [x_t, h] @ W each
-  time step, dgates @ W^T with W transposed once, and each layer's weight gradient as one
-  product over all 20 time steps (loop_sums.Products);
-- `exp` and `tanh` are NumPy's own float32 loops (kernels/cpu/numpy_loops.py, as the
-  fused cell kernels call them), the other arithmetic exactly rounded;
-- what the backward loop reads (the gates, the cell states, [x_t, h]) is written to
-  [time, batch, ...] buffers as the forward loop makes it: no copies, no concatenation.
+- "compiled loops": each layer's forward and backward loop as one Numba function, with
+  nothing between the ops but compiled code. Every product is NumPy's own BLAS (its
+  OpenBLAS's `cblas_sgemm`, called through ctypes from the compiled code) on the shapes
+  tfteach multiplies: [x_t, h] @ W each time step, dgates @ W^T with W transposed once,
+  each layer's weight gradient as one product over all 20 time steps
+  (loop_sums.Products). `exp` and `tanh` are NumPy's own float32 loops
+  (kernels/cpu/numpy_loops.py, as the fused cell kernels call them), the other
+  arithmetic exactly rounded. What the backward loop reads is written to
+  [time, batch, ...] buffers as the forward loop makes it.
+- "python loop": Python runs the loops with five calls a layer and time step (the
+  concatenation, NumPy's matmul and the same compiled cell forward; the cell's
+  gradient, the matmul and two slices backward), every value a new array as tfteach's
+  kernels make them: what an executor whose iteration is a handful of calls would cost.
 
-It computes the hand-written NumPy step's numbers (nn_steps.numpy_lstm) and says whether
-they are the same bits. Then it times the four steps in turns (nn_steps.interleaved_times)
-and prints each one's best and median, and their ratios to TensorFlow and to tfteach.
-The compiled step is a bound, not a design: it knows its graph in advance, checks no
-shape, raises no TensorFlow error and handles one cell type. A design that does those
-things costs at least this much.
+Both compute the hand-written NumPy step's numbers (nn_steps.numpy_lstm), and the script
+says whether they are the same bits. Then it times them, the NumPy step, tfteach and
+TensorFlow in turns (nn_steps.interleaved_times) and prints each one's best and median,
+and their ratios to TensorFlow and to tfteach. They are bounds, not designs: they know
+their graph in advance, check no shape, raise no TensorFlow error and handle one cell
+type. A design that does those things costs at least this much.
 
 Needs NumPy's bundled OpenBLAS with 64-bit integers (NumPy's wheels); elsewhere it says
 so and stops.
@@ -71,7 +73,8 @@ def numpy_sgemm():
 
 
 def compile_step_functions(sgemm):
-    """The forward and backward loops of one layer, compiled around `sgemm`."""
+    """(forward, backward, cell_forward, cell_backward): one layer's loops compiled
+    around `sgemm`, and the cell of one time step each way that they call."""
     from tfteach.kernels.cpu.numpy_loops import call_loop
     one, zero = np.float32(1), np.float32(0)
 
@@ -104,14 +107,51 @@ def compile_step_functions(sgemm):
             out[q] = one / (one + out[q])
 
     @njit(nogil=True)
-    def forward(loops, w, b, inputs, xh, gates, c, i, j, f, o, tc, h):
-        """One layer over every time step: xh[t] = [inputs[t], h[t-1]], the gates
-        xh[t] @ w + b (TF's LSTMCell: i, j, f, o; forget bias 1), the cell c[t] and the
-        output h[t]. Keeps what the backward loop reads."""
-        steps, batch, width = inputs.shape
-        units = h.shape[2]
+    def cell_forward(loops, gates, b, c_prev, c, i, j, f, o, tc, h):
+        """One time step's cell from its gates' product [batch, 4 units] (TF's
+        LSTMCell: i, j, f, o; forget bias 1): the gates' activations, the cell c and
+        the output h, each [batch, units]."""
+        units = c.shape[1]
         exp, tanh = loops[0], loops[1]
         meta = np.empty(8, np.int64)
+        for r in range(c.shape[0]):
+            g = gates[r]
+            sigmoid(exp, g[:units], b[:units], False, i[r], meta)
+            for q in range(units):
+                j[r, q] = g[units + q] + b[units + q]
+            numpy_loop(tanh, j[r], meta)
+            sigmoid(exp, g[2 * units:3 * units], b[2 * units:3 * units], True, f[r], meta)
+            sigmoid(exp, g[3 * units:], b[3 * units:], False, o[r], meta)
+            for q in range(units):
+                c[r, q] = c_prev[r, q] * f[r, q] + i[r, q] * j[r, q]
+                tc[r, q] = c[r, q]
+            numpy_loop(tanh, tc[r], meta)
+            for q in range(units):
+                h[r, q] = tc[r, q] * o[r, q]
+
+    @njit(nogil=True)
+    def cell_backward(dh, d_out, dc, i, j, f, o, tc, c_prev, g):
+        """One time step's gradient of the gates g [batch, 4 units] from the output's
+        (dh + d_out) and the cell's (dc); dc becomes the previous step's (the NumPy
+        step's formulas in its order)."""
+        units = dh.shape[1]
+        for r in range(dh.shape[0]):
+            for q in range(units):
+                dhv = dh[r, q] + d_out[r, q]
+                iv, jv, fv, ov, tcv = i[r, q], j[r, q], f[r, q], o[r, q], tc[r, q]
+                dcv = dc[r, q] + dhv * ov * (one - tcv * tcv)
+                g[r, q] = dcv * jv * iv * (one - iv)
+                g[r, units + q] = dcv * iv * (one - jv * jv)
+                g[r, 2 * units + q] = dcv * c_prev[r, q] * fv * (one - fv)
+                g[r, 3 * units + q] = dhv * tcv * ov * (one - ov)
+                dc[r, q] = dcv * fv
+
+    @njit(nogil=True)
+    def forward(loops, w, b, inputs, xh, gates, c, i, j, f, o, tc, h, zeros):
+        """One layer over every time step: xh[t] = [inputs[t], h[t-1]], the gates'
+        product xh[t] @ w, the cell. Keeps what the backward loop reads."""
+        steps, batch, width = inputs.shape
+        units = h.shape[2]
         for t in range(steps):
             for r in range(batch):
                 for q in range(width):
@@ -120,49 +160,24 @@ def compile_step_functions(sgemm):
                     xh[t, r, width + q] = h[t - 1, r, q] if t > 0 else zero
             gemm(AS_IS, AS_IS, batch, 4 * units, width + units, xh[t], width + units, w,
                  4 * units, gates, 4 * units)
-            for r in range(batch):
-                g = gates[r]
-                sigmoid(exp, g[:units], b[:units], False, i[t, r], meta)
-                for q in range(units):
-                    j[t, r, q] = g[units + q] + b[units + q]
-                numpy_loop(tanh, j[t, r], meta)
-                sigmoid(exp, g[2 * units:3 * units], b[2 * units:3 * units], True, f[t, r],
-                        meta)
-                sigmoid(exp, g[3 * units:], b[3 * units:], False, o[t, r], meta)
-                for q in range(units):
-                    previous = c[t - 1, r, q] if t > 0 else zero
-                    c[t, r, q] = previous * f[t, r, q] + i[t, r, q] * j[t, r, q]
-                    tc[t, r, q] = c[t, r, q]
-                numpy_loop(tanh, tc[t, r], meta)
-                for q in range(units):
-                    h[t, r, q] = tc[t, r, q] * o[t, r, q]
+            cell_forward(loops, gates, b, c[t - 1] if t > 0 else zeros, c[t], i[t], j[t],
+                         f[t], o[t], tc[t], h[t])
 
     @njit(nogil=True)
     def backward(w, w_t, b, lr, xh, c, i, j, f, o, tc, d_h_out, d_gates, d_xh, d_inputs,
-                 d_w):
-        """One layer's backpropagation through time, last step first (the NumPy step's
-        formulas in its order), then its SGD update: the weight gradient one product
-        over all steps, the bias gradient the column sums in row order."""
+                 d_w, zeros):
+        """One layer's backpropagation through time, last step first, then its SGD
+        update: the weight gradient one product over all steps, the bias gradient the
+        column sums in row order."""
         steps, batch, units = i.shape
         k = xh.shape[2]
         width = k - units
         dh = np.zeros((batch, units), np.float32)
         dc = np.zeros((batch, units), np.float32)
         for t in range(steps - 1, -1, -1):
-            g = d_gates[t]
-            for r in range(batch):
-                for q in range(units):
-                    dhv = dh[r, q] + d_h_out[t, r, q]
-                    iv, jv, fv, ov = i[t, r, q], j[t, r, q], f[t, r, q], o[t, r, q]
-                    tcv = tc[t, r, q]
-                    dcv = dc[r, q] + dhv * ov * (one - tcv * tcv)
-                    previous = c[t - 1, r, q] if t > 0 else zero
-                    g[r, q] = dcv * jv * iv * (one - iv)
-                    g[r, units + q] = dcv * iv * (one - jv * jv)
-                    g[r, 2 * units + q] = dcv * previous * fv * (one - fv)
-                    g[r, 3 * units + q] = dhv * tcv * ov * (one - ov)
-                    dc[r, q] = dcv * fv
-            gemm(AS_IS, AS_IS, batch, k, 4 * units, g, 4 * units, w_t, k, d_xh, k)
+            cell_backward(dh, d_h_out[t], dc, i[t], j[t], f[t], o[t], tc[t],
+                          c[t - 1] if t > 0 else zeros, d_gates[t])
+            gemm(AS_IS, AS_IS, batch, k, 4 * units, d_gates[t], 4 * units, w_t, k, d_xh, k)
             for r in range(batch):
                 for q in range(width):
                     d_inputs[t, r, q] = d_xh[r, q]
@@ -180,18 +195,24 @@ def compile_step_functions(sgemm):
                 total += rows[r, q]
             b[q] -= lr * total
 
-    return forward, backward
+    return forward, backward, cell_forward, cell_backward
 
 
-def compiled_lstm(forward, backward):
+def _exp_tanh_loops():
+    from tfteach.kernels.cpu import numpy_loops
+    return np.array([numpy_loops.loop_of(np.exp, np.float32),
+                     numpy_loops.loop_of(np.tanh, np.float32)], np.int64)
+
+
+def compiled_lstm(functions):
     """The lstm row's training step (nn_steps.numpy_lstm's numbers) on the compiled
     loops; `.variables` as numpy_lstm's."""
-    from tfteach.kernels.cpu import numpy_loops
-    loops = np.array([numpy_loops.loop_of(np.exp, np.float32),
-                      numpy_loops.loop_of(np.tanh, np.float32)], np.int64)
+    forward, backward = functions[:2]
+    loops = _exp_tanh_loops()
     x_val, y_val, layers, w_out = nn_steps.lstm_data()
     batch, steps, units = x_val.shape[0], x_val.shape[1], w_out.shape[0]
     lr = np.float32(0.1)
+    zeros = np.zeros((batch, units), np.float32)
 
     def buffers(width):
         def empty(*shape):
@@ -207,7 +228,7 @@ def compiled_lstm(forward, backward):
         inputs = np.ascontiguousarray(x_val.transpose(1, 0, 2))    # time-major
         for (w, b), k in zip(layers, work):
             forward(loops, w, b, inputs, k["xh"], k["gates"], k["c"], k["i"], k["j"],
-                    k["f"], k["o"], k["tc"], k["h"])
+                    k["f"], k["o"], k["tc"], k["h"], zeros)
             inputs = k["h"]
         last = inputs[-1]
         d_logits = nn_steps._softmax_xent_grad(last @ w_out, y_val)
@@ -217,18 +238,75 @@ def compiled_lstm(forward, backward):
         for (w, b), k in reversed(list(zip(layers, work))):
             w_t = np.ascontiguousarray(w.T)          # once a loop, as loop_hoisting does
             backward(w, w_t, b, lr, k["xh"], k["c"], k["i"], k["j"], k["f"], k["o"],
-                     k["tc"], d_h_out, k["d_gates"], k["d_xh"], k["d_inputs"], k["d_w"])
+                     k["tc"], d_h_out, k["d_gates"], k["d_xh"], k["d_inputs"], k["d_w"],
+                     zeros)
             d_h_out = k["d_inputs"]
         w_out[...] -= lr * d_w_out
     step.variables = [v for layer in layers for v in layer] + [w_out]
     return step
 
 
-def same_bits(steps=2):
-    """Whether the compiled step and nn_steps.numpy_lstm leave the same bits in every
-    variable after `steps` steps, and the largest difference."""
-    sgemm = numpy_sgemm()
-    ours, theirs = compiled_lstm(*compile_step_functions(sgemm)), nn_steps.numpy_lstm()
+def python_loop_lstm(functions):
+    """The same step with Python running the loops, as tfteach's executor does, but
+    with five calls a layer and time step: the concatenation, the product (NumPy's
+    matmul) and the compiled cell forward; the cell's gradient, the product and two
+    slices backward. Every value a new array, as the executor's kernels make them."""
+    cell_forward, cell_backward = functions[2:]
+    loops = _exp_tanh_loops()
+    x_val, y_val, layers, w_out = nn_steps.lstm_data()
+    batch, steps, units = x_val.shape[0], x_val.shape[1], w_out.shape[0]
+    lr = np.float32(0.1)
+
+    def empty(*shape):
+        return np.empty(shape, np.float32)
+
+    def step():
+        inputs = [np.ascontiguousarray(x_val[:, t]) for t in range(steps)]
+        kept_by_layer = []
+        for w, b in layers:
+            h = c = np.zeros((batch, units), np.float32)
+            outputs, kept = [], []
+            for x in inputs:
+                xh = np.concatenate([x, h], axis=1)
+                new = [empty(batch, units) for _ in range(7)]      # c, i, j, f, o, tc, h
+                cell_forward(loops, xh @ w, b, c, *new)
+                kept.append([xh, c] + new[1:6])
+                c, h = new[0], new[6]
+                outputs.append(h)
+            kept_by_layer.append(kept)
+            inputs = outputs
+        d_logits = nn_steps._softmax_xent_grad(inputs[-1] @ w_out, y_val)
+        d_w_out = inputs[-1].T @ d_logits
+        d_outputs = [np.zeros((batch, units), np.float32)] * (steps - 1) + [
+            d_logits @ w_out.T]
+        for (w, b), kept in reversed(list(zip(layers, kept_by_layer))):
+            w_t = np.ascontiguousarray(w.T)
+            width = w.shape[0] - units
+            dh, dc = np.zeros((batch, units), np.float32), np.zeros((batch, units), np.float32)
+            d_gates, d_inputs = [None] * steps, [None] * steps
+            for t in reversed(range(steps)):
+                xh, c_prev, i, j, f, o, tc = kept[t]
+                g = empty(batch, 4 * units)
+                cell_backward(dh, d_outputs[t], dc, i, j, f, o, tc, c_prev, g)
+                d_xh = g @ w_t
+                d_inputs[t], dh = d_xh[:, :width], np.ascontiguousarray(d_xh[:, width:])
+                d_gates[t] = g
+            d_gates = np.concatenate(d_gates)
+            w -= lr * (np.concatenate([k[0] for k in kept]).T @ d_gates)
+            b -= lr * d_gates.sum(axis=0)
+            d_outputs = d_inputs
+        w_out[...] -= lr * d_w_out
+    step.variables = [v for layer in layers for v in layer] + [w_out]
+    return step
+
+
+VARIANTS = {"compiled loops": compiled_lstm, "python loop": python_loop_lstm}
+
+
+def same_bits(make_step, functions, steps=2):
+    """Whether `make_step(functions)` and nn_steps.numpy_lstm leave the same bits in
+    every variable after `steps` steps, and the largest difference."""
+    ours, theirs = make_step(functions), nn_steps.numpy_lstm()
     for _ in range(steps):
         ours()
         theirs()
@@ -247,14 +325,16 @@ def main():
         print("NumPy's BLAS has no 64-bit cblas_sgemm here (%s): nothing to measure."
               % ", ".join(CBLAS_NAMES))
         return
-    same, largest = same_bits()
-    print("LSTM step, %s: the compiled loops compute the NumPy step's %s (largest "
-          "difference %.3g after 2 steps)" % (cpu_model(), "bits" if same else
-                                               "numbers, not its bits", largest))
+    functions = compile_step_functions(sgemm)
+    print("LSTM step, %s" % cpu_model())
+    for label, make_step in VARIANTS.items():
+        same, largest = same_bits(make_step, functions)
+        print("  %s: the NumPy step's %s (largest difference %.3g after 2 steps)"
+              % (label, "bits" if same else "numbers, not its bits", largest))
     import tfteach
-    steps = {"compiled": compiled_lstm(*compile_step_functions(sgemm)),
-             "numpy": nn_steps.numpy_lstm(),
-             "tfteach": nn_steps.graph_step(tfteach, nn_steps.lstm_graph)}
+    steps = {label: make_step(functions) for label, make_step in VARIANTS.items()}
+    steps["numpy"] = nn_steps.numpy_lstm()
+    steps["tfteach"] = nn_steps.graph_step(tfteach, nn_steps.lstm_graph)
     tf1 = nn_steps.import_tf1()
     if tf1 is not None:
         steps["tf"] = nn_steps.graph_step(tf1, nn_steps.lstm_graph)
@@ -264,7 +344,7 @@ def main():
     summary = {label: (min(v), statistics.median(v)) for label, v in times.items()}
     print("Interleaved: %d rounds, each in turn; ms per step, best / median"
           % args.rounds)
-    print("%-9s %16s %16s %16s" % ("", "ms", "/ tf", "/ tfteach"))
+    print("%-15s %16s %16s %16s" % ("", "ms", "/ tf", "/ tfteach"))
     for label, (best, median) in summary.items():
         ratios = []
         for other in ("tf", "tfteach"):
@@ -273,7 +353,7 @@ def main():
                                                 median / summary[other][1]))
             else:
                 ratios.append("-")
-        print("%-9s %7.2f / %6.2f %16s %16s" % (label, best, median, *ratios))
+        print("%-15s %7.2f / %6.2f %16s %16s" % (label, best, median, *ratios))
 
 
 if __name__ == "__main__":
