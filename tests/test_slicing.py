@@ -261,3 +261,44 @@ def test_slice_kernel_in_range_path_matches_numpy_and_errors():
         with pytest.raises(InvalidArgumentError) as info:
             run(tf.slice(tensor, bt, st_), {bt: begin, st_: size})
         assert str(info.value).splitlines()[0] == message
+
+
+# -- the resolved slice is kept per distinct slice (slice_spec.resolved_index) ----------------
+def test_one_strided_slice_fed_new_shapes_and_bounds_run_after_run():
+    # The kernel keeps each resolved (shape, begin, end, strides): a run with another
+    # shape or other bounds must not get an earlier run's index, and a slice out of
+    # range raises TF's error every time, also between good runs.
+    x = tf.placeholder(tf.float32, [None, None])
+    b, e = tf.placeholder(tf.int32, [2]), tf.placeholder(tf.int32, [2])
+    y = tf.strided_slice(x, b, e, [1, 1], shrink_axis_mask=1)
+    grad = tf.gradients(tf.reduce_sum(y * y), x)[0]
+    rng = np.random.RandomState(5)
+    with tf.Session() as sess:
+        for _ in range(3):
+            for rows, cols, row, lo, hi in [(3, 4, 1, 0, 4), (5, 2, -1, 1, 2), (3, 4, 2, 1, 3),
+                                            (3, 4, -1, 1, 2), (5, 2, 0, -1, 2)]:
+                xv = rng.rand(rows, cols).astype(np.float32)
+                got, got_grad = sess.run([y, grad], {x: xv, b: [row, lo], e: [0, hi]})
+                want = xv[row, lo:hi]
+                want_grad = np.zeros_like(xv)
+                want_grad[row, lo:hi] = 2 * want
+                assert np.array_equal(got, want)
+                assert np.array_equal(got_grad, want_grad)
+            with pytest.raises(InvalidArgumentError) as info:
+                sess.run(y, {x: np.zeros((3, 4), np.float32), b: [3, 0], e: [0, 4]})
+            assert str(info.value).splitlines()[0] == (
+                "slice index 3 of dimension 0 out of bounds.")
+
+
+def test_strided_slices_of_many_shapes_in_threads_at_once():
+    from thread_helpers import run_in_threads
+    x = tf.placeholder(tf.float32, None)
+    y = x[1:, ::-2]
+    sess = tf.Session()
+
+    def slice_shapes(k):
+        for n in range(2, 40):
+            xv = np.arange(n * (k + 3), dtype=np.float32).reshape(n, k + 3)
+            assert np.array_equal(sess.run(y, {x: xv}), xv[1:, ::-2])
+    run_in_threads(slice_shapes, 6)
+    sess.close()

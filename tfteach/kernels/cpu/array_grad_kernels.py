@@ -8,8 +8,7 @@ import numpy as np
 
 from tfteach.kernels.cpu.array_kernels import paddings_matrix
 from tfteach.kernels.cpu.shape_kernels import invalid_argument, list_outputs, shape_text
-from tfteach.kernels.cpu.slice_spec import (SliceError, as_int_list, dense_index,
-                                            resolve_strided_slice)
+from tfteach.kernels.cpu.slice_spec import SliceError, as_int_list, resolved_index
 
 __all__ = ["concat_offset", "invert_permutation", "strided_slice_grad", "mirror_pad_grad",
            "scatter_nd", "matrix_diag_part"]
@@ -62,18 +61,18 @@ def strided_slice_grad(ctx, shape, begin, end, strides, dy):
     a = ctx.attrs
     masks = (a["begin_mask"], a["end_mask"], a["ellipsis_mask"], a["new_axis_mask"],
              a["shrink_axis_mask"])
-    dims = as_int_list(shape)
+    dims = tuple(as_int_list(shape))
     try:
-        dense, final_shape = resolve_strided_slice(
-            dims, as_int_list(begin), as_int_list(end), as_int_list(strides), masks)
+        index, final_shape = resolved_index(
+            dims, tuple(as_int_list(begin)), tuple(as_int_list(end)),
+            tuple(as_int_list(strides)), masks)
     except SliceError as e:
         raise invalid_argument(ctx, str(e)) from None
     dy = np.asarray(dy)
-    if list(dy.shape) != list(final_shape):
+    if dy.shape != final_shape:
         raise invalid_argument(ctx, "shape of dy was %s instead of %s"
                                % (shape_text(dy.shape), shape_text(final_shape)))
     out = np.zeros(dims, dtype=dy.dtype)
-    index = dense_index(dense)
     if not index:                     # a 0-d input: the slice is the whole value
         return dy.reshape(dims).copy()
     region = out[index]               # a view (basic index): writing it writes `out`

@@ -2,8 +2,7 @@
 import numpy as np
 
 from tfteach.kernels.cpu.shape_kernels import invalid_argument, shape_text
-from tfteach.kernels.cpu.slice_spec import (SliceError, as_int_list, dense_index,
-                                            resolve_strided_slice)
+from tfteach.kernels.cpu.slice_spec import SliceError, as_int_list, resolved_index
 
 __all__ = ["slice_kernel", "strided_slice"]
 
@@ -64,10 +63,11 @@ def strided_slice(ctx, x, begin, end, strides):
     masks = (a["begin_mask"], a["end_mask"], a["ellipsis_mask"], a["new_axis_mask"],
              a["shrink_axis_mask"])
     try:
-        dense, final_shape = resolve_strided_slice(
-            list(x.shape), as_int_list(begin), as_int_list(end), as_int_list(strides), masks)
+        # (1-D index vectors, checked above: .tolist() gives their Python ints)
+        index, final_shape = resolved_index(
+            x.shape, tuple(begin.tolist()), tuple(end.tolist()), tuple(strides.tolist()),
+            masks)
     except SliceError as e:
         raise invalid_argument(ctx, str(e)) from None
-    index = dense_index(dense)
     # (an empty index on a 0-d array would give a bare scalar, not an array)
     return (x[index] if index else x).reshape(final_shape)
