@@ -69,7 +69,11 @@ def unpack(ctx, x):
     if x.shape[axis] != num:
         raise invalid_argument(ctx, "Input shape axis %d must equal %d, got shape %s"
                                % (axis, num, shape_text(x.shape)))
-    return list_outputs(np.take(x, i, axis=axis) for i in range(num))
+    # Each output a view of x (a basic index, as Slice's and Split's outputs are), not a
+    # copy: np.take copied each (~1.3 us apiece, 39 us for the 28 rows of an MNIST image
+    # a static RNN unstacks every step); no kernel writes into its inputs.
+    lead = (slice(None),) * axis
+    return list_outputs(x[lead + (i,)] for i in range(num))
 
 
 def _split_axis(ctx, x, axis):

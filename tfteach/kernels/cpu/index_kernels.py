@@ -6,6 +6,8 @@ Numba functions, compiled on first use and cached. The arrays are viewed as 2-D 
 blocks (outer x indexed x inner) so one loop serves every rank. String tensors (NumPy
 object arrays) cannot enter Numba; they take the equivalent NumPy path.
 """
+import math
+
 import numpy as np
 from tfteach.kernels.cpu.lazy_jit import njit
 
@@ -68,7 +70,7 @@ def gather(ctx, params, indices, axis):
     out_shape = params.shape[:axis] + indices.shape + params.shape[axis + 1:]
     if not _numba_ok(params):
         return np.take(params, flat, axis=axis).reshape(out_shape)
-    outer = int(np.prod(params.shape[:axis], dtype=np.int64))
+    outer = math.prod(params.shape[:axis])
     blocks = np.ascontiguousarray(params).reshape(outer, limit, -1) if params.size else None
     if blocks is None:
         return np.empty(out_shape, dtype=params.dtype)
@@ -115,7 +117,7 @@ def gather_nd(ctx, params, indices):
     out_shape = batch_shape + params.shape[depth:]
     rows = np.ascontiguousarray(indices.reshape(-1, depth)).astype(np.int64)
     dims = np.array(params.shape[:depth], dtype=np.int64)
-    inner = int(np.prod(params.shape[depth:], dtype=np.int64))
+    inner = math.prod(params.shape[depth:])
     blocks = np.ascontiguousarray(params).reshape(int(np.prod(dims)), inner)
     if _numba_ok(params):
         out, bad = _gather_nd_rows(blocks, rows, dims)
@@ -161,8 +163,9 @@ def one_hot(ctx, indices, depth, on_value, off_value):
         raise invalid_argument(ctx, "depth must be non-negative, got: %d" % depth)
     axis = indices.ndim if axis == -1 else axis
     on_value, off_value = np.asarray(on_value), np.asarray(off_value)
-    prefix = int(np.prod(indices.shape[:axis], dtype=np.int64))
-    suffix = int(np.prod(indices.shape[axis:], dtype=np.int64))
+    # (math.prod of the dims, Python ints: np.prod cost ~3 us each, a fifth of the kernel)
+    prefix = math.prod(indices.shape[:axis])
+    suffix = math.prod(indices.shape[axis:])
     out_shape = indices.shape[:axis] + (depth,) + indices.shape[axis:]
     check_shape(ctx, out_shape, on_value.dtype)
     out = np.empty((prefix, depth, suffix), dtype=on_value.dtype)

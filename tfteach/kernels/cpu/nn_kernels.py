@@ -126,7 +126,7 @@ def _as_rows(x):
     """`x` as a C-contiguous 2-D array of its last axis (a view when possible)."""
     x = np.asarray(x)
     # No -1: numpy cannot infer it when the last axis is 0 (an empty softmax is empty).
-    rows = int(np.prod(x.shape[:-1], dtype=np.int64))
+    rows = math.prod(x.shape[:-1])     # (np.prod: ~3 us of a small softmax's ~10)
     return np.ascontiguousarray(x.reshape(rows, x.shape[-1]), dtype=_compute_dtype(x))
 
 

@@ -169,7 +169,7 @@ def _lrn_grad(g, x, r, bias, alpha, beta, dx):
 def rows_of(shape):
     """The rows of a [..., C] array as a matrix; not -1, which numpy cannot infer when
     C is 0 (TF returns an empty result there)."""
-    return int(np.prod(shape[:-1], dtype=np.int64))
+    return math.prod(shape[:-1])       # a shape's ints (np.prod: ~3 us a call)
 
 
 def lrn(x, depth_radius, bias, alpha, beta):
