@@ -225,3 +225,20 @@ def test_runtime_errors():
         run(tf.random_uniform([2], 3, 3, dtype=tf.int32))
     with pytest.raises(tf.errors.InvalidArgumentError, match="num_classes should be positive"):
         run(tf.multinomial(tf.constant(np.zeros((1, 0), np.float32)), 2))
+
+
+def test_uniform_range_of_the_default_range_is_the_arithmetic_bit_for_bit():
+    # The kernel skips rnd * (1 - 0) + 0 for the default range (every dropout's), which
+    # must be exactly what the arithmetic gives; other ranges, and bounds that are
+    # vectors (broadcast), go through the arithmetic.
+    from tfteach.kernels.cpu.random_kernels import uniform_range_kernel
+    rng = np.random.RandomState(7)
+    for dtype in (np.float16, np.float32, np.float64):
+        values = rng.rand(64, 33).astype(dtype)
+        values[0, :3] = [0.0, np.nextafter(dtype(1), dtype(0)), np.finfo(dtype).tiny]
+        for lo, hi in [(0.0, 1.0), (dtype(0), dtype(1)), (-2.0, 3.0),
+                       (np.zeros(33, dtype), np.ones(33, dtype))]:
+            got = uniform_range_kernel(None, values, lo, hi)
+            want = np.asarray(values * (hi - lo) + lo).astype(dtype, copy=False)
+            assert got is not values and got.dtype == dtype
+            assert np.array_equal(got.view(np.uint8), want.view(np.uint8))
