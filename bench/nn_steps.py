@@ -1,4 +1,4 @@
-"""Per-step training time of three networks, next to TensorFlow and hand-written NumPy.
+"""Per-step training time of small networks, next to TensorFlow and hand-written NumPy.
 
 Workloads (float32, GradientDescent):
   mlp    784-500-10, ReLU, softmax cross entropy, batch 100;
@@ -6,7 +6,9 @@ Workloads (float32, GradientDescent):
          conv 5x5x64 SAME + relu + maxpool 2x2, fc 1024 + relu, fc 10, batch 50;
   lstm   2-layer LSTM, hidden 128, 20 steps, batch 32, softmax loss on the last output;
   gru    the same with GRU cells;
-  charlm a character LM: embedding 65 -> 32, LSTM 128, softmax at each of 20 steps.
+  charlm a character LM: embedding 65 -> 32, LSTM 128, softmax at each of 20 steps;
+  mnist_rnn  the notes' LSTM on MNIST rows: 3 BasicLSTMCell(64) layers with dropout, 28
+         steps, batch 128, Adam.
 TensorFlow runs the same TF1 graph through tf.compat.v1 (when importable), twice: as
 installed (TF 2.x calls Intel's oneDNN kernels on x86), and in a child process with
 TF_ENABLE_ONEDNN_OPTS=0, which gives Eigen's kernels — what TF 1.15's pip wheels used,
@@ -15,7 +17,7 @@ backward pass by hand (MLP, LeNet, the 2-layer LSTM). Rows whose
 ops tfteach does not have yet (max_pool, dynamic_rnn) print why and are skipped.
 Then conv2d forward throughput in GFLOP/s: tfteach, NumPy im2col + matmul, TensorFlow.
 
-    python bench/nn_steps.py [--quick] [--device gpu|virtual-gpu] [--only lstm gru charlm]
+    python bench/nn_steps.py [--quick] [--device gpu|virtual-gpu] [--only lstm gru charlm mnist_rnn]
 
 The RNN rows are followed by A/Bs in the same process, alternating rounds: loop
 specialisation (runtime/loop_specialise.py) and loop optimization (hoisting and the
@@ -144,6 +146,35 @@ def charlm_graph(tf):
                                                                          logits=logits))
     return (tf.train.GradientDescentOptimizer(0.5).minimize(loss),
             {x: ids[:, :-1], y: ids[:, 1:]})
+
+
+def mnist_rnn_graph(tf):
+    """The notes' LSTM on MNIST rows (seed-inventory E63), as written there: an image's 28
+    rows as 28 time steps through three BasicLSTMCell(64) layers, each in a
+    DropoutWrapper whose output_keep_prob is fed (0.5 in training), from zero_state of a
+    fed batch size, dynamic_rnn, a softmax on the last output, the cross-entropy by
+    hand, Adam; batch 128 (random pixels: the speed does not depend on them)."""
+    rng = np.random.RandomState(0)
+    x_val = rng.rand(128, 28, 28).astype(np.float32)
+    y_val = np.eye(10, dtype=np.float32)[rng.randint(0, 10, size=128)]
+    x = tf.placeholder(tf.float32, [None, 28, 28])
+    y = tf.placeholder(tf.float32, [None, 10])
+    keep_prob = tf.placeholder(tf.float32, [])
+    batch_size = tf.placeholder(tf.int32, [])
+
+    def layer():
+        cell = tf.nn.rnn_cell.BasicLSTMCell(64, forget_bias=1.0, state_is_tuple=True)
+        return tf.nn.rnn_cell.DropoutWrapper(cell, input_keep_prob=1.0,
+                                             output_keep_prob=keep_prob)
+    cells = tf.nn.rnn_cell.MultiRNNCell([layer() for _ in range(3)], state_is_tuple=True)
+    state = cells.zero_state(batch_size, dtype=tf.float32)
+    outputs, _ = tf.nn.dynamic_rnn(cells, inputs=x, initial_state=state, time_major=False)
+    w = tf.Variable(_weights(rng, (64, 10), 0.1))
+    b = tf.Variable(np.full(10, 0.1, np.float32))
+    y_pre = tf.nn.softmax(tf.matmul(outputs[:, -1, :], w) + b)
+    loss = -tf.reduce_mean(y * tf.log(y_pre))
+    return (tf.train.AdamOptimizer(1e-3).minimize(loss),
+            {x: x_val, y: y_val, keep_prob: 0.5, batch_size: 128})
 
 
 def graph_step(tf, build, config=None):
@@ -337,8 +368,8 @@ TARGETS = {"lenet": 1.0, "mlp": 0.8}
 
 WORKLOADS = [("mlp", mlp_graph, numpy_mlp, 50), ("lenet", lenet_graph, numpy_lenet, 10),
              ("lstm", lstm_graph, numpy_lstm, 5), ("gru", gru_graph, None, 5),
-             ("charlm", charlm_graph, None, 5)]
-RNN_WORKLOADS = ("lstm", "gru", "charlm")
+             ("charlm", charlm_graph, None, 5), ("mnist_rnn", mnist_rnn_graph, None, 3)]
+RNN_WORKLOADS = ("lstm", "gru", "charlm", "mnist_rnn")
 
 
 def loop_specialisation_ab(tfteach, numbers, only):

@@ -33,7 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nn_steps  # noqa: E402  (bench/ is not a package)
 from _common import best_seconds  # noqa: E402
 
-RNN_WORKLOADS = ("lstm", "gru", "charlm")
+RNN_WORKLOADS = nn_steps.RNN_WORKLOADS
 
 
 def _label(plan):
