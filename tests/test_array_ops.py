@@ -264,6 +264,26 @@ def test_unstack(axis):
     assert len(got) == A.shape[axis]
 
 
+def test_unstacked_rows_of_a_variable_stay_what_they_were_read_as():
+    # Unpack's outputs are views of its input (array_kernels.unpack): rows fetched in one
+    # run, or used in the run that updates the variable, keep the values read, as
+    # TensorFlow's copies do, through in-place optimizer updates and assign_add.
+    v = tf.Variable(np.arange(6, dtype=np.float32).reshape(3, 2))
+    rows = tf.unstack(v)
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(tf.reduce_sum(v * v))
+    add = tf.assign_add(v, tf.ones([3, 2]))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        fetched = sess.run(rows)
+        for op in (train, add, train):
+            sess.run(op)
+        np.testing.assert_array_equal(np.stack(fetched), np.arange(6).reshape(3, 2))
+        before = sess.run(v)
+        *with_update, _ = sess.run(rows + [train])
+        np.testing.assert_array_equal(np.stack(with_update), before)
+        np.testing.assert_allclose(sess.run(v), before * np.float32(0.8), rtol=1e-6)
+
+
 def test_unstack_errors():
     with pytest.raises(ValueError, match=r"Cannot infer num from shape \(\?, 3\)"):
         tf.unstack(tf.placeholder(tf.float32, [None, 3]))
