@@ -240,15 +240,19 @@ def test_devices_rows_label_virtual_gpus(monitor):
 def test_kernel_dict_and_install_options(tmp_path, capsys):
     from tfteach import kernel
     from tfteach.kernel.__main__ import main
-    spec = kernel.kernel_dict(virtual_gpus=0, executable="/py")
+    spec = kernel.kernel_dict(virtual_gpus=0, executable="/py", malloc_settings=False)
     assert spec["argv"] == ["/py", "-m", "ipykernel_launcher", "-f", "{connection_file}",
                             "--ext=tfteach"]
     assert spec["env"] == {} and spec["display_name"] == "Python 3 (tfteach)"
+    assert kernel.kernel_dict(virtual_gpus=0)["env"] == kernel.MALLOC_ENV == {
+        "MALLOC_MMAP_THRESHOLD_": "33554432", "MALLOC_TRIM_THRESHOLD_": "134217728"}
     assert kernel._where(sys_prefix=True) == {"user": False, "prefix": sys.prefix}
     assert main(["install", "--prefix", str(tmp_path), "--virtual-gpus", "3"]) == 0
     path = tmp_path / "share" / "jupyter" / "kernels" / "tfteach" / "kernel.json"
     spec = json.loads(path.read_text())
-    assert spec["env"] == {"TFTEACH_VIRTUAL_GPUS_IF_NO_GPU": "3"}
+    assert spec["env"] == dict(kernel.MALLOC_ENV, TFTEACH_VIRTUAL_GPUS_IF_NO_GPU="3")
+    assert main(["install", "--prefix", str(tmp_path), "--keep-malloc-defaults"]) == 0
+    assert json.loads(path.read_text())["env"] == {"TFTEACH_VIRTUAL_GPUS_IF_NO_GPU": "1"}
     assert spec["argv"][0] == sys.executable
     assert main(["uninstall", "--prefix", str(tmp_path)]) == 0
     assert "Removed" in capsys.readouterr().out and not path.exists()

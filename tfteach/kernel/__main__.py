@@ -20,6 +20,10 @@ def main(argv=None):
             p.add_argument("--virtual-gpus", type=int, default=1, metavar="N",
                            help="virtual GPUs the kernel gets when there is no real GPU "
                                 "(default 1; 0: none)")
+            p.add_argument("--keep-malloc-defaults", action="store_true",
+                           help="leave glibc's malloc thresholds at their defaults (the "
+                                "kernel then hands freed memory back sooner, and runs "
+                                "steps that free much memory slower)")
     args = parser.parse_args(argv)
     try:
         return _run(parser, args)
@@ -32,7 +36,8 @@ def _run(parser, args):
     if args.command == "install":
         if args.virtual_gpus < 0:
             parser.error("--virtual-gpus must be >= 0")
-        path = kernel.install(args.user, args.sys_prefix, args.prefix, args.virtual_gpus)
+        path = kernel.install(args.user, args.sys_prefix, args.prefix, args.virtual_gpus,
+                              malloc_settings=not args.keep_malloc_defaults)
         print("Installed kernelspec %s (%s) in %s" % (kernel.KERNEL_NAME,
                                                       kernel.DISPLAY_NAME, path))
     else:
