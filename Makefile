@@ -91,6 +91,8 @@ bench: install
 	$(PY) bench/cell_memory_overhead.py
 	$(PY) bench/threads.py
 	$(PY) bench/eager.py
+	$(PY) bench/malloc_settings.py
+	$(PY) bench/compiled_lstm.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info labextension/node_modules labextension/lib \

@@ -15,10 +15,10 @@ two never share a process's threads); without TensorFlow its column is blank.
     python bench/eager.py [--quick]
 """
 import argparse
-import json
 import os
-import subprocess
 import sys
+
+from _common import child_json  # (bench/ is sys.path[0] when run as a script)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -102,15 +102,8 @@ def measure(tf, quick):
 def _tensorflow(quick):
     code = WORKLOADS + ("\nimport json, tensorflow as tf\n"
                         "print(json.dumps(measure(tf, %r)))\n" % quick)
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    try:
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             env=env, timeout=1200)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if out.returncode != 0:
-        return None
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return child_json(code, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3",
+                                     CUDA_VISIBLE_DEVICES=""))
 
 
 def main():

@@ -11,10 +11,10 @@ Page faults are what the settings remove: a step that frees tens of MiB gets the
 from the system as new pages, which the kernel zeroes at their first touch.
 """
 import argparse
-import json
 import os
-import subprocess
 import sys
+
+from _common import child_json  # (bench/ is sys.path[0] when run as a script)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -72,14 +72,7 @@ def run(which, settings, steps):
         env.pop(name, None)
     if settings:
         env.update(MALLOC_ENV)
-    try:
-        out = subprocess.run([sys.executable, "-c", STEP, which, str(steps), ROOT],
-                             capture_output=True, text=True, env=env, timeout=1200)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if out.returncode != 0:
-        return None
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return child_json(STEP, (which, str(steps), ROOT), env)
 
 
 def main():
