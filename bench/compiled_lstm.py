@@ -28,8 +28,8 @@ and their ratios to TensorFlow and to tfteach. They are bounds, not designs: the
 their graph in advance, check no shape, raise no TensorFlow error and handle one cell
 type. A design that does those things costs at least this much.
 
-Needs NumPy's bundled OpenBLAS with 64-bit integers (NumPy's wheels); elsewhere it says
-so and stops.
+Needs NumPy's bundled OpenBLAS with 64-bit integers (NumPy's wheels) and NumPy's own
+exp/tanh loops (numpy_loops.py, as the fused cells); elsewhere it says so and stops.
 """
 import argparse
 import ctypes
@@ -198,17 +198,18 @@ def compile_step_functions(sgemm):
     return forward, backward, cell_forward, cell_backward
 
 
-def _exp_tanh_loops():
+def exp_tanh_loops():
+    """NumPy's float32 exp and tanh loops as the fused cells take them, or None where
+    calling them on pieces of an array would change its bits (numpy_loops.safe_loops)."""
     from tfteach.kernels.cpu import numpy_loops
-    return np.array([numpy_loops.loop_of(np.exp, np.float32),
-                     numpy_loops.loop_of(np.tanh, np.float32)], np.int64)
+    return numpy_loops.safe_loops((np.exp, np.tanh), np.float32)
 
 
 def compiled_lstm(functions):
     """The lstm row's training step (nn_steps.numpy_lstm's numbers) on the compiled
     loops; `.variables` as numpy_lstm's."""
     forward, backward = functions[:2]
-    loops = _exp_tanh_loops()
+    loops = exp_tanh_loops()
     x_val, y_val, layers, w_out = nn_steps.lstm_data()
     batch, steps, units = x_val.shape[0], x_val.shape[1], w_out.shape[0]
     lr = np.float32(0.1)
@@ -252,7 +253,7 @@ def python_loop_lstm(functions):
     matmul) and the compiled cell forward; the cell's gradient, the product and two
     slices backward. Every value a new array, as the executor's kernels make them."""
     cell_forward, cell_backward = functions[2:]
-    loops = _exp_tanh_loops()
+    loops = exp_tanh_loops()
     x_val, y_val, layers, w_out = nn_steps.lstm_data()
     batch, steps, units = x_val.shape[0], x_val.shape[1], w_out.shape[0]
     lr = np.float32(0.1)
@@ -324,6 +325,10 @@ def main():
     if sgemm is None:
         print("NumPy's BLAS has no 64-bit cblas_sgemm here (%s): nothing to measure."
               % ", ".join(CBLAS_NAMES))
+        return
+    if exp_tanh_loops() is None:
+        print("NumPy's exp/tanh loops cannot be called on rows here with the same bits "
+              "(numpy_loops.chunk_safe): nothing to measure.")
         return
     functions = compile_step_functions(sgemm)
     print("LSTM step, %s" % cpu_model())
