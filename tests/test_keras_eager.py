@@ -46,16 +46,23 @@ def mlp_plain(keras):
         keras.layers.Dense(2, activation="softmax")])
 
 
-# (Adam and RMSprop divide each gradient by its own running size, so a weight whose
-#  gradient is ~0 — BatchNormalization cancels some — turns last-bit rounding
-#  differences between a Session's fused kernels and eager ones into full steps: they
-#  are compared without it, BatchNormalization with SGD.)
-@pytest.mark.parametrize("optimizer,builder", [
-    (lambda keras: keras.optimizers.Adam(0.01), mlp_plain),
-    (lambda keras: keras.optimizers.SGD(0.1, momentum=0.9, nesterov=True), mlp),
-    (lambda keras: keras.optimizers.RMSprop(0.01), mlp_plain)],
-    ids=["adam", "nesterov-batchnorm", "rmsprop"])
-def test_eager_fit_matches_graph_fit_from_the_same_weights(tf2, optimizer, builder):
+# Eager steps compute what graph mode computes, op for op (the crossentropy reads the
+# softmax's logits in both: keras/step_logits.py), so the results are equal bit for bit.
+# That matters most for Adam and RMSprop: they divide each gradient by its own running
+# size, so a weight whose gradient is ~0 (BatchNormalization cancels some) would turn a
+# last-bit difference into a full step.
+OPTIMIZERS = {
+    "adam": lambda keras: keras.optimizers.Adam(0.01),
+    "nesterov": lambda keras: keras.optimizers.SGD(0.1, momentum=0.9, nesterov=True),
+    "rmsprop": lambda keras: keras.optimizers.RMSprop(0.01)}
+
+
+@pytest.mark.parametrize("builder", [mlp, mlp_plain], ids=["batchnorm", "plain"])
+@pytest.mark.parametrize("optimizer", list(OPTIMIZERS))
+@pytest.mark.parametrize("seed", [0, 1])
+def test_eager_fit_matches_graph_fit_from_the_same_weights(tf2, optimizer, builder, seed):
+    optimizer = OPTIMIZERS[optimizer]
+    tf2.random.set_seed(seed)             # the weights must not depend on earlier tests
     model = builder(tf2.keras)
     assert tf2.executing_eagerly()
     weights = model.get_weights()
@@ -66,10 +73,35 @@ def test_eager_fit_matches_graph_fit_from_the_same_weights(tf2, optimizer, build
     expected, graph_weights, graph_predictions = graph_run(
         builder, weights, optimizer, X, LABELS, "sparse_categorical_crossentropy", 3)
     for key in ("loss", "val_loss", "acc", "val_acc"):
-        assert_close(history.history[key], expected[key], rtol=1e-5)
+        assert history.history[key] == expected[key], key
     for a, b in zip(model.get_weights(), graph_weights):   # moving statistics included
-        assert_close(a, b, rtol=1e-5, scale=1.0)
-    assert_close(model.predict(X), graph_predictions, rtol=1e-5)
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(model.predict(X), graph_predictions)
+
+
+def confident_model(keras):
+    """A softmax layer sure of class 1: logits [0, 30], so p(class 0) = e^-30 ~ 9e-14,
+    far below the 1e-7 a crossentropy on probabilities clips to."""
+    model = keras.Sequential([keras.layers.Dense(2, activation="softmax",
+                                                 input_shape=(1,))])
+    model.set_weights([np.array([[0., 30.]], np.float32), np.zeros(2, np.float32)])
+    model.compile(optimizer="sgd", loss="sparse_categorical_crossentropy")
+    return model
+
+
+def test_eager_evaluate_reads_the_softmax_logits_and_a_direct_call_clips(tf2):
+    """TF 1.15 traces evaluate's step, where the loss finds the Softmax op's logits:
+    the loss of label 0 is the logit gap, 30. Called by hand on an eager output, the
+    loss has no op to look under and clips: -log(1e-7) = 16.118..."""
+    x, label = np.ones((1, 1), np.float32), np.zeros(1, np.int64)
+    model = confident_model(tf2.keras)
+    assert model.evaluate(x, label, verbose=0) == pytest.approx(30.0, rel=1e-6)
+    direct = tf2.keras.losses.sparse_categorical_crossentropy(label, model(x))
+    assert float(direct[0]) == pytest.approx(-np.log(np.float32(1e-7)), rel=1e-6)
+    with tfteach.Graph().as_default():
+        graph_model = confident_model(tfteach.keras)
+        assert graph_model.evaluate(x, label, verbose=0) == pytest.approx(30.0, rel=1e-6)
+        tfteach.keras.backend.get_session().close()
 
 
 def test_eager_cnn_predicts_as_graph_mode(tf2):

@@ -4,10 +4,11 @@ last axis), which `fit` averages over the batch.
 Cross-entropies on probabilities follow TF 1.15's backend: the predictions are clipped
 to [epsilon, 1 - epsilon] (epsilon = 1e-7) before the log, except that when `y_pred` is
 the output of a Softmax op, its logits are used directly (`softmax_cross_entropy_with_
-logits_v2`), which is exact and cannot overflow.
+logits_v2`), which is exact and cannot overflow. Executing eagerly, Keras' own steps
+(`fit`, `evaluate`) find those logits too, as TF's traced steps do (step_logits.py).
 """
 import tfteach as tf
-from tfteach.keras import backend
+from tfteach.keras import backend, step_logits
 from tfteach.keras.serialization import deserialize
 
 __all__ = ["mean_squared_error", "mean_absolute_error", "categorical_crossentropy",
@@ -35,6 +36,9 @@ def hinge(y_true, y_pred):
 
 
 def _softmax_logits(output):
+    logits = step_logits.logits_of(output)
+    if logits is not None:
+        return logits
     op = getattr(output, "op", None)
     return op.inputs[0] if op is not None and op.type == "Softmax" else None
 

@@ -6,14 +6,15 @@ model forward under a `GradientTape` with the learning phase True, takes the gra
 of the loss (plus the layers' regularization penalties) and lets the optimizer apply
 them — the same Keras optimizers, whose assign ops now execute at once. Evaluation and
 prediction run forward with the learning phase False. The numbers are the graph
-mode's: the same kernels run.
+mode's: the same kernels run, and a crossentropy of a softmax output computes from its
+logits, as graph mode and TF's traced steps do (step_logits.py).
 """
 import contextlib
 
 import numpy as np
 
 import tfteach as tf
-from tfteach.keras import backend, metrics as metrics_mod
+from tfteach.keras import backend, metrics as metrics_mod, step_logits
 
 __all__ = ["train_step", "test_step", "predict_step", "learning_phase_scope"]
 
@@ -55,7 +56,7 @@ def _numbers(total, metric_values):
 
 
 def train_step(model, inputs, targets):
-    with learning_phase_scope(True):
+    with learning_phase_scope(True), step_logits.remembering():
         with tf.GradientTape() as tape:
             outputs = _forward(model, inputs)
             total, metric_values = _loss_and_metrics(model, outputs, targets)
@@ -70,7 +71,7 @@ def train_step(model, inputs, targets):
 
 
 def test_step(model, inputs, targets):
-    with learning_phase_scope(False):
+    with learning_phase_scope(False), step_logits.remembering():
         outputs = _forward(model, inputs)
         return _numbers(*_loss_and_metrics(model, outputs, targets))
 
