@@ -47,7 +47,7 @@ def mlp_plain(keras):
 
 
 # Eager steps compute what graph mode computes, op for op (the crossentropy reads the
-# softmax's logits in both: keras/step_logits.py), so the results are equal bit for bit.
+# softmax's logits in both: eager/producers.py), so the results are equal bit for bit.
 # That matters most for Adam and RMSprop: they divide each gradient by its own running
 # size, so a weight whose gradient is ~0 (BatchNormalization cancels some) would turn a
 # last-bit difference into a full step.
@@ -102,6 +102,31 @@ def test_eager_evaluate_reads_the_softmax_logits_and_a_direct_call_clips(tf2):
         graph_model = confident_model(tfteach.keras)
         assert graph_model.evaluate(x, label, verbose=0) == pytest.approx(30.0, rel=1e-6)
         tfteach.keras.backend.get_session().close()
+
+
+def test_eager_fit_reads_the_logits_of_tf_nn_softmax_in_a_subclassed_call(tf2):
+    """Whichever code calls the Softmax op: TF 1.15's traced step finds it."""
+    class Confident(tf2.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = tf2.keras.layers.Dense(2)
+
+        def call(self, inputs):
+            return tf2.nn.softmax(self.dense(inputs))
+
+    x, label = np.ones((1, 1), np.float32), np.zeros(1, np.int64)
+    model = Confident()
+    model(x)
+    model.set_weights([np.array([[0., 30.]], np.float32), np.zeros(2, np.float32)])
+    model.compile(optimizer=tf2.keras.optimizers.SGD(0.01),
+                  loss="sparse_categorical_crossentropy")
+    assert model.evaluate(x, label, verbose=0) == pytest.approx(30.0, rel=1e-6)
+    # the gradient of the logits' loss: d/dz of 30's terms is softmax - onehot = [-1, 1]
+    # (the clipped loss's gradient would be ~0: its probability sits below the clip)
+    model.fit(x, label, epochs=1, verbose=0)
+    kernel, bias = model.get_weights()
+    np.testing.assert_allclose(bias, [0.01, -0.01], rtol=1e-5)
+    np.testing.assert_allclose(kernel, [[0.01, 30. - 0.01]], rtol=1e-5)
 
 
 def test_eager_cnn_predicts_as_graph_mode(tf2):

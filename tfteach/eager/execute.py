@@ -16,7 +16,7 @@ import numpy as np
 
 from tfteach.framework import errors, graph as graph_lib, registry, tensor_shape
 from tfteach.framework.operation import Operation
-from tfteach.eager import context
+from tfteach.eager import context, producers
 from tfteach.eager.tensor import CPU_DEVICE, EagerTensor
 from tfteach.runtime.session import KernelContext
 
@@ -153,6 +153,8 @@ def _execute(op_type, inputs, attrs, name, device):
         outputs = [EagerTensor(v, dtype, None, i, device)
                    for i, (v, (dtype, _)) in enumerate(zip(result, specs))]
     op._outputs = outputs
+    if producers.ACTIVE[0]:               # a Keras step runs: its losses ask (producers.py)
+        producers.note(op_type, outputs[0], inputs)
     if context.TAPES:
         from tfteach.eager import tape
         tape.record_operation(op)

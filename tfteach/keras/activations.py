@@ -4,7 +4,6 @@ Each is built from tfteach ops (so a layer's graph shows Relu, Softmax, Sigmoid 
 A layer stores the function and saves its name ('relu'); `get` maps names back.
 """
 import tfteach as tf
-from tfteach.keras import step_logits
 from tfteach.keras.serialization import deserialize
 
 __all__ = ["linear", "relu", "softmax", "sigmoid", "tanh", "elu", "selu", "softplus",
@@ -35,10 +34,7 @@ def softmax(x, axis=-1):
     if ndim == 1:
         raise ValueError("Cannot apply softmax to a tensor that is 1D. Received input: %s"
                          % (x,))
-    output = tf.nn.softmax(x, axis=axis)
-    if tf.executing_eagerly():
-        step_logits.remember(output, x)
-    return output
+    return tf.nn.softmax(x, axis=axis)
 
 
 def sigmoid(x):

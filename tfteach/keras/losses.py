@@ -5,10 +5,12 @@ Cross-entropies on probabilities follow TF 1.15's backend: the predictions are c
 to [epsilon, 1 - epsilon] (epsilon = 1e-7) before the log, except that when `y_pred` is
 the output of a Softmax op, its logits are used directly (`softmax_cross_entropy_with_
 logits_v2`), which is exact and cannot overflow. Executing eagerly, Keras' own steps
-(`fit`, `evaluate`) find those logits too, as TF's traced steps do (step_logits.py).
+(`fit`, `evaluate`) find those logits too, as TF's traced steps do
+(eager/producers.py).
 """
 import tfteach as tf
-from tfteach.keras import backend, step_logits
+from tfteach.eager import producers
+from tfteach.keras import backend
 from tfteach.keras.serialization import deserialize
 
 __all__ = ["mean_squared_error", "mean_absolute_error", "categorical_crossentropy",
@@ -36,9 +38,9 @@ def hinge(y_true, y_pred):
 
 
 def _softmax_logits(output):
-    logits = step_logits.logits_of(output)
-    if logits is not None:
-        return logits
+    made_by = producers.made_by(output)     # eagerly, in fit/evaluate (producers.py)
+    if made_by is not None:
+        return made_by[1] if made_by[0] == "Softmax" else None
     op = getattr(output, "op", None)
     return op.inputs[0] if op is not None and op.type == "Softmax" else None
 

@@ -7,14 +7,15 @@ of the loss (plus the layers' regularization penalties) and lets the optimizer a
 them — the same Keras optimizers, whose assign ops now execute at once. Evaluation and
 prediction run forward with the learning phase False. The numbers are the graph
 mode's: the same kernels run, and a crossentropy of a softmax output computes from its
-logits, as graph mode and TF's traced steps do (step_logits.py).
+logits, as graph mode and TF's traced steps do (eager/producers.py).
 """
 import contextlib
 
 import numpy as np
 
 import tfteach as tf
-from tfteach.keras import backend, metrics as metrics_mod, step_logits
+from tfteach.eager import producers
+from tfteach.keras import backend, metrics as metrics_mod
 
 __all__ = ["train_step", "test_step", "predict_step", "learning_phase_scope"]
 
@@ -56,7 +57,7 @@ def _numbers(total, metric_values):
 
 
 def train_step(model, inputs, targets):
-    with learning_phase_scope(True), step_logits.remembering():
+    with learning_phase_scope(True), producers.watching():
         with tf.GradientTape() as tape:
             outputs = _forward(model, inputs)
             total, metric_values = _loss_and_metrics(model, outputs, targets)
@@ -71,7 +72,7 @@ def train_step(model, inputs, targets):
 
 
 def test_step(model, inputs, targets):
-    with learning_phase_scope(False), step_logits.remembering():
+    with learning_phase_scope(False), producers.watching():
         outputs = _forward(model, inputs)
         return _numbers(*_loss_and_metrics(model, outputs, targets))
 
