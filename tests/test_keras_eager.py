@@ -6,6 +6,7 @@ import pytest
 
 import tfteach
 from eager_helpers import eager, tf2  # noqa: F401 - fixtures
+from thread_helpers import run_in_threads
 from tolerances import assert_close
 
 RNG = np.random.RandomState(3)
@@ -102,6 +103,24 @@ def test_eager_evaluate_reads_the_softmax_logits_and_a_direct_call_clips(tf2):
         graph_model = confident_model(tfteach.keras)
         assert graph_model.evaluate(x, label, verbose=0) == pytest.approx(30.0, rel=1e-6)
         tfteach.keras.backend.get_session().close()
+
+
+def test_a_step_in_one_thread_leaves_another_threads_direct_call_clipping(tf2):
+    """The logits are noted per thread: a custom loop's loss in another thread, running
+    while evaluate steps run, still clips (TF 1.15's rule for an EagerTensor)."""
+    x, label = np.ones((1, 1), np.float32), np.zeros(1, np.int64)
+    models = [confident_model(tf2.keras), confident_model(tf2.keras)]
+    clipped = -np.log(np.float32(1e-7))
+
+    def work(k):
+        for _ in range(30):
+            if k % 2 == 0:
+                assert models[0].evaluate(x, label, verbose=0) == pytest.approx(30.0,
+                                                                                rel=1e-6)
+            else:
+                loss = tf2.keras.losses.sparse_categorical_crossentropy(label, models[1](x))
+                assert float(loss[0]) == pytest.approx(clipped, rel=1e-6)
+    run_in_threads(work, 4)
 
 
 def test_eager_fit_reads_the_logits_of_tf_nn_softmax_in_a_subclassed_call(tf2):

@@ -153,7 +153,7 @@ def _execute(op_type, inputs, attrs, name, device):
         outputs = [EagerTensor(v, dtype, None, i, device)
                    for i, (v, (dtype, _)) in enumerate(zip(result, specs))]
     op._outputs = outputs
-    if producers.ACTIVE[0]:               # a Keras step runs: its losses ask (producers.py)
+    if producers.STATE.active:            # a Keras step runs: its losses ask (producers.py)
         producers.note(op_type, outputs[0], inputs)
     if context.TAPES:
         from tfteach.eager import tape

@@ -13,37 +13,51 @@ eager executor notes the input of every Softmax op it runs, keyed by the output,
 1.15's does for an EagerTensor); the notes die with their tensors and the step.
 """
 import contextlib
+import threading
 import weakref
 
-__all__ = ["watching", "note", "made_by", "ACTIVE", "WATCHED"]
+__all__ = ["watching", "note", "made_by", "STATE", "WATCHED"]
 
-ACTIVE = [0]                            # steps watching now (nesting); the executor reads it
 WATCHED = frozenset(("Softmax",))
-_MADE_BY = weakref.WeakKeyDictionary()  # output -> (op type, its first input)
+
+
+class _ThreadState(threading.local):
+    """Per thread, as a step's ops run in the thread that called fit: another thread's
+    custom loop, running meanwhile, notes nothing."""
+    active = 0                                   # steps watching in this thread (nesting)
+
+    def __init__(self):
+        self.made_by = weakref.WeakKeyDictionary()   # output -> (op type, first input)
+
+
+STATE = _ThreadState()                           # the executor reads STATE.active
 
 
 @contextlib.contextmanager
 def watching():
     """While a step runs: the executor notes what made each watched op's output."""
-    ACTIVE[0] += 1
+    state = STATE
+    state.active += 1
     try:
         yield
     finally:
-        ACTIVE[0] -= 1
-        if not ACTIVE[0]:
-            _MADE_BY.clear()
+        state.active -= 1
+        if not state.active:
+            state.made_by.clear()
 
 
 def note(op_type, output, inputs):
-    """Called by the executor for each op while ACTIVE (cheap for the others)."""
+    """Called by the executor for each op while this thread watches."""
     if op_type in WATCHED:
-        _MADE_BY[output] = (op_type, inputs[0])
+        STATE.made_by[output] = (op_type, inputs[0])
 
 
 def made_by(tensor):
-    """(op type, first input) of the watched op that made `tensor` in a watching step,
-    else None."""
+    """(op type, first input) of the watched op that made `tensor` in this thread's
+    watching step, else None."""
+    if not STATE.active:
+        return None
     try:
-        return _MADE_BY.get(tensor)
+        return STATE.made_by.get(tensor)
     except TypeError:                   # not weak-referenceable: never noted
         return None
