@@ -1,7 +1,7 @@
 """Where the time of an RNN training step goes (issue 20): a diagnostic, not a benchmark.
 
     python bench/rnn_profile.py [--only lstm gru charlm] [--steps 15] [--ops]
-    python bench/rnn_profile.py --gemms     # NumPy's and TF's matmul on the LSTM's shapes
+    python bench/rnn_profile.py --gemms     # NumPy's and TF's matmul on the LSTM's and GRU's shapes
     python bench/rnn_profile.py --wavefront # would running the layers side by side help?
 
 For each of bench/nn_steps.py's RNN workloads, the best of `--steps` training steps,
@@ -164,19 +164,29 @@ def profile(name, steps, ops):
 # layer, and the weight gradients summed over the 20 time steps (K = 20 x 32).
 LSTM_GEMMS = ((32, 156, 512), (32, 256, 512), (32, 512, 156), (32, 512, 256),
               (156, 640, 512), (256, 640, 512))
+# The GRU's: gates (2 x 128 columns) and candidate (128) of each layer, their gradients'
+# products with the transposed kernels, and the weight gradients over 20 steps.
+GRU_GEMMS = ((32, 156, 256), (32, 156, 128), (32, 256, 256), (32, 256, 128),
+             (32, 256, 156), (32, 128, 156), (32, 128, 256),
+             (156, 640, 256), (156, 640, 128), (256, 640, 256), (256, 640, 128))
 
 
 def gemm_comparison(number=50):
-    """NumPy's and TensorFlow's matmul on the LSTM's shapes, same run: is TF's GEMM the
-    reason its step is faster? TF runs `number` matmuls of variables in one session run
-    (chained by control dependencies, one inter-op thread), with 1 and 2 intra-op threads;
-    NumPy with the BLAS threads it has."""
-    import numpy as np
+    """NumPy's and TensorFlow's matmul on the LSTM's and the GRU's shapes, same run: is
+    TF's GEMM the reason its step is faster? TF runs `number` matmuls of variables in one
+    session run (chained by control dependencies, one inter-op thread), with 1 and 2
+    intra-op threads; NumPy with the BLAS threads it has."""
     tf1 = nn_steps.import_tf1()
+    for name, shapes in (("LSTM", LSTM_GEMMS), ("GRU", GRU_GEMMS)):
+        _gemm_table(tf1, name, shapes, number)
+
+
+def _gemm_table(tf1, name, shapes, number):
+    import numpy as np
     rng = np.random.RandomState(0)
-    print("GEMMs of the LSTM step, microseconds a product (best of 5)")
+    print("GEMMs of the %s step, microseconds a product (best of 5)" % name)
     print("%-14s %8s %8s %8s %8s" % ("m x k x n", "numpy", "tf-1thr", "tf-2thr", "tf/np"))
-    for m, k, n in LSTM_GEMMS:
+    for m, k, n in shapes:
         a = rng.rand(m, k).astype(np.float32)
         b = rng.rand(k, n).astype(np.float32)
         ours = nn_steps.best_ms(lambda: np.matmul(a, b), number) * 1e3
