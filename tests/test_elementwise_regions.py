@@ -203,6 +203,39 @@ def test_random_regions_run_compiled_kernels(fused_calls):
     assert fused_calls["kernels"] > 0 and fused_calls["ok"] > 0
 
 
+# The kernel keeps a value only the region reads as one row's buffer, and a Split of such
+# a value as views of that row; a Split with a piece the region hands out (fetched, or
+# read by the gradient) keeps its input whole, as a piece handed out is a [rows, width]
+# view. Each way, with special values, and with 0, 1 and 7 rows.
+def _split_of_a_computed_value(kind, rows):
+    def build():
+        rng = np.random.RandomState(rows)
+        a = tf.placeholder(tf.float32, [None, 8])
+        b = tf.placeholder(tf.float32, [None, 8])
+        v = tf.placeholder(tf.float32, [8])
+        made = tf.nn.bias_add(a * b, v) - 0.5      # only the region reads it
+        first, second = tf.split(made, 2, axis=1)
+        out = tf.concat([tf.sigmoid(first) * second, tf.exp(second) - first], axis=1) + a
+        fetches = [out, second] if kind == "a piece fetched" else [out]
+        if kind == "with gradients":              # they read the pieces
+            fetches += tf.gradients(tf.reduce_sum(out), [a, b, v])
+        feed = {a: rng.randn(rows, 8).astype(np.float32) * 3,
+                b: rng.randn(rows, 8).astype(np.float32), v: rng.randn(8).astype(np.float32)}
+        if rows:
+            feed[a].flat[rng.choice(rows * 8, 5, replace=False)] = rng.choice(SPECIALS, 5)
+        return fetches, [], feed
+    return build
+
+
+@pytest.mark.parametrize("kind", ["pieces kept inside", "a piece fetched", "with gradients"])
+@pytest.mark.parametrize("rows", [0, 1, 7])
+def test_splits_of_values_made_in_the_region_give_the_same_bits(fused_calls, kind, rows):
+    on, off = both_ways(_split_of_a_computed_value(kind, rows), steps=2)
+    assert_same_bits(on, off)
+    assert on[0][0].shape == (rows, 8)
+    assert fused_calls["ok"] > 0
+
+
 # -- operands a kernel does not take, and errors -------------------------------------------
 def cell_graph():
     x = tf.placeholder(tf.float32, [None, 4])

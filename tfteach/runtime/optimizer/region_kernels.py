@@ -89,25 +89,40 @@ def loops_for(program):
 
 
 class _Writer:
-    """Writes a program's source. Each value is a matrix variable: an operand `x{j}`, an
-    output `o{v}`, a scratch matrix `s{v}` (a value only the region reads), or a Split's
-    piece `p{v}`, a view of its input's columns. Each op is one pass over its matrix,
-    row by row (`for r`, then `for i` over a row's view, which LLVM vectorizes); a
-    NumPy loop is called once on a whole matrix where its operands are whole
-    C-contiguous matrices, else once a row."""
+    """Writes a program's source. The kernel is one loop over the batch's rows; for each
+    row it does the region's ops in order, each op one loop over the row (`for i`,
+    which LLVM vectorizes) or one call of a NumPy loop on the row. Values:
+
+    - an operand `x{j}` (a matrix, read as `x{j}[r]`, or a vector, read whole);
+    - an output `o{v}`, a [rows, width] matrix written row by row;
+    - a scratch value `s{v}`, which only the region reads: one row's buffer, written
+      again for each row, so a row's values stay in the L1 cache from the op that makes
+      them to the ops that read them;
+    - a Split's piece `p{v}`, a view of its input's columns (of a matrix, or of a
+      scratch row).
+
+    Row by row, not op by op over whole matrices: measured on an LSTM cell's 14-op
+    gradient (32 x 128, 2-core AMD EPYC), 9.5 us a call instead of 16.6, because op by
+    op each pass read and wrote 16 KB matrices that no longer fit the L1 cache together.
+    The bits are the same: every element goes through the same ops in the same order."""
 
     def __init__(self, program):
         self.p = program
         self.matrix = {}        # value -> its variable
-        self.whole = {}         # value -> a C-contiguous [rows, width] matrix: "True", or
-        #                         the run-time test of an operand's flags, or "False"
+        self.row_buffer = set()  # the values kept as one row (scratch, their pieces)
         self.width = {}         # value -> the name of its width
         self.head, self.body = [], []
         self.pieces = set()     # the values a Split makes: views of their input
+        # Values that must be whole matrices: the outputs, and the input of a Split
+        # with a piece among the outputs (a piece returned is a [rows, width] view).
+        self.whole = set(program.outputs)
         v = 0
-        for op, _, count in program.ops:
+        for op, refs, count in program.ops:
             if op == "Split":
                 self.pieces.update(range(v, v + count))
+                if any(u in program.outputs for u in range(v, v + count)) and \
+                        refs[0][0] == "t":
+                    self.whole.add(refs[0][1])
             v += count
 
     # -- what a ref is -------------------------------------------------------------------
@@ -117,27 +132,21 @@ class _Writer:
             return self.matrix[j]
         return ("x%d" if kind == "a" else "c%d") % j
 
-    def is_matrix(self, ref):
-        kind, j = ref
-        return kind == "t" or (kind == "a" and self.p.args[j] == "m")
-
     def ref_width(self, ref):
         kind, j = ref
         if kind == "c":
             return None
         return "wa%d" % j if kind == "a" else self.width[j]
 
-    def ref_whole(self, ref):
-        kind, j = ref
-        if kind == "t":
-            return self.whole[j]
-        return "x%d.flags.c_contiguous" % j if self.is_matrix(ref) else "False"
-
     def row(self, ref):
-        """A ref's row r as a 1-D expression (a vector is its own row; None: a constant)."""
-        if ref[0] == "c":
+        """A ref's row r as a 1-D expression (a vector or a scratch row is its own row;
+        None: a constant)."""
+        kind, j = ref
+        if kind == "c":
             return None
-        return "%s[r]" % self.name(ref) if self.is_matrix(ref) else self.name(ref)
+        if (kind == "t" and j in self.row_buffer) or (kind == "a" and self.p.args[j] == "v"):
+            return self.name(ref)
+        return "%s[r]" % self.name(ref)
 
     # -- what the source says --------------------------------------------------------------
     def check_equal(self, widths):
@@ -149,12 +158,20 @@ class _Writer:
     def new_value(self, v, width):
         self.width[v] = "w%d" % v
         self.head.append("    w%d = %s" % (v, width))
-        self.matrix[v] = ("o%d" if v in self.p.outputs else "s%d") % v
-        self.whole[v] = "True"
+        if v in self.whole:
+            self.matrix[v] = "o%d" % v if v in self.p.outputs else "m%d" % v
+        else:
+            self.matrix[v] = "s%d" % v
+            self.row_buffer.add(v)
+
+    def target_row(self, v):
+        """Value v's row r, to be written."""
+        return self.matrix[v] if v in self.row_buffer else "%s[r]" % self.matrix[v]
 
     def rows_loop(self, dst, width, refs, expression):
-        """`dst[r, i] = expression` over every row: refs' rows as 1-D views first."""
-        lines = ["    for r in range(rows):", "        d = %s[r]" % dst]
+        """`dst[i] = expression` over row r (`dst`: a 1-D expression): refs' rows as
+        1-D views first."""
+        lines = ["        d = %s" % dst]
         names = []
         for k, ref in enumerate(refs):
             row = self.row(ref)
@@ -168,35 +185,20 @@ class _Writer:
         self.body += lines
 
     def call(self, q, refs, out):
-        """The q-th NumPy loop on `refs` into value `out`: one call on whole matrices,
-        else one a row."""
+        """The q-th NumPy loop on `refs`' rows r into value `out`'s row r."""
         n = len(refs)
-        operands = list(refs) + [("t", out)]
-        tests = {self.ref_whole(r) for r in operands} - {"True"}
-        test = "False" if "False" in tests else " and ".join(sorted(tests)) or "True"
+        rows = [self.row(r) for r in refs] + [self.target_row(out)]
         call = ("call_loop(loops[%d, 0], loops[%d, 1], meta.ctypes.data, "
                 "meta[%d:].ctypes.data, meta[%d:].ctypes.data, loops[%d, 2])"
                 % (q, q, n + 1, n + 2, q))
-        if test != "False":
-            self.body.append("    if %s:" % test)
-            for k, ref in enumerate(operands):
-                self.body.append("        meta[%d] = %s.ctypes.data" % (k, self.name(ref)))
-            self.body.append("        meta[%d] = rows * %s" % (n + 1, self.width[out]))
-            for k in range(n + 1):
-                self.body.append("        meta[%d] = 4" % (n + 2 + k))
-            self.body += ["        " + call, "    else:"]
-            indent = "        "
-        else:
-            indent = "    "
-        self.body.append(indent + "for r in range(rows):")
-        for k, ref in enumerate(operands):
-            row = self.row(ref)
-            self.body.append(indent + "    meta[%d] = %s.ctypes.data" % (k, row))
-        self.body.append(indent + "    meta[%d] = %s" % (n + 1, self.width[out]))
-        for k, ref in enumerate(operands):
-            self.body.append(indent + "    meta[%d] = %s.strides[%d]"
-                             % (n + 2 + k, self.name(ref), 1 if self.is_matrix(ref) else 0))
-        self.body.append(indent + "    " + call)
+        for k, row in enumerate(rows):
+            self.body.append("        e%d = %s" % (k, row))
+        for k in range(len(rows)):
+            self.body.append("        meta[%d] = e%d.ctypes.data" % (k, k))
+        self.body.append("        meta[%d] = %s" % (n + 1, self.width[out]))
+        for k in range(len(rows)):
+            self.body.append("        meta[%d] = e%d.strides[0]" % (n + 2 + k, k))
+        self.body.append("        " + call)
 
     def is_piece(self, v):
         """Whether value v is a piece of a Split (known before write() runs)."""
@@ -226,13 +228,18 @@ class _Writer:
                 (src,) = refs
                 w = self.ref_width(src)
                 self.head += ["    if %s %% %d != 0:" % (w, count), "        return bad"]
+                of_row = src[0] == "t" and src[1] in self.row_buffer
                 for k in range(count):
                     self.width[v] = "w%d" % v
                     self.matrix[v] = "p%d" % v
-                    self.whole[v] = "False"
                     self.head.append("    w%d = %s // %d" % (v, w, count))
-                    pieces.append("    p%d = %s[:, %d * w%d:%d * w%d]"
-                                  % (v, self.name(src), k, v, k + 1, v))
+                    if of_row:              # a piece of a scratch row: a row itself
+                        self.row_buffer.add(v)
+                        pieces.append("    p%d = %s[%d * w%d:%d * w%d]"
+                                      % (v, self.name(src), k, v, k + 1, v))
+                    else:
+                        pieces.append("    p%d = %s[:, %d * w%d:%d * w%d]"
+                                      % (v, self.name(src), k, v, k + 1, v))
                     v += 1
                 continue
             if op == "ConcatV2":
@@ -241,14 +248,14 @@ class _Writer:
                 for ref in refs:
                     end = self.ref_width(ref) if start == "0" else \
                         "%s + %s" % (start, self.ref_width(ref))
-                    into = "o%d" % v if v in p.outputs else "s%d" % v
-                    self.rows_loop("%s[:, %s:%s]" % (into, start, end), self.ref_width(ref),
+                    into = self.matrix[v] if v in self.row_buffer else "%s[r]" % self.matrix[v]
+                    self.rows_loop("%s[%s:%s]" % (into, start, end), self.ref_width(ref),
                                    [ref], "{0}")
                     start = end
                 v += 1
                 continue
             self.new_value(v, self.check_equal([self.ref_width(r) for r in refs]))
-            dst, w = self.matrix[v], self.width[v]
+            dst, w = self.target_row(v), self.width[v]
             if op in EXACT:
                 self.rows_loop(dst, w, refs, EXACT[op].format(a="{0}", b="{1}"))
             elif op == "AddN":
@@ -265,15 +272,15 @@ class _Writer:
                 self.call(p.ufuncs.index(LOOP_UFUNCS[op]), list(refs), v)
             v += 1
         lines += self.head
-        for value in p.outputs:
-            if not self.is_piece(value):
-                lines.append("    o%d = np.empty((rows, w%d), np.float32)" % (value, value))
         for value, name in self.matrix.items():
-            if name.startswith("s"):
-                lines.append("    s%d = np.empty((rows, w%d), np.float32)" % (value, value))
+            if name[0] in "om":
+                lines.append("    %s = np.empty((rows, w%d), np.float32)" % (name, value))
+            elif name[0] == "s":
+                lines.append("    s%d = np.empty(w%d, np.float32)" % (value, value))
         lines += pieces
         lines.append("    meta = np.empty(8, np.int64)")
-        lines += self.body
+        lines.append("    for r in range(rows):")
+        lines += self.body or ["        pass"]
         lines.append("    return (True,%s)" % "".join(" %s," % self.matrix[o] for o in p.outputs))
         return "\n".join(lines) + "\n"
 
