@@ -1,6 +1,6 @@
 """How fast would the LSTM step be with a leaner loop, or compiled loops? (issue 20)
 
-    python bench/compiled_lstm.py [--rounds 12]
+    python bench/compiled_lstm.py [--rounds 12] [--pairs 300]
 
 Issue 20 asks for bench/nn_steps.py's 2-layer LSTM training step in at most 0.8x
 TensorFlow's time. tfteach runs each loop iteration as sub-plans of graph ops (a fused
@@ -27,6 +27,10 @@ TensorFlow in turns (nn_steps.interleaved_times) and prints each one's best and 
 and their ratios to TensorFlow and to tfteach. They are bounds, not designs: they know
 their graph in advance, check no shape, raise no TensorFlow error and handle one cell
 type. A design that does those things costs at least this much.
+
+`--pairs N` also runs the steps one each in turn, N rounds, and prints each one's ratio
+to tfteach's step of the same round: a steadier figure for how far tfteach is from these
+bounds than the ratio of two medians (nn_steps.paired_times).
 
 Needs NumPy's bundled OpenBLAS with 64-bit integers (NumPy's wheels) and NumPy's own
 exp/tanh loops (numpy_loops.py, as the fused cells); elsewhere it says so and stops.
@@ -320,6 +324,9 @@ def same_bits(make_step, functions, steps=2):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=12)
+    parser.add_argument("--pairs", type=int, default=0, metavar="N",
+                        help="also run the steps one each in turn, N rounds, and print "
+                             "each one's ratio to tfteach round by round")
     args = parser.parse_args()
     sgemm = numpy_sgemm()
     if sgemm is None:
@@ -359,6 +366,23 @@ def main():
             else:
                 ratios.append("-")
         print("%-15s %7.2f / %6.2f %16s %16s" % (label, best, median, *ratios))
+    if args.pairs:
+        print_pairs(steps, args.pairs)
+
+
+def print_pairs(steps, rounds):
+    """The steps one each in turn (nn_steps.paired_times): each one's median ms and its
+    ratio to tfteach's step of the same round (median, p25-p75)."""
+    times = nn_steps.paired_times(steps, rounds)
+    print("One step each in turn: %d rounds; ms median, and the ratio to tfteach's step "
+          "of the same round, median (p25-p75)" % rounds)
+    for label, values in times.items():
+        median, low, high = nn_steps.paired_ratios(times, label, "tfteach")
+        print("%-15s %7.2f ms   %5.2f (%4.2f-%4.2f)"
+              % (label, statistics.median(values), median, low, high))
+    if "tf" in times:
+        print("(TensorFlow starts each of its steps cold here, after the others': its "
+              "ratios in turns above are the fair ones)")
 
 
 if __name__ == "__main__":

@@ -524,6 +524,32 @@ def interleaved_times(steps, number, rounds=12, pause=0.3):
     return times
 
 
+def paired_times(steps, rounds):
+    """{label: [ms, one a round]}: `steps` ({label: step}) warmed up, then run one step
+    each in turn, `rounds` times, with no pause. Each round's steps see nearly the same
+    moment of the host, so a ratio taken round by round (`paired_ratios`) is far steadier
+    than the ratio of two medians. TensorFlow's thread pool and caches start cold after
+    another library's step, though, so its figures here are slower than in turns
+    (docs/rnn.md, "Measured again, step by step")."""
+    for step in steps.values():
+        best_ms(step, 1, repeat=1)                         # warm-up
+    times = {label: [] for label in steps}
+    clock = time.perf_counter
+    for _ in range(rounds):
+        for label, step in steps.items():
+            start = clock()
+            step()
+            times[label].append((clock() - start) * 1e3)
+    return times
+
+
+def paired_ratios(times, label, reference):
+    """(median, p25, p75) of times[label][i] / times[reference][i] over the rounds."""
+    ratios = sorted(a / b for a, b in zip(times[label], times[reference]))
+    n = len(ratios)
+    return ratios[n // 2], ratios[n // 4], ratios[(3 * n) // 4]
+
+
 def import_tf1():
     """tf.compat.v1 in graph mode with ref variables, or None when not installed."""
     try:
