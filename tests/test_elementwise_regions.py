@@ -28,7 +28,7 @@ def compile_at_once(monkeypatch):
 @pytest.fixture
 def fused_calls(monkeypatch):
     """How many region runs a compiled kernel finished (ok = True)."""
-    calls = {"ok": 0, "kernels": 0}
+    calls = {"ok": 0, "kernels": 0, "programs": []}
     plain = region_kernels.kernel_for
 
     def counting(program):
@@ -37,6 +37,7 @@ def fused_calls(monkeypatch):
             return None
         kernel, loops = found
         calls["kernels"] += 1
+        calls["programs"].append(program)
 
         def counted(*args):
             result = kernel(*args)
@@ -236,6 +237,96 @@ def test_splits_of_values_made_in_the_region_give_the_same_bits(fused_calls, kin
     assert fused_calls["ok"] > 0
 
 
+# -- BiasAddGrad: the column sums of a matrix the region makes -------------------------------
+def _fused_op_types(fused_calls):
+    return {op for program in fused_calls["programs"] for op, _, _ in program.ops}
+
+
+# Batch x gates at least 4,096 floats and 8 columns: BiasAddGrad's own kernel takes its
+# row loop there (channel_loops.py), NumPy's sum below; both add the rows in order from
+# +0.0, as the region's kernel does.
+@pytest.mark.parametrize("name", ["lstm", "gru"])
+@pytest.mark.parametrize("batch", [128, 5])
+def test_a_bias_gradient_summed_in_the_region_gives_the_same_bits(fused_calls, name, batch):
+    cell = {"lstm": lambda: tf.nn.rnn_cell.LSTMCell(16),
+            "gru": lambda: tf.nn.rnn_cell.GRUCell(16)}[name]
+    on, off = both_ways(_rnn_program(cell, layers=2, batch=batch), steps=2)
+    assert_same_bits(on, off)
+    assert "BiasAddGrad" in _fused_op_types(fused_calls) and fused_calls["ok"] > 0
+
+
+def _bias_graph(width, rows, read_the_sum, feeds=None):
+    """`feeds`: a dict the build puts its feed_dict in (for a test's own check)."""
+    def build():
+        rng = np.random.RandomState(width)
+        a = tf.placeholder(tf.float32, [None, width])
+        b = tf.placeholder(tf.float32, [None, width])
+        v = tf.placeholder(tf.float32, [width])
+        h = tf.sigmoid(tf.nn.bias_add(a * b, v))
+        (gv,) = tf.gradients(tf.reduce_sum(h * b), [v])     # BiasAddGrad of a region value
+        fetches = [gv, h]
+        if read_the_sum:                                     # region ops reading the sum
+            fetches.append(tf.tanh(tf.nn.bias_add(h * a, gv)) * b)
+        feed = {a: rng.randn(rows, width).astype(np.float32) * 3,
+                b: rng.randn(rows, width).astype(np.float32),
+                v: rng.randn(width).astype(np.float32)}
+        feed[b].flat[rng.choice(rows * width, 4, replace=False)] = rng.choice(SPECIALS, 4)
+        if feeds is not None:
+            feeds.update(a=feed[a], b=feed[b], v=feed[v])
+        return fetches, [], feed
+    return build
+
+
+def test_a_single_column_bias_gradient_is_numpys_pairwise_sum(fused_calls):
+    # np.sum adds one column pairwise, not in row order: the kernel leaves it to the ops.
+    on, off = both_ways(_bias_graph(1, 50, False), steps=2)
+    assert_same_bits(on, off)
+    assert "BiasAddGrad" in _fused_op_types(fused_calls)
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "rows of a wider matrix"])
+def test_a_bias_gradient_kernel_sums_only_what_numpy_sums_in_row_order(layout):
+    # The ops one by one make x * y in the operands' order ("K"): from operands in F
+    # order (a transposed tensor is a view) an F-ordered matrix, which NumPy sums
+    # pairwise down each column. The kernel takes operands whose rows are contiguous,
+    # and leaves the others to the ops (ok = False).
+    program = region_kernels.Program(
+        ("m", "m"), [("Mul", (("a", 0), ("a", 1)), 1), ("Tanh", (("t", 0),), 1),
+                     ("BiasAddGrad", (("t", 1),), 1)], (1, 2))
+    kernel, loops = region_kernels.kernel_for(program)
+    rng = np.random.RandomState(9)
+    x = rng.randn(300, 40).astype(np.float32) * 3
+    if layout == "F":
+        x = np.asfortranarray(x)
+    elif layout == "rows of a wider matrix":
+        x = np.concatenate([x, x], axis=1)[:, 10:50]
+    ok, tanh, total = kernel(loops, np.zeros(0, np.float32), x, x)
+    one_by_one = np.tanh(x * x)
+    assert ok == (layout != "F")
+    if ok:
+        assert _bits(tanh) == _bits(one_by_one)
+        assert _bits(total) == _bits(np.sum(one_by_one, axis=0))
+    else:
+        # (what the kernel would have summed in row order is not NumPy's answer here)
+        in_rows = np.zeros(40, np.float32)
+        for row in one_by_one:
+            in_rows += row
+        assert _bits(in_rows) != _bits(np.sum(one_by_one, axis=0))
+
+
+def test_ops_reading_a_bias_gradient_wait_for_the_whole_sum(fused_calls):
+    # The kernel's sum is complete only after its last row: an op reading it runs after
+    # the region (with it inside, it would read the first rows' partial sums).
+    feeds = {}
+    on, off = both_ways(_bias_graph(16, 300, True, feeds), steps=2)
+    assert_same_bits(on, off)
+    assert "BiasAddGrad" in _fused_op_types(fused_calls) and fused_calls["ok"] > 0
+    gv, h = (np.asarray(value, np.float64) for value in on[0][:2])
+    with np.errstate(invalid="ignore"):
+        want = np.sum(feeds["b"] * h * (1 - h), axis=0)      # d sum(h * b) / dv
+    np.testing.assert_allclose(gv, want, rtol=1e-4, atol=1e-3)
+
+
 # -- operands a kernel does not take, and errors -------------------------------------------
 def cell_graph():
     x = tf.placeholder(tf.float32, [None, 4])
@@ -354,7 +445,9 @@ def test_the_regions_fused_in_a_loops_bodies_are_listed_once_it_has_run():
     forward = [nodes for nodes in regions if nodes[0].startswith("rnn/while/")]
     backward = [nodes for nodes in regions if nodes[0].startswith("gradients/")]
     assert len(forward) == 1 and forward[0][0].endswith("lstm_cell/BiasAdd")
-    assert len(backward) == 1 and backward[0][-1].endswith("split_grad/concat")
+    # the gates' gradient (their Concat), then its column sums, the bias's gradient
+    assert len(backward) == 1 and backward[0][-2].endswith("split_grad/concat")
+    assert backward[0][-1].endswith("BiasAdd_grad/BiasAddGrad")
     assert any(name.endswith("SigmoidGrad") for name in backward[0])
 
 

@@ -10,7 +10,8 @@ values are read by several ops and by the gradient loop, so they are not chains
 pass fuses the ops the program did build, as Grappler's remapper fuses patterns:
 
 - a *region* is a run of steps, each of them an op of `OPS` on float32 values of rank
-  2 (a batch's rows; or a vector added to every row, or a size-1 constant); a step
+  2 (a batch's rows; or a vector added to every row, or a size-1 constant), or a
+  BiasAddGrad (the column sums) of such a value the region makes; a step
   outside `OPS` that reads a value of the region, or that changes state, ends it
   (steps that read none of its values and change no state run before the region's
   step, which comes where its last op was); a region of ufuncs each read once is a
@@ -68,7 +69,7 @@ def run(steps, plan, rewrites, fetch_slots=None, template=None, constant_feeds=(
     count = readers(steps, fetch_slots)
     awaited = {op for step in plan.steps for op in step.ctrl_ops}
     feeds = set(plan.feed_slots) - set(constant_feeds)
-    out, region, made = [], [], set()
+    out, region, made, pieces, sums = [], [], set(), set(), set()
 
     def close():
         if len(region) >= MIN_OPS and _worth_a_kernel(region, count):
@@ -78,15 +79,27 @@ def run(steps, plan, rewrites, fetch_slots=None, template=None, constant_feeds=(
                 rewrites.append(_rewrite(region))
                 region.clear()
                 made.clear()
+                pieces.clear()
+                sums.clear()
                 return
         out.extend(region)
         region.clear()
         made.clear()
+        pieces.clear()
+        sums.clear()
 
     for step in steps:
-        if _member(step, template, awaited, feeds):
+        # (A BiasAddGrad's sum is complete only after the kernel's last row: no op of
+        # its region reads it.)
+        if (_member(step, template, awaited, feeds) or
+                _sums_rows_made_here(step, made, pieces, awaited)) and \
+                not any(s in sums for s in step.in_slots):
             region.append(step)
             made.update(step.out_slots)
+            if step.type == "Split":
+                pieces.update(step.out_slots)
+            elif step.type == "BiasAddGrad":
+                sums.update(step.out_slots)
             continue
         if not _pure(step) or any(s in made for s in step.in_slots):
             close()
@@ -162,6 +175,23 @@ def _member(step, template, awaited, feeds):
     if kind == "AddN" and (matrices != len(inputs) or len(inputs) < 2):
         return False                 # (AddN of one input forwards it: nothing to fuse)
     return matrices >= 1
+
+
+def _sums_rows_made_here(step, made, pieces, awaited):
+    """Whether `step` is a BiasAddGrad of a float32 matrix the region makes (the gradient
+    of an RNN cell's gates, 2 or 4 a time step): the kernel adds each row into the sum
+    while the row is still in the cache, instead of a pass over the whole matrix after.
+    Not of a Split's piece (a view: its BiasAddGrad is NumPy's sum of a strided array,
+    region_kernels.py says why that matters)."""
+    if step.type != "BiasAddGrad" or not plain(step) or step.op._control_inputs or \
+            step.op in awaited or len(step.in_slots) != 1:
+        return False
+    (slot,) = step.in_slots
+    if slot not in made or slot in pieces:
+        return False
+    (x,), (out,) = step.op._inputs, step.op._outputs
+    return (x.dtype.base_dtype.np == _F32 and x.shape.ndims == 2 and
+            out.dtype.base_dtype.np == _F32 and out.shape.ndims == 1)
 
 
 def _axis(template, feeds, slot):

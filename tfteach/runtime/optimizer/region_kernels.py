@@ -14,7 +14,13 @@ writes memory (an output's row, or a scratch row for a value no other step reads
   `SigmoidGrad`/`TanhGrad` the loops of their Numba ufuncs (grad_kernels.py), called
   through kernels/cpu/numpy_loops.py: the ops' own code, so the same bits;
 - `Split` along the columns is an offset into its input's row (no copy, as the op's
-  views); `ConcatV2` along the columns copies each input's row into its place.
+  views); `ConcatV2` along the columns copies each input's row into its place;
+- `BiasAddGrad` (a column sum) adds each row into its sum as the row is made, in row
+  order from +0.0: the bits of BiasAddGrad's kernel, whose row loop
+  (kernels/cpu/channel_loops.py) and NumPy's `np.sum(x, axis=0)` on a C-contiguous
+  matrix of at least two columns both add the rows in order from +0.0 (NumPy sums a
+  single column, or a matrix in F order, pairwise: the kernel leaves those to the ops
+  one by one).
 
 The widths are read from the arrays when the kernel runs: one kernel serves every
 LSTM layer of a program whatever its units. Operands that do not fit (rows that differ,
@@ -62,6 +68,15 @@ class Program:
         self.key = (self.args, self.ops, self.outputs)
         self.ufuncs = tuple(sorted({LOOP_UFUNCS[t] for t, _, _ in self.ops
                                     if t in LOOP_UFUNCS}))
+
+    def ops_making(self, value):
+        """The type of the op that makes value number `value`."""
+        v = 0
+        for op, _, count in self.ops:
+            if v <= value < v + count:
+                return op
+            v += count
+        return None
 
     def name(self):
         types = [t for t, _, _ in self.ops]
@@ -113,6 +128,7 @@ class _Writer:
         self.width = {}         # value -> the name of its width
         self.head, self.body = [], []
         self.pieces = set()     # the values a Split makes: views of their input
+        self.sums = set()       # the values a BiasAddGrad makes: [width] vectors
         # Values that must be whole matrices: the outputs, and the input of a Split
         # with a piece among the outputs (a piece returned is a [rows, width] view).
         self.whole = set(program.outputs)
@@ -210,8 +226,11 @@ class _Writer:
         lines = ["def %s(loops, consts%s):" % (p.name(), args),
                  "    empty = np.empty((0, 0), np.float32)",
                  "    piece = empty[:, :0]",          # a view's type, for pieces returned
+                 "    empty1 = np.empty(0, np.float32)",      # for a BiasAddGrad's sum
                  "    bad = (False,%s)" % "".join(
-                     " piece," if self.is_piece(v) else " empty," for v in p.outputs),
+                     " piece," if self.is_piece(v) else
+                     " empty1," if p.ops_making(v) == "BiasAddGrad" else " empty,"
+                     for v in p.outputs),
                  "    rows = x%d.shape[0]" % p.args.index("m")]
         for j, kind in enumerate(p.args):
             if kind == "m":
@@ -219,6 +238,14 @@ class _Writer:
                           "    wa%d = x%d.shape[1]" % (j, j)]
             else:
                 lines.append("    wa%d = x%d.shape[0]" % (j, j))
+        if any(op == "BiasAddGrad" for op, _, _ in p.ops):
+            # Its bits are the row-order sum only where the matrix summed is C-ordered
+            # when the ops run one by one (NumPy sums an F-ordered one pairwise): so is
+            # every value they make from operands whose rows are contiguous.
+            for j, kind in enumerate(p.args):
+                if kind == "m":
+                    lines += ["    if x%d.strides[1] != 4 and x%d.shape[0] > 1 and "
+                              "x%d.shape[1] > 1:" % (j, j, j), "        return bad"]
         consts = sorted({j for _, refs, _ in p.ops for kind, j in refs if kind == "c"})
         lines += ["    c%d = consts[%d]" % (k, k) for k in consts]
         pieces = []
@@ -241,6 +268,20 @@ class _Writer:
                         pieces.append("    p%d = %s[:, %d * w%d:%d * w%d]"
                                       % (v, self.name(src), k, v, k + 1, v))
                     v += 1
+                continue
+            if op == "BiasAddGrad":
+                (src,) = refs
+                self.width[v] = "w%d" % v
+                self.head += ["    w%d = %s" % (v, self.ref_width(src)),
+                              "    if w%d < 2:" % v, "        return bad"]
+                self.matrix[v] = "o%d" % v
+                self.sums.add(v)
+                # row r added into the sum (no other op of the region reads the sum,
+                # which is complete only after the last row: elementwise_regions.py)
+                self.body += ["        d = o%d" % v, "        e0 = %s" % self.row(src),
+                              "        for i in range(w%d):" % v,
+                              "            d[i] = d[i] + e0[i]"]
+                v += 1
                 continue
             if op == "ConcatV2":
                 self.new_value(v, " + ".join(self.ref_width(r) for r in refs))
@@ -273,7 +314,9 @@ class _Writer:
             v += 1
         lines += self.head
         for value, name in self.matrix.items():
-            if name[0] in "om":
+            if value in self.sums:
+                lines.append("    %s = np.zeros(w%d, np.float32)" % (name, value))
+            elif name[0] in "om":
                 lines.append("    %s = np.empty((rows, w%d), np.float32)" % (name, value))
             elif name[0] == "s":
                 lines.append("    s%d = np.empty(w%d, np.float32)" % (value, value))
