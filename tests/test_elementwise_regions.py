@@ -295,11 +295,11 @@ def test_a_bias_gradient_kernel_sums_only_what_numpy_sums_in_row_order(layout):
                      ("BiasAddGrad", (("t", 1),), 1)], (1, 2))
     kernel, loops = region_kernels.kernel_for(program)
     rng = np.random.RandomState(9)
-    x = rng.randn(300, 40).astype(np.float32) * 3
+    x = rng.randn(300, 64).astype(np.float32) * 3      # (wide enough for a row loop)
     if layout == "F":
         x = np.asfortranarray(x)
     elif layout == "rows of a wider matrix":
-        x = np.concatenate([x, x], axis=1)[:, 10:50]
+        x = np.concatenate([x, x], axis=1)[:, 10:74]
     ok, tanh, total = kernel(loops, np.zeros(0, np.float32), x, x)
     one_by_one = np.tanh(x * x)
     assert ok == (layout != "F")
@@ -308,7 +308,7 @@ def test_a_bias_gradient_kernel_sums_only_what_numpy_sums_in_row_order(layout):
         assert _bits(total) == _bits(np.sum(one_by_one, axis=0))
     else:
         # (what the kernel would have summed in row order is not NumPy's answer here)
-        in_rows = np.zeros(40, np.float32)
+        in_rows = np.zeros(64, np.float32)
         for row in one_by_one:
             in_rows += row
         assert _bits(in_rows) != _bits(np.sum(one_by_one, axis=0))
@@ -318,13 +318,41 @@ def test_ops_reading_a_bias_gradient_wait_for_the_whole_sum(fused_calls):
     # The kernel's sum is complete only after its last row: an op reading it runs after
     # the region (with it inside, it would read the first rows' partial sums).
     feeds = {}
-    on, off = both_ways(_bias_graph(16, 300, True, feeds), steps=2)
+    on, off = both_ways(_bias_graph(64, 300, True, feeds), steps=2)
     assert_same_bits(on, off)
     assert "BiasAddGrad" in _fused_op_types(fused_calls) and fused_calls["ok"] > 0
     gv, h = (np.asarray(value, np.float64) for value in on[0][:2])
     with np.errstate(invalid="ignore"):
         want = np.sum(feeds["b"] * h * (1 - h), axis=0)      # d sum(h * b) / dv
     np.testing.assert_allclose(gv, want, rtol=1e-4, atol=1e-3)
+
+
+# -- narrow and tall: the ops one by one ----------------------------------------------------
+def _narrow_region(rows, width):
+    def build():
+        rng = np.random.RandomState(width)
+        x = tf.placeholder(tf.float32, [None, width])
+        y = tf.placeholder(tf.float32, [None, width])
+        v = tf.placeholder(tf.float32, [width])
+        h = tf.sigmoid(tf.nn.bias_add(x * y, v))
+        out = tf.concat([h * x, tf.tanh(h) - y], axis=1)
+        feed = {x: rng.randn(rows, width).astype(np.float32) * 3,
+                y: rng.randn(rows, width).astype(np.float32), v: rng.randn(width).astype(np.float32)}
+        feed[x].flat[rng.choice(rows * width, 4, replace=False)] = rng.choice(SPECIALS, 4)
+        return [out], [], feed
+    return build
+
+
+@pytest.mark.parametrize("rows, width, kernel_runs", [
+    (region_kernels.THIN_ROWS + 1, 1, False), (2000, region_kernels.THIN_WIDTH - 1, False),
+    (region_kernels.THIN_ROWS, 4, True), (2000, region_kernels.THIN_WIDTH, True)])
+def test_many_narrow_rows_run_the_ops_one_by_one(fused_calls, rows, width, kernel_runs):
+    # Row by row, a few columns a row cost more than NumPy's whole-array passes: the
+    # kernel says "does not fit" there, and the ops run (with the same bits either way).
+    on, off = both_ways(_narrow_region(rows, width), steps=2)
+    assert_same_bits(on, off)
+    assert fused_calls["kernels"] == 1
+    assert (fused_calls["ok"] > 0) == kernel_runs
 
 
 # -- operands a kernel does not take, and errors -------------------------------------------

@@ -24,9 +24,10 @@ writes memory (an output's row, or a scratch row for a value no other step reads
 
 The widths are read from the arrays when the kernel runs: one kernel serves every
 LSTM layer of a program whatever its units. Operands that do not fit (rows that differ,
-widths that do not match, a split that does not divide) make the kernel return
-`ok = False` before it writes anything; the caller then runs the region's ops one by
-one, which raise TensorFlow's errors where the shapes are wrong.
+widths that do not match, a split that does not divide, many rows too narrow for a row
+loop: THIN_WIDTH) make the kernel return `ok = False` before it writes anything; the
+caller then runs the region's ops one by one, which raise TensorFlow's errors where the
+shapes are wrong.
 """
 import threading
 
@@ -45,6 +46,14 @@ LOOPS_AVAILABLE = fused_arithmetic.LOOPS_AVAILABLE
 # op type -> the name of the ufunc whose NumPy loop computes it (loop_ufunc() finds it)
 LOOP_UFUNCS = {"Exp": "exp", "Tanh": "tanh", "Sigmoid": "exp",
                "SigmoidGrad": "sigmoid_grad", "TanhGrad": "tanh_grad"}
+# Narrow and tall: a region whose widest matrix has fewer than THIN_WIDTH columns, over
+# more than THIN_ROWS rows, runs as its ops (the kernel returns "does not fit"): row by
+# row, each op's loop and each NumPy call covers a few elements, where NumPy's ufuncs
+# one by one make whole-array passes. Measured (2-core AMD EPYC, 2026-11-28; a 6-op
+# region with its concat, us, region / ops one by one): 100000 x 1 8800 / 250,
+# 2000 x 8 176 / 64, 1000 x 16 90 / 56, 200 x 16 23 / 25, 1000 x 32 101 / 87,
+# 500 x 32 49 / 49, 3000 x 48 305 / 312, 2000 x 64 366 / 350, 32 x 4 9.6 / 16.
+THIN_WIDTH, THIN_ROWS = 48, 256
 # Compile-time estimate (Numba compiles at the first call; 2-core Xeon VM, 2026-11-27): a
 # 3-op region 0.6 s, an LSTM cell's 12-13 ops 1.6-1.7 s, its 14-op gradient 2.1 s (once
 # per layout of its operands: a Slice's view is another). The next process loads it
@@ -238,6 +247,10 @@ class _Writer:
                           "    wa%d = x%d.shape[1]" % (j, j)]
             else:
                 lines.append("    wa%d = x%d.shape[0]" % (j, j))
+        widths = ["wa%d" % j for j, kind in enumerate(p.args) if kind == "m"]
+        lines += ["    widest = max(%s)" % ", ".join(widths + widths[:1]),
+                  "    if widest < %d and rows > %d:" % (THIN_WIDTH, THIN_ROWS),
+                  "        return bad"]
         if any(op == "BiasAddGrad" for op, _, _ in p.ops):
             # Its bits are the row-order sum only where the matrix summed is C-ordered
             # when the ops run one by one (NumPy sums an F-ordered one pairwise): so is
