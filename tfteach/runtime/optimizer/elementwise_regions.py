@@ -72,21 +72,17 @@ def run(steps, plan, rewrites, fetch_slots=None, template=None, constant_feeds=(
     out, region, made, pieces, sums = [], [], set(), set(), set()
 
     def close():
+        fused = None
         if len(region) >= MIN_OPS and _worth_a_kernel(region, count):
             fused = _fused_step(region, template, feeds, count)
-            if fused is not None:
-                out.append(fused)
-                rewrites.append(_rewrite(region))
-                region.clear()
-                made.clear()
-                pieces.clear()
-                sums.clear()
-                return
-        out.extend(region)
+        if fused is not None:
+            out.append(fused)
+            rewrites.append(_rewrite(region))
+        else:
+            out.extend(region)
         region.clear()
-        made.clear()
-        pieces.clear()
-        sums.clear()
+        for slots in (made, pieces, sums):
+            slots.clear()
 
     for step in steps:
         # (A BiasAddGrad's sum is complete only after the kernel's last row: no op of

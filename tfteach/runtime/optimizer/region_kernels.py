@@ -78,15 +78,6 @@ class Program:
         self.ufuncs = tuple(sorted({LOOP_UFUNCS[t] for t, _, _ in self.ops
                                     if t in LOOP_UFUNCS}))
 
-    def ops_making(self, value):
-        """The type of the op that makes value number `value`."""
-        v = 0
-        for op, _, count in self.ops:
-            if v <= value < v + count:
-                return op
-            v += count
-        return None
-
     def name(self):
         types = [t for t, _, _ in self.ops]
         return "region_" + "_".join(types[:4]) + "_%d_ops" % len(types)
@@ -148,6 +139,8 @@ class _Writer:
                 if any(u in program.outputs for u in range(v, v + count)) and \
                         refs[0][0] == "t":
                     self.whole.add(refs[0][1])
+            elif op == "BiasAddGrad":
+                self.sums.add(v)
             v += count
 
     # -- what a ref is -------------------------------------------------------------------
@@ -238,7 +231,7 @@ class _Writer:
                  "    empty1 = np.empty(0, np.float32)",      # for a BiasAddGrad's sum
                  "    bad = (False,%s)" % "".join(
                      " piece," if self.is_piece(v) else
-                     " empty1," if p.ops_making(v) == "BiasAddGrad" else " empty,"
+                     " empty1," if v in self.sums else " empty,"
                      for v in p.outputs),
                  "    rows = x%d.shape[0]" % p.args.index("m")]
         for j, kind in enumerate(p.args):
@@ -247,18 +240,18 @@ class _Writer:
                           "    wa%d = x%d.shape[1]" % (j, j)]
             else:
                 lines.append("    wa%d = x%d.shape[0]" % (j, j))
-        widths = ["wa%d" % j for j, kind in enumerate(p.args) if kind == "m"]
+        matrices = [j for j, kind in enumerate(p.args) if kind == "m"]
+        widths = ["wa%d" % j for j in matrices]
         lines += ["    widest = max(%s)" % ", ".join(widths + widths[:1]),
                   "    if widest < %d and rows > %d:" % (THIN_WIDTH, THIN_ROWS),
                   "        return bad"]
-        if any(op == "BiasAddGrad" for op, _, _ in p.ops):
+        if self.sums:
             # Its bits are the row-order sum only where the matrix summed is C-ordered
             # when the ops run one by one (NumPy sums an F-ordered one pairwise): so is
             # every value they make from operands whose rows are contiguous.
-            for j, kind in enumerate(p.args):
-                if kind == "m":
-                    lines += ["    if x%d.strides[1] != 4 and x%d.shape[0] > 1 and "
-                              "x%d.shape[1] > 1:" % (j, j, j), "        return bad"]
+            for j in matrices:
+                lines += ["    if x%d.strides[1] != 4 and x%d.shape[0] > 1 and "
+                          "x%d.shape[1] > 1:" % (j, j, j), "        return bad"]
         consts = sorted({j for _, refs, _ in p.ops for kind, j in refs if kind == "c"})
         lines += ["    c%d = consts[%d]" % (k, k) for k in consts]
         pieces = []
@@ -288,12 +281,9 @@ class _Writer:
                 self.head += ["    w%d = %s" % (v, self.ref_width(src)),
                               "    if w%d < 2:" % v, "        return bad"]
                 self.matrix[v] = "o%d" % v
-                self.sums.add(v)
                 # row r added into the sum (no other op of the region reads the sum,
                 # which is complete only after the last row: elementwise_regions.py)
-                self.body += ["        d = o%d" % v, "        e0 = %s" % self.row(src),
-                              "        for i in range(w%d):" % v,
-                              "            d[i] = d[i] + e0[i]"]
+                self.rows_loop("o%d" % v, "w%d" % v, [src], "d[i] + {0}")
                 v += 1
                 continue
             if op == "ConcatV2":
@@ -302,9 +292,8 @@ class _Writer:
                 for ref in refs:
                     end = self.ref_width(ref) if start == "0" else \
                         "%s + %s" % (start, self.ref_width(ref))
-                    into = self.matrix[v] if v in self.row_buffer else "%s[r]" % self.matrix[v]
-                    self.rows_loop("%s[%s:%s]" % (into, start, end), self.ref_width(ref),
-                                   [ref], "{0}")
+                    self.rows_loop("%s[%s:%s]" % (self.target_row(v), start, end),
+                                   self.ref_width(ref), [ref], "{0}")
                     start = end
                 v += 1
                 continue
