@@ -255,22 +255,31 @@ def test_a_bias_gradient_summed_in_the_region_gives_the_same_bits(fused_calls, n
     assert "BiasAddGrad" in _fused_op_types(fused_calls) and fused_calls["ok"] > 0
 
 
+def _gate(width, rows, specials_in):
+    """Placeholders a, b [None, width] and v [width], h = sigmoid(bias_add(a * b, v)),
+    and a feed_dict of `rows` rows (seeded by `width`) with special values put into the
+    placeholder `specials_in` ("a" or "b")."""
+    rng = np.random.RandomState(width)
+    a = tf.placeholder(tf.float32, [None, width])
+    b = tf.placeholder(tf.float32, [None, width])
+    v = tf.placeholder(tf.float32, [width])
+    h = tf.sigmoid(tf.nn.bias_add(a * b, v))
+    feed = {a: rng.randn(rows, width).astype(np.float32) * 3,
+            b: rng.randn(rows, width).astype(np.float32),
+            v: rng.randn(width).astype(np.float32)}
+    special = {"a": a, "b": b}[specials_in]
+    feed[special].flat[rng.choice(rows * width, 4, replace=False)] = rng.choice(SPECIALS, 4)
+    return a, b, v, h, feed
+
+
 def _bias_graph(width, rows, read_the_sum, feeds=None):
     """`feeds`: a dict the build puts its feed_dict in (for a test's own check)."""
     def build():
-        rng = np.random.RandomState(width)
-        a = tf.placeholder(tf.float32, [None, width])
-        b = tf.placeholder(tf.float32, [None, width])
-        v = tf.placeholder(tf.float32, [width])
-        h = tf.sigmoid(tf.nn.bias_add(a * b, v))
+        a, b, v, h, feed = _gate(width, rows, specials_in="b")
         (gv,) = tf.gradients(tf.reduce_sum(h * b), [v])     # BiasAddGrad of a region value
         fetches = [gv, h]
         if read_the_sum:                                     # region ops reading the sum
             fetches.append(tf.tanh(tf.nn.bias_add(h * a, gv)) * b)
-        feed = {a: rng.randn(rows, width).astype(np.float32) * 3,
-                b: rng.randn(rows, width).astype(np.float32),
-                v: rng.randn(width).astype(np.float32)}
-        feed[b].flat[rng.choice(rows * width, 4, replace=False)] = rng.choice(SPECIALS, 4)
         if feeds is not None:
             feeds.update(a=feed[a], b=feed[b], v=feed[v])
         return fetches, [], feed
@@ -330,16 +339,8 @@ def test_ops_reading_a_bias_gradient_wait_for_the_whole_sum(fused_calls):
 # -- narrow and tall: the ops one by one ----------------------------------------------------
 def _narrow_region(rows, width):
     def build():
-        rng = np.random.RandomState(width)
-        x = tf.placeholder(tf.float32, [None, width])
-        y = tf.placeholder(tf.float32, [None, width])
-        v = tf.placeholder(tf.float32, [width])
-        h = tf.sigmoid(tf.nn.bias_add(x * y, v))
-        out = tf.concat([h * x, tf.tanh(h) - y], axis=1)
-        feed = {x: rng.randn(rows, width).astype(np.float32) * 3,
-                y: rng.randn(rows, width).astype(np.float32), v: rng.randn(width).astype(np.float32)}
-        feed[x].flat[rng.choice(rows * width, 4, replace=False)] = rng.choice(SPECIALS, 4)
-        return [out], [], feed
+        x, y, _, h, feed = _gate(width, rows, specials_in="a")
+        return [tf.concat([h * x, tf.tanh(h) - y], axis=1)], [], feed
     return build
 
 
