@@ -9,6 +9,9 @@
 #   3. a notebook on the tfteach kernel, NVML read after every cell
 #      (scripts/gpu_notebook_check.py);
 #   4. bench/nn_steps.py --device gpu.
+# `scripts/gpu_check.sh --lessons` runs, after the install, only every lesson on the card,
+# six kernels at once with TFTEACH_CUDA_RESERVE=0 (scripts/gpu_lessons.py; MNIST from
+# .gpu-data/, which scripts/gpu_wheels.sh fills).
 # Every phase has its own time limit and the next one runs whatever the last gave; logs
 # go to $OUT (default gpu-check-out/). Exit status: the number of failed phases.
 set -u
@@ -55,6 +58,14 @@ fi
 export JUPYTER_PATH=/tmp/tfteach-jupyter/share/jupyter
 phase kernel 60 bash -c "cd /tmp && $PY -c 'import tfteach; print(tfteach.__file__)' && \
   $PY -m tfteach.kernel install --prefix /tmp/tfteach-jupyter"
+
+if [ "${1:-}" = "--lessons" ]; then
+  [ -d .gpu-data/mnist ] && export TFTEACH_DATA=${TFTEACH_DATA:-$PWD/.gpu-data}
+  phase lessons 480 env TFTEACH_CUDA_RESERVE=0 $PY scripts/gpu_lessons.py \
+    --json "$OUT/lessons.json"
+  echo "=== gpu_check --lessons: $failed phase(s) failed"
+  exit "$failed"
+fi
 
 phase gpu_tests 240 $PY -m pytest -q -s -p no:cacheprovider -m gpu tests/test_cuda_gpu.py \
   --deselect tests/test_cuda_gpu.py::test_real_gpu_suite

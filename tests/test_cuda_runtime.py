@@ -194,16 +194,61 @@ def test_kernel_errors_on_the_gpu_name_the_node_and_the_session_survives(simulat
     a = tf.placeholder(tf.float32, name="a")
     b = tf.placeholder(tf.float32, name="b")
     total = tf.add(a, b, name="total")
-    half = tf.exp(tf.placeholder(tf.float16, name="h"), name="half_exp")
     with tf.Session() as sess:
         with pytest.raises(tf.errors.InvalidArgumentError,
                            match=r"Incompatible shapes: \[2\] vs. \[3\](.|\n)*node total"):
             sess.run(total, {a: np.ones(2), b: np.ones(3)})
-        with pytest.raises(tf.errors.InvalidArgumentError,
-                           match=r"no GPU kernel for Exp with dtype float16"):
-            sess.run(half, {"h:0": np.ones(2, np.float16)})
         np.testing.assert_array_equal(sess.run(total, {a: [1.0], b: [2.0]}), [3.0])
-    assert simulated_cuda_gpu.allocator.bytes_in_use == 0     # nothing leaked by the errors
+    assert simulated_cuda_gpu.allocator.bytes_in_use == 0     # nothing leaked by the error
+
+
+def _devices_of(sess, fetch, feed):
+    options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+    metadata = tf.RunMetadata()
+    value = sess.run(fetch, feed, options=options, run_metadata=metadata)
+    return value, {n.node_name: n.device for n in metadata.step_stats.all_nodes()}
+
+
+def test_ops_of_dtypes_the_cuda_kernels_lack_run_on_the_cpu(simulated_cuda_gpu):
+    # TF registers GPU kernels per dtype and places an op where one exists for its
+    # dtypes; the CUDA kernels here are float32/float64 (Cast: and ints, bool), so a
+    # uint8 image cast to float, an int64 sum and a float16 exp run on the CPU.
+    image = tf.placeholder(tf.uint8, [2, 3], name="image")
+    scaled = tf.cast(image, tf.float32, name="scaled") * 0.5
+    back = tf.cast(scaled, tf.uint8, name="back")
+    counts = tf.reduce_sum(tf.cast(image, tf.int64), name="count")
+    half = tf.exp(tf.placeholder(tf.float16, name="h"), name="half_exp")
+    pixels = np.array([[0, 7, 255], [1, 2, 3]], np.uint8)
+    halves = np.array([0.5, -1.0], np.float16)
+    with tf.Session() as sess:
+        (s, b, c, h), where = _devices_of(sess, [scaled, back, counts, half],
+                                          {image: pixels, "h:0": halves})
+    np.testing.assert_array_equal(s, pixels.astype(np.float32) * 0.5)
+    np.testing.assert_array_equal(b, (pixels.astype(np.float32) * 0.5).astype(np.uint8))
+    assert c.dtype == np.int64 and c == int(pixels.astype(np.int64).sum())
+    assert h.dtype == np.float16 and np.array_equal(h, np.exp(halves))
+    for name in ("scaled", "back", "count", "half_exp"):
+        assert where[name].endswith("CPU:0"), (name, where[name])
+    assert where["mul"] == GPU0                   # the float32 product is the card's
+    assert simulated_cuda_gpu.allocator.bytes_in_use == 0
+
+
+def test_an_explicit_gpu_request_for_a_dtype_without_a_kernel_fails_as_in_tensorflow(
+        simulated_cuda_gpu):
+    with tf.device("/gpu:0"):
+        half = tf.exp(tf.placeholder(tf.float16, name="h"), name="half_exp")
+    feed = {"h:0": np.ones(2, np.float16)}
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Cannot assign a device for operation half_exp: Could not "
+                           r"satisfy explicit device specification '/device:GPU:0' because "
+                           r"no supported kernel for GPU devices is available"):
+            sess.run(half, feed)
+    config = tf.ConfigProto(allow_soft_placement=True)
+    with tf.Session(config=config) as sess:
+        value, where = _devices_of(sess, half, feed)
+    assert where["half_exp"].endswith("CPU:0")
+    np.testing.assert_array_equal(value, np.exp(np.ones(2, np.float16)))
 
 
 def test_virtual_gpus_still_run_the_cpu_kernels(virtual_gpus_and_cuda_kernels):

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 import tfteach as tf
-from test_cuda_runtime import GPU0, launch, simulated_cuda_gpu  # noqa: F401 (fixture)
+from test_cuda_runtime import (GPU0, launch, simulated_cuda_gpu,  # noqa: F401 (fixtures)
+                               virtual_gpus_and_cuda_kernels)
 
 OPTIMIZERS = {
     "GradientDescent": lambda: tf.train.GradientDescentOptimizer(0.1),
@@ -187,3 +188,60 @@ def test_constants_under_an_explicit_gpu_scope_are_placed_on_the_gpu(simulated_c
         assert "%s: (%s): %s" % (name, op, GPU0) in log
     ran = {n.node_name: n.device for n in meta.step_stats.all_nodes()}
     assert ran["a"] == ran["b"] == ran["c"] == GPU0
+
+
+def _epochs_pipeline():
+    """The notes' file-name queue with num_epochs: an int64 epoch counter (a local
+    variable) read by CountUpTo, which TF has no GPU kernel for."""
+    names = tf.train.string_input_producer(["a", "b"], num_epochs=2, shuffle=False)
+    return names.dequeue()
+
+
+def _read_all(sess, name):
+    got = []
+    while True:
+        try:
+            got.append(sess.run(name))
+        except tf.errors.OutOfRangeError:
+            return got
+
+
+def test_a_variable_read_by_an_op_without_a_gpu_kernel_stays_on_the_cpu_with_it(
+        simulated_cuda_gpu, capsys):
+    # TF places a colocation group on a device every member has a kernel for
+    name = _epochs_pipeline()
+    w = tf.Variable(np.ones(3, np.float32), name="w")       # an ordinary one: GPU
+    config = tf.ConfigProto(log_device_placement=True)
+    with tf.Session(config=config) as sess:
+        sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        got = _read_all(sess, name)
+        coord.request_stop()
+        coord.join(threads)
+        np.testing.assert_array_equal(sess.run(w), np.ones(3, np.float32))
+    assert got == [b"a", b"b", b"a", b"b"]
+    placed = dict(re.findall(r"^(\S+): \(\w+\): (\S+)$", capsys.readouterr().out, re.M))
+    epochs = [n for n in placed if n.endswith("limit_epochs/epochs")]
+    assert epochs, sorted(placed)
+    scope = epochs[0].rsplit("/", 1)[0]
+    for name in [epochs[0], epochs[0] + "/Assign", scope + "/CountUpTo"]:
+        assert placed[name].endswith("CPU:0"), (name, placed[name])
+    assert placed["w"] == GPU0 and placed["w/Assign"] == GPU0
+
+
+def test_the_epoch_counter_stays_on_the_cpu_beside_a_virtual_gpu_too(
+        virtual_gpus_and_cuda_kernels, capsys):
+    name = _epochs_pipeline()
+    config = tf.ConfigProto(log_device_placement=True)
+    with tf.Session(config=config) as sess:
+        sess.run(tf.local_variables_initializer())
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        assert _read_all(sess, name) == [b"a", b"b", b"a", b"b"]
+        coord.request_stop()
+        coord.join(threads)
+    placed = dict(re.findall(r"^(\S+): \(\w+\): (\S+)$", capsys.readouterr().out, re.M))
+    counters = [n for n in placed if n.endswith("limit_epochs/CountUpTo")]
+    assert counters and placed[counters[0]].endswith("CPU:0")
+    assert placed[counters[0].rsplit("/", 1)[0] + "/epochs"].endswith("CPU:0")

@@ -17,12 +17,20 @@ A Session places its graph once, the first time it runs, and then each op added 
 4. TF's "Heuristic A": a generator (no inputs, one non-ref output: Const, Placeholder)
    is placed second, on its consumers' device when they all agree.
 
-"Can run on a GPU": a real GPU needs a registered GPU kernel. A virtual GPU runs the CPU
+"Can run on a GPU": a real GPU needs a registered GPU kernel written for the op's dtypes
+(its `supports(op)`, kernels/cuda/table.py: TF registers GPU kernels per dtype, so a
+uint8 Cast or an int64 Sum without one stays on the CPU). A virtual GPU runs the CPU
 kernel, so every op with one counts as having a GPU kernel — except those TensorFlow
 keeps on the CPU: ops on strings, and the input-pipeline, summary, checkpoint, printing
 and py_func ops of `CPU_ONLY_OPS` (no GPU kernel in TF 1.15). A Placeholder is placed
 like any op; when it is fed, the value comes from the host (the client, CPU:0) and is
 copied to the devices of its consumers.
+
+A colocation group (a variable and the ops that take it by reference or follow it with
+`colocate_with`) goes on a device type every member can run on, as TF's ColocationGraph
+intersects its members' kernels: the epoch counter of `string_input_producer(...,
+num_epochs=n)` is an int64 variable read by `CountUpTo`, which has no GPU kernel, so that
+variable and its Assign stay on the CPU with their counter.
 """
 from tfteach.framework import dtypes, errors
 from tfteach.framework.device_spec import DeviceSpec
@@ -46,7 +54,7 @@ CPU_ONLY_OPS = {
     "DecodeRaw", "DecodeCSV", "ParseExample", "ParseSingleExample", "DecodeJpeg",
     "DecodePng", "DecodeImage", "EncodeJpeg", "EncodePng",
     "Iterator", "IteratorV2", "IteratorGetNext", "MakeIterator", "OneShotIterator",
-    "RandomShuffle", "InTopK", "InTopKV2", "Unique", "ListDiff",
+    "RandomShuffle", "InTopK", "InTopKV2", "Unique", "ListDiff", "CountUpTo",
 }
 
 _SOFT_HINT = ("Hint: this machine has no such device. Use a device listed above, or let "
@@ -66,6 +74,10 @@ def _has_string(op):
 
 def _has_complex(op):
     return any(t.dtype.is_complex for t in list(op._inputs) + list(op._outputs))
+
+
+def _any_dtype(op):
+    return True
 
 
 def _is_generator(op):
@@ -123,6 +135,7 @@ class Placer:
         self.soft = config is not None and bool(config.allow_soft_placement)
         self.log = config is not None and bool(config.log_device_placement)
         self.assigned = {}            # Operation -> Device
+        self._members = {}            # colocation root -> the other ops of its group
         self._placed = 0              # ops of graph._nodes_in_order placed so far
 
     def device_of(self, op):
@@ -156,7 +169,11 @@ class Placer:
 
     def _place_batch(self, new):
         consumers = {}
+        self._members = {}
         for op in new:
+            root = colocation_root(op)
+            if root is not op:
+                self._members.setdefault(root, []).append(op)
             for t in op._inputs:
                 consumers.setdefault(t.op, []).append(op)
             for c in op._control_inputs:
@@ -194,19 +211,23 @@ class Placer:
 
     # -- the rules for one op --------------------------------------------------------------
     def _supported(self, op):
-        """Device types `op` can run on, in TF's priority order (GPU first)."""
-        types = []
-        if self.devices.has_gpu and not (op.type in CPU_ONLY_OPS or _has_string(op)):
-            kernels = op._op_def.kernels
-            if self.devices.gpus[0].kind == "cuda":
-                # tfteach's @cuda.jit kernels are real-valued: complex ops stay on the CPU.
-                ok = "GPU" in kernels and not _has_complex(op)
-            else:
-                ok = "CPU" in kernels or not kernels
-            if ok:
-                types.append("GPU")
-        types.append("CPU")
-        return types
+        """Device types `op` (with the rest of its colocation group, when it is the
+        group's root) can run on, in TF's priority order (GPU first)."""
+        if self._runs_on_gpu(op) and all(self._runs_on_gpu(member)
+                                         for member in self._members.get(op, ())):
+            return ["GPU", "CPU"]
+        return ["CPU"]
+
+    def _runs_on_gpu(self, op):
+        if not self.devices.has_gpu or op.type in CPU_ONLY_OPS or _has_string(op):
+            return False
+        kernels = op._op_def.kernels
+        if self.devices.gpus[0].kind != "cuda":
+            return "CPU" in kernels or not kernels     # a virtual GPU runs the CPU kernel
+        # tfteach's @cuda.jit kernels are real-valued: complex ops stay on the CPU.
+        gpu = kernels.get("GPU")
+        return (gpu is not None and not _has_complex(op) and
+                getattr(gpu, "supports", _any_dtype)(op))
 
     def _possible(self, op):
         supported = self._supported(op)

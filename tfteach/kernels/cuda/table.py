@@ -6,7 +6,7 @@ keeps it on the CPU when the GPU is real, and copies its inputs and outputs acro
 from tfteach.kernels.cuda import (bias, conv, elementwise, launch, matmul, pooling, random,
                                   reduce, shape, softmax, training, variables)
 
-__all__ = ["GPU_KERNELS", "gpu_kernels", "with_int32_on_host"]
+__all__ = ["GPU_KERNELS", "DTYPE_ATTRS", "gpu_kernels", "supports", "with_int32_on_host"]
 
 GPU_KERNELS = {}
 GPU_KERNELS.update({op_type: elementwise.unary for op_type in elementwise.UNARY})
@@ -48,6 +48,39 @@ GPU_KERNELS.update({
     "ApplyAdam": training.apply_adam,
 })
 
+# The dtypes each kernel above is written for, by the op attribute that holds them.
+# TensorFlow registers a GPU kernel per dtype (`TypeConstraint`), and its placer puts an
+# op on the GPU only where a kernel for the op's dtypes is registered. tfteach's placer
+# asks `supports(op)` the same way, so an op of another dtype (a uint8 image cast to
+# float, an int64 count summed, a float16 exp) runs on the CPU with copies instead of
+# failing on the card. Most kernels are float32/float64 only (`launch.check_float`).
+FLOATS = frozenset({"float32", "float64"})
+CAST_TYPES = FLOATS | {"int32", "int64", "bool"}      # elementwise.cast's kernel
+ANY_DTYPE = {}     # kernels that move or store values whatever their dtype
+DTYPE_ATTRS = {op_type: {"T": FLOATS} for op_type in GPU_KERNELS}
+DTYPE_ATTRS.update({
+    "Cast": {"SrcT": CAST_TYPES, "DstT": CAST_TYPES},
+    "RandomUniform": {"dtype": FLOATS},
+    "RandomStandardNormal": {"dtype": FLOATS},
+    "TruncatedNormal": {"dtype": FLOATS},
+})
+DTYPE_ATTRS.update(dict.fromkeys(["Reshape", "Identity", "NoOp", "Const", "VariableV2",
+                                  "Assign", "AssignAdd", "AssignSub"], ANY_DTYPE))
+
+
+def supports(op):
+    """True when the CUDA kernel of `op`'s type is written for `op`'s dtypes."""
+    for attr, allowed in DTYPE_ATTRS.get(op.type, ANY_DTYPE).items():
+        dtype = op._attrs.get(attr)
+        if dtype is not None and dtype.base_dtype.name not in allowed:
+            return False
+    return True
+
+
+def _int32_on_host(op):
+    return bool(op._outputs) and all(t.dtype.base_dtype.name == "int32" for t in op._outputs)
+
+
 # The other ops that take a variable by reference are placed with it (TF colocates
 # them), so they need a GPU kernel too: the CPU kernel, on host copies of the variables.
 _REF_OPS_ON_HOST = ["IsVariableInitialized", "ApplyAdagrad", "ApplyRMSProp",
@@ -68,7 +101,7 @@ def with_int32_on_host(op_type, gpu_fn):
     the CPU kernel on the host. The Session asks `kernel_for_op` once per op, when it
     makes the op's kernel context, so a run pays nothing for the choice."""
     def kernel_for_op(op):
-        if op._outputs and all(t.dtype.base_dtype.name == "int32" for t in op._outputs):
+        if _int32_on_host(op):
             cpu = op._op_def.kernels["CPU"]
             cpu_for_op = getattr(cpu, "kernel_for_op", None)
             return _on_host(cpu_for_op(op) if cpu_for_op is not None else cpu)
@@ -77,6 +110,8 @@ def with_int32_on_host(op_type, gpu_fn):
     def kernel(ctx, *inputs):            # called directly (tests): the same choice
         return kernel_for_op(ctx.op)(ctx, *inputs)
     kernel.kernel_for_op = kernel_for_op
+    # the placer's question: int32 results run on the host, any other dtype on the card
+    kernel.supports = lambda op: _int32_on_host(op) or supports(op)
     kernel.gpu_fn = gpu_fn
     kernel.__name__ = "gpu_%s" % op_type
     return kernel
