@@ -9,9 +9,10 @@
 #   3. a notebook on the tfteach kernel, NVML read after every cell
 #      (scripts/gpu_notebook_check.py);
 #   4. bench/nn_steps.py --device gpu.
-# `scripts/gpu_check.sh --lessons` runs, after the install, only every lesson on the card,
-# six kernels at once with TFTEACH_CUDA_RESERVE=0 (scripts/gpu_lessons.py; MNIST from
-# .gpu-data/, which scripts/gpu_wheels.sh fills).
+# `scripts/gpu_check.sh --lessons [ARGS...]` runs, after the install, only the lessons on
+# the card, six kernels at once with TFTEACH_CUDA_RESERVE=0 (scripts/gpu_lessons.py, which
+# takes ARGS: lesson paths, --workers, ...; MNIST from .gpu-data/, which
+# scripts/gpu_wheels.sh fills).
 # Every phase has its own time limit and the next one runs whatever the last gave; logs
 # go to $OUT (default gpu-check-out/). Exit status: the number of failed phases.
 set -u
@@ -61,8 +62,9 @@ phase kernel 60 bash -c "cd /tmp && $PY -c 'import tfteach; print(tfteach.__file
 
 if [ "${1:-}" = "--lessons" ]; then
   [ -d .gpu-data/mnist ] && export TFTEACH_DATA=${TFTEACH_DATA:-$PWD/.gpu-data}
+  shift
   phase lessons 480 env TFTEACH_CUDA_RESERVE=0 $PY scripts/gpu_lessons.py \
-    --json "$OUT/lessons.json"
+    --json "$OUT/lessons.json" "$@"
   echo "=== gpu_check --lessons: $failed phase(s) failed"
   exit "$failed"
 fi
