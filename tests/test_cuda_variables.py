@@ -245,3 +245,27 @@ def test_the_epoch_counter_stays_on_the_cpu_beside_a_virtual_gpu_too(
     counters = [n for n in placed if n.endswith("limit_epochs/CountUpTo")]
     assert counters and placed[counters[0]].endswith("CPU:0")
     assert placed[counters[0].rsplit("/", 1)[0] + "/epochs"].endswith("CPU:0")
+
+
+def test_a_member_added_after_its_variable_was_placed_on_the_gpu_fails_as_in_tensorflow(
+        simulated_cuda_gpu):
+    # the variable keeps the device an earlier run gave it; a CountUpTo added later cannot
+    # run there: TF's placer says so (InvalidArgumentError), at every later run of that
+    # session (its graph cannot be placed), not as a missing kernel at run time
+    v = tf.Variable(tf.zeros([], tf.int64), name="counter")
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        step = tf.count_up_to(v, 3, name="next")
+        for fetch in (step, v):
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"Cannot assign a device for operation next: Could not "
+                               r"satisfy explicit device specification '' because the node "
+                               r"next was colocated with a group of nodes that required "
+                               r"incompatible device '/job:localhost/replica:0/task:0/"
+                               r"device:GPU:0'"):
+                sess.run(fetch)
+    with tf.Session() as sess:                 # a new session places the graph afresh
+        sess.run(v.initializer)
+        assert [sess.run(step) for _ in range(3)] == [0, 1, 2]
+        with pytest.raises(tf.errors.OutOfRangeError, match="Reached limit of 3"):
+            sess.run(step)

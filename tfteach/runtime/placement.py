@@ -203,7 +203,13 @@ class Placer:
             return assigned[op]
         root = colocation_root(op)
         if root is not op:
-            device = self.assigned.get(root) or self._assign(root, assigned)
+            placed = self.assigned.get(root)
+            device = placed or self._assign(root, assigned)
+            if placed is not None and device.device_type == "GPU" and \
+                    not self._runs_on_gpu(op):
+                # The group was placed by an earlier run, before this member existed:
+                # its variable keeps its device (TF keeps a stateful node's placement).
+                raise self._colocation_error(op, root, device)
         else:
             device = self._choose(op)
         assigned[op] = device
@@ -257,6 +263,20 @@ class Placer:
             if usable:
                 return usable[0]
         raise self._error(op, spec, matching)
+
+    def _colocation_error(self, op, root, device):
+        detail = ("Could not satisfy explicit device specification '%s' because the node %s "
+                  "was colocated with a group of nodes that required incompatible device "
+                  "'%s'" % (op._device, op.name, device.name))
+        lines = ["Cannot assign a device for operation %s: %s" % (op.name, detail),
+                 "Colocation Debug Info:",
+                 "Colocation members and user-requested devices:",
+                 "  %s (%s) %s" % (root.name, root.type, root._device),
+                 "  %s (%s) %s" % (op.name, op.type, op._device),
+                 "\t [[%s]]" % op.name]
+        error = errors.InvalidArgumentError(op.node_def, op, "\n".join(lines))
+        error._located = True
+        return error
 
     def _error(self, op, spec, matching):
         requested = op._device
