@@ -7,6 +7,9 @@ test` left in the venv) and write nothing outside the temporary folder. The kern
 inherits this process's environment: PYTHONPATH (this checkout) and conftest's
 NUMBA_ENABLE_CUDASIM=1, so Numba sees no real GPU there.
 
+`tfteach_kernel` is that as a module-scoped fixture: the kernel name, with the
+environment in place while the module's tests run.
+
 `NotebookKernel` keeps one kernel running and appends each cell to one notebook, so a
 test file pays for `import nbformat` and a kernel start once.
 """
@@ -15,6 +18,8 @@ import json
 import os
 import subprocess
 import sys
+
+import pytest
 
 MIB = 1 << 20
 
@@ -103,3 +108,13 @@ def traceback_text(cell):
     import re
     err = error_output(cell)
     return re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(err["traceback"])) if err else ""
+
+
+@pytest.fixture(scope="module")
+def tfteach_kernel(tmp_path_factory):
+    """The "Python 3 (tfteach)" kernelspec of this checkout, installed in a temporary
+    prefix that JUPYTER_PATH puts first."""
+    prefix = str(tmp_path_factory.mktemp("kernelspec"))
+    install_kernelspec(prefix)
+    with kernel_environment(prefix):
+        yield "tfteach"

@@ -17,19 +17,11 @@ nbformat = pytest.importorskip("nbformat")
 pytest.importorskip("nbclient")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nb_kernel_helpers import install_kernelspec, kernel_environment  # noqa: E402
+from nb_kernel_helpers import tfteach_kernel  # noqa: E402,F401 (fixture)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPT = os.path.join(ROOT, "scripts", "gpu_lessons.py")
 LESSON_01 = os.path.join(ROOT, "lessons", "01_graphs_and_sessions.ipynb")
-
-
-@pytest.fixture(scope="module")
-def tfteach_kernel(tmp_path_factory):
-    prefix = str(tmp_path_factory.mktemp("kernelspec"))
-    install_kernelspec(prefix)
-    with kernel_environment(prefix):
-        yield "tfteach"
 
 
 def _notebook(path, *sources):

@@ -24,7 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from lesson_runner import CHECK_CALL, execute, problems, solutions_for  # noqa: E402
-from nb_kernel_helpers import install_kernelspec, kernel_environment  # noqa: E402
+from nb_kernel_helpers import tfteach_kernel  # noqa: E402,F401 (fixture)
 from tfteach.notebook.exercises import NOT_ANSWERED, check, digest  # noqa: E402
 
 LESSONS = sorted(glob.glob(os.path.join(ROOT, "lessons", "[0-9][0-9]_*.ipynb")))
@@ -36,14 +36,6 @@ def nbgrader(cell):
 
 def exercise_cells(nb):
     return [c for c in nb.cells if c.cell_type == "code" and nbgrader(c).get("solution")]
-
-
-@pytest.fixture(scope="module")
-def tfteach_kernel(tmp_path_factory):
-    prefix = str(tmp_path_factory.mktemp("kernelspec"))
-    install_kernelspec(prefix)
-    with kernel_environment(prefix):
-        yield "tfteach"
 
 
 def test_there_are_lessons():

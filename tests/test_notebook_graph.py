@@ -15,7 +15,7 @@ import pytest
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 
-from nb_kernel_helpers import install_kernelspec, kernel_environment  # noqa: E402
+from nb_kernel_helpers import tfteach_kernel  # noqa: E402,F401 (fixture)
 from tfteach.notebook import graph_dot  # noqa: E402
 from tfteach.notebook.graph_export import MIME_TYPE  # noqa: E402
 
@@ -103,16 +103,6 @@ CELLS = [
               "print('graph hooks', len(hooks), len(run_observers._observers))"),
 ]
 ERROR_CELLS = {"bad_option", "bad_fetch", "raises", "bad_line"}
-
-
-@pytest.fixture(scope="module")
-def tfteach_kernel(tmp_path_factory):
-    """The "Python 3 (tfteach)" kernelspec of this checkout, installed in a temporary
-    prefix that JUPYTER_PATH puts first."""
-    prefix = str(tmp_path_factory.mktemp("kernelspec"))
-    install_kernelspec(prefix)
-    with kernel_environment(prefix):
-        yield "tfteach"
 
 
 def _client(nb, cwd):
