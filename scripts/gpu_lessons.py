@@ -26,6 +26,8 @@ import sys
 import threading
 import time
 
+from gpu_notebook_check import NvmlProbe
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Started first: the lessons that train (longest on the CPU, docs/classroom.md), RNNs first.
 LONG_FIRST = ("18_", "19_", "36_", "35_", "34_", "13_", "15_", "37_", "24_", "12_", "28_")
@@ -60,13 +62,10 @@ def run_one(path, limit):
 
 
 def card_used_mib():
-    try:
-        import pynvml
-        pynvml.nvmlInit()
-        handle = pynvml.nvmlDeviceGetHandleByIndex(0)
-        return pynvml.nvmlDeviceGetMemoryInfo(handle).used / 2**20
-    except Exception as e:   # noqa: BLE001 - no NVML: the figure is only left out
-        return "no NVML: %s" % e
+    probe = NvmlProbe()             # gpu_notebook_check's NVML reader
+    if probe.nvml is None:          # no NVML: the figure is only left out
+        return "no NVML: %s" % probe.error
+    return probe.read(None)["card_used"]
 
 
 def main(argv=None):
