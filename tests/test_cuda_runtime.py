@@ -178,13 +178,10 @@ def test_ops_without_a_gpu_kernel_stay_on_the_cpu_with_copies(simulated_cuda_gpu
     x = tf.placeholder(tf.float32, [2, 3])
     scores = tf.nn.softmax(x * 2.0)
     best = tf.argmax(scores, axis=1)                 # no GPU kernel: placed on the CPU
-    options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
-    metadata = tf.RunMetadata()
     value = np.array([[1.0, 3.0, 2.0], [0.0, -1.0, 5.0]], np.float32)
     with tf.Session() as sess:
-        got = sess.run(best, {x: value}, options=options, run_metadata=metadata)
+        got, devices_of = _devices_of(sess, best, {x: value})
     np.testing.assert_array_equal(got, [1, 2])
-    devices_of = {n.node_name: n.device for n in metadata.step_stats.all_nodes()}
     assert devices_of["Softmax"] == GPU0
     assert devices_of["ArgMax"].endswith("CPU:0")
     assert "Softmax/_copy_to_CPU:0" in devices_of

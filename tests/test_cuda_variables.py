@@ -65,12 +65,17 @@ def test_training_an_mlp_on_the_gpu_equals_the_cpu(simulated_cuda_gpu, name):
     assert simulated_cuda_gpu.allocator.bytes_in_use == 0       # freed at close
 
 
+def _placements(capsys):
+    """{op name: device} from the placement log the session printed."""
+    return dict(re.findall(r"^(\S+): \(\w+\): (\S+)$", capsys.readouterr().out, re.M))
+
+
 def test_the_placement_log_puts_variables_and_updates_on_gpu0(simulated_cuda_gpu, capsys):
     loss, train, _, feed = _mlp(OPTIMIZERS["Adam"])
     with tf.Session(config=tf.ConfigProto(log_device_placement=True)) as sess:
         sess.run(tf.global_variables_initializer())
         sess.run(train, feed)
-    placed = dict(re.findall(r"^(\S+): \(\w+\): (\S+)$", capsys.readouterr().out, re.M))
+    placed = _placements(capsys)
     for name in ["w1", "w1/Assign", "w1/read", "b1", "w2/read",
                  "Adam/update_w1/ApplyAdam", "Adam/update_b1/ApplyAdam",
                  "w1/Adam", "w1/Adam_1", "beta1_power", "Adam/Assign"]:
@@ -198,11 +203,16 @@ def _epochs_pipeline():
 
 
 def _read_all(sess, name):
+    """Every file name the pipeline gives, its queue runners started and joined."""
+    coord = tf.train.Coordinator()
+    threads = tf.train.start_queue_runners(sess, coord)
     got = []
     while True:
         try:
             got.append(sess.run(name))
         except tf.errors.OutOfRangeError:
+            coord.request_stop()
+            coord.join(threads)
             return got
 
 
@@ -214,14 +224,10 @@ def test_a_variable_read_by_an_op_without_a_gpu_kernel_stays_on_the_cpu_with_it(
     config = tf.ConfigProto(log_device_placement=True)
     with tf.Session(config=config) as sess:
         sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
-        coord = tf.train.Coordinator()
-        threads = tf.train.start_queue_runners(sess, coord)
         got = _read_all(sess, name)
-        coord.request_stop()
-        coord.join(threads)
         np.testing.assert_array_equal(sess.run(w), np.ones(3, np.float32))
     assert got == [b"a", b"b", b"a", b"b"]
-    placed = dict(re.findall(r"^(\S+): \(\w+\): (\S+)$", capsys.readouterr().out, re.M))
+    placed = _placements(capsys)
     epochs = [n for n in placed if n.endswith("limit_epochs/epochs")]
     assert epochs, sorted(placed)
     scope = epochs[0].rsplit("/", 1)[0]
@@ -236,12 +242,8 @@ def test_the_epoch_counter_stays_on_the_cpu_beside_a_virtual_gpu_too(
     config = tf.ConfigProto(log_device_placement=True)
     with tf.Session(config=config) as sess:
         sess.run(tf.local_variables_initializer())
-        coord = tf.train.Coordinator()
-        threads = tf.train.start_queue_runners(sess, coord)
         assert _read_all(sess, name) == [b"a", b"b", b"a", b"b"]
-        coord.request_stop()
-        coord.join(threads)
-    placed = dict(re.findall(r"^(\S+): \(\w+\): (\S+)$", capsys.readouterr().out, re.M))
+    placed = _placements(capsys)
     counters = [n for n in placed if n.endswith("limit_epochs/CountUpTo")]
     assert counters and placed[counters[0]].endswith("CPU:0")
     assert placed[counters[0].rsplit("/", 1)[0] + "/epochs"].endswith("CPU:0")
