@@ -45,6 +45,12 @@ PROGRAMS = {
         *_ph(tf, np.zeros((1, 3), np.float32), [None, 3])),
     "concat": lambda tf: ([tf.concat([M, M], 0), tf.concat([M, M], -1), tf.concat([M], 0),
                            tf.concat([I, [[1, 2, 3]]], 0)], None),
+    # With a dtype asked for that is not the first tensor's, TF casts every tensor to it.
+    "packed_cast_to_dtype_asked": lambda tf: (
+        [tf.convert_to_tensor([tf.constant(I[0]), tf.constant(I[0] + 0.5)], tf.float64),
+         tf.convert_to_tensor([[tf.constant(1)], [tf.constant(2.5)]], tf.float32)], None),
+    "where_tensor_then_python": lambda tf: (
+        [tf.where([True, False], tf.constant([1.5, 2.0]), [1, 2])], None),
     "concat_partial": lambda tf: (lambda p, f: ([tf.concat([p, M], 1)], f))(
         *_ph(tf, M, [None, 4])),
     "stack": lambda tf: ([tf.stack([M, M]), tf.stack([M, M], axis=-1), tf.stack([1, 2]),
@@ -116,6 +122,18 @@ PROGRAMS = {
 }
 
 ERRORS = {
+    # A list of tensors of two dtypes is not cast to the first one's (it was, silently:
+    # tf.stack([ints, floats]) truncated the floats); tf.where's t fixes e's dtype.
+    "stack_dtypes": lambda tf: ([tf.stack([tf.constant(I[0]), tf.constant(I[0] + 0.5)])],
+                                None),
+    "stack_dtypes_float_first": lambda tf: (
+        [tf.stack([tf.constant(M[0]), tf.constant(I[0, :2].repeat(2))])], None),
+    "packed_dtypes": lambda tf: ([tf.convert_to_tensor([tf.constant(I[0]),
+                                                        tf.constant(I[0] + 0.5)])], None),
+    "packed_dtype_asked_is_the_first": lambda tf: (
+        [tf.convert_to_tensor([tf.constant(I[0]), tf.constant(I[0] + 0.5)], tf.int32)], None),
+    "where_python_then_tensor": lambda tf: (
+        [tf.where([True, False], [1, 2], tf.constant([1.5, 2.0]))], None),
     "reshape_static": lambda tf: ([tf.reshape(M, [5])], None),
     "reshape_divisible": lambda tf: ([tf.reshape(M, [-1, 5])], None),
     "reshape_runtime": lambda tf: (lambda p, f: ([tf.reshape(p, [5])], f))(*_ph(tf, M)),

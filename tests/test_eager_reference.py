@@ -119,6 +119,27 @@ PROGRAMS = {
                     out.append([type(e).__name__, msg])
             return out
     """,
+    # Eager tensors of two dtypes reach the runtime, which refuses them in its words (in
+    # graph mode the same programs are op_def_library's TypeErrors). (A Python value that
+    # does not fit, `a + 1.5`, is TF 1.15's TypeError, test_eager.py; TF 2 converts it
+    # and fails in the runtime.)
+    "dtype_mismatch_errors": """
+        def run(tf):
+            a, b = tf.constant([1, 2]), tf.constant([1.5, 2.0])
+            out = []
+            for thunk in (lambda: a + b, lambda: b * a, lambda: tf.maximum(b, a),
+                          lambda: tf.concat([a, b], 0), lambda: tf.stack([b, a]),
+                          lambda: tf.add_n([b, tf.cast(b, tf.float64)]),
+                          lambda: tf.convert_to_tensor([a, b]),
+                          lambda: tf.math.logical_and(tf.constant([True, False]), b),
+                          lambda: tf.convert_to_tensor([a, b], dtype=tf.float32)):
+                try:
+                    out.append(thunk().numpy().tolist())
+                except Exception as e:
+                    msg = str(e).split("}} ")[-1].split(" name:")[0]
+                    out.append([type(e).__name__, msg])
+            return out
+    """,
 }
 
 
@@ -158,6 +179,7 @@ def test_tape_values(tensorflow, tf2):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("name", ["tape_rules", "function_traces", "module_walk", "errors"])
+@pytest.mark.parametrize("name", ["tape_rules", "function_traces", "module_walk", "errors",
+                                  "dtype_mismatch_errors"])
 def test_same_result(tensorflow, tf2, name):
     assert _ours(tf2, name) == tensorflow[name]

@@ -8,6 +8,7 @@ import numpy as np
 
 from tfteach.framework import convert, dtypes, tensor_shape
 from tfteach.framework.convert import convert_to_tensor
+from tfteach.framework.eager_mode import executing_eagerly
 from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import register_op
 from tfteach.kernels.cpu import array_kernels
@@ -266,8 +267,10 @@ def _first_tensor_dtype(values):
     return None
 
 
-def _autopack(values, dtype, name):
-    """A Pack of `values` (nested lists packed recursively), or the list if none is a tensor."""
+def _autopack(values, dtype, name, cast):
+    """A Pack of `values` (nested lists packed recursively), or the list if none is a
+    tensor. A tensor of another dtype than `dtype` is cast when `cast` (a dtype was asked
+    for), else it is TF's TypeError: with no dtype asked for, TF never casts a tensor."""
     must_pack = False
     converted = []
     with name_scope(name) as scope:
@@ -275,10 +278,10 @@ def _autopack(values, dtype, name):
             if convert.is_tensor(elem):
                 elem = convert_to_tensor(elem)
                 if elem.dtype.base_dtype != dtype:
-                    elem = _cast_or_fail(elem, dtype)
+                    elem = _cast_or_fail(elem, dtype, cast)
                 must_pack = True
             elif isinstance(elem, (list, tuple)):
-                elem = _autopack(elem, dtype, str(i))
+                elem = _autopack(elem, dtype, str(i), cast)
                 must_pack = must_pack or convert.is_tensor(elem)
             converted.append(elem)
         if not must_pack:
@@ -288,14 +291,19 @@ def _autopack(values, dtype, name):
         return _pack(tensors, 0, scope)
 
 
-def _cast_or_fail(tensor, dtype):
-    """TF casts a tensor of another dtype when a dtype is requested (if tf.cast exists)."""
+def _cast_or_fail(tensor, dtype, cast):
+    """TF casts the list's tensors when a dtype other than theirs is asked for
+    (`convert_to_tensor([t], dtype=...)`), with tf.cast where it exists yet."""
     from tfteach.ops import math_ops
-    cast = getattr(math_ops, "cast", None)
-    if cast is None:
+    cast_op = getattr(math_ops, "cast", None)
+    if not cast or cast_op is None:
         raise TypeError("Cannot convert a list containing a tensor of dtype %s to %s (Tensor "
                         "is: %r)" % (tensor.dtype, dtype, tensor))
-    return cast(tensor, dtype)
+    return cast_op(tensor, dtype)
+
+
+def _all_eager(values):
+    return bool(values) and all(hasattr(v, "_value") for v in values)
 
 
 def _autopacking_conversion(value, dtype=None, name=None, as_ref=False):
@@ -304,7 +312,14 @@ def _autopacking_conversion(value, dtype=None, name=None, as_ref=False):
     inferred = _first_tensor_dtype(value)
     if inferred is None:
         return NotImplemented       # no tensor inside: the constant conversion handles it
-    return _autopack(value, dtype or inferred, name or "packed")
+    # A dtype asked for that is not the first tensor's: TF casts every tensor to it.
+    cast = dtype is not None and dtype != inferred
+    if not cast and executing_eagerly() and _all_eager(value):
+        # TF's eager fast path: a list of eager tensors goes straight to Pack, whose
+        # runtime checks the dtypes (ops/eager_type_errors.py).
+        with name_scope(name or "packed") as scope:
+            return _pack(convert_list_input(list(value), "values", "Pack"), 0, scope)
+    return _autopack(value, dtype or inferred, name or "packed", cast)
 
 
 convert.register_tensor_conversion_function((list, tuple), _autopacking_conversion, priority=99)

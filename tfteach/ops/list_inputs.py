@@ -6,6 +6,7 @@ which types it saw.
 """
 from tfteach.framework import dtypes
 from tfteach.framework.convert import convert_to_tensor, is_tensor
+from tfteach.ops.eager_type_errors import is_eager_value, mismatch_error
 
 __all__ = ["convert_list_input"]
 
@@ -24,6 +25,11 @@ def convert_list_input(values, arg_name, op_type):
         tensors = None
     if tensors is not None and len({t.dtype.base_dtype for t in tensors}) <= 1:
         return tensors
+    if values and all(is_eager_value(v) for v in values):
+        # Eager tensors of several dtypes: the runtime's error (eager_type_errors.py).
+        first = values[0].dtype.base_dtype
+        position = next(i for i, v in enumerate(values) if v.dtype.base_dtype != first)
+        raise mismatch_error(op_type, arg_name, position, first, values[position].dtype)
     names = []
     for v in values:
         try:

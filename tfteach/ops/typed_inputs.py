@@ -9,6 +9,7 @@ The allowed-dtype lists are TF 1.15's op definitions (`math_ops.cc`), in TF's or
 since the error message prints them.
 """
 from tfteach.framework import convert
+from tfteach.ops.eager_type_errors import is_eager_value, mismatch_error
 
 __all__ = ["convert_same_type", "convert_fixed_type", "check_same_type_list",
            "check_allowed", "ALLOWED"]
@@ -61,8 +62,10 @@ def _observed_dtype_name(value, input_name):
     return convert.convert_to_tensor(value, name=input_name).dtype.base_dtype.name
 
 
-def _convert_to(op_type, input_name, value, dtype, mismatch):
-    """`value` converted to `dtype`, or TF's TypeError naming the op and the input."""
+def _convert_to(op_type, input_name, value, dtype, mismatch, position=0):
+    """`value` converted to `dtype`, or TF's TypeError naming the op and the input (an
+    eager tensor of another dtype: TF's eager InvalidArgumentError, eager_type_errors.py).
+    `position`: the input's place among those given, used where TF's OpDef is not at hand."""
     if value is None:       # TF's op_def_library wraps make_tensor_proto's ValueError
         raise ValueError("Tried to convert '%s' to a tensor and failed. Error: None values "
                          "not supported." % input_name)
@@ -75,6 +78,8 @@ def _convert_to(op_type, input_name, value, dtype, mismatch):
                                                      type(value).__name__, err)) from None
     except ValueError:
         # A tensor of another dtype: TF never casts a tensor silently.
+        if is_eager_value(value):
+            raise mismatch_error(op_type, input_name, position, dtype, value.dtype) from None
         observed = _observed_dtype_name(value, input_name)
         raise TypeError("Input '%s' of '%s' Op has type %s that does not match %s."
                         % (input_name, op_type, observed, mismatch)) from None
@@ -90,21 +95,26 @@ def convert_same_type(op_type, named_values, allowed=None):
     dtype = first.dtype.base_dtype
     check_allowed(dtype, allowed, first_name)
     tensors = [first]
-    for input_name, value in named_values[1:]:
+    for position, (input_name, value) in enumerate(named_values[1:], 1):
         tensors.append(_convert_to(op_type, input_name, value, dtype,
-                                   "type %s of argument '%s'" % (dtype.name, first_name)))
+                                   "type %s of argument '%s'" % (dtype.name, first_name),
+                                   position))
     return tensors
 
 
 def convert_fixed_type(op_type, named_values, dtype):
     """Tensors for inputs whose dtype the op fixes (LogicalAnd's `x: bool, y: bool`)."""
-    return [_convert_to(op_type, input_name, value, dtype, "expected type of %s" % dtype.name)
-            for input_name, value in named_values]
+    return [_convert_to(op_type, input_name, value, dtype, "expected type of %s" % dtype.name,
+                        position)
+            for position, (input_name, value) in enumerate(named_values)]
 
 
 def check_same_type_list(op_type, input_name, tensors, allowed=None):
     """A list input `inputs: N * T` (AddN): every tensor must have the same dtype."""
     types = [t.dtype.base_dtype for t in tensors]
+    for position, (t, kind) in enumerate(zip(tensors, types)):
+        if kind != types[0] and is_eager_value(t):
+            raise mismatch_error(op_type, input_name, position, types[0], kind)
     if any(t != types[0] for t in types):
         raise TypeError("Tensors in list passed to '%s' of '%s' Op have types [%s] that "
                         "don't all match." % (input_name, op_type,

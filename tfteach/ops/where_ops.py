@@ -10,7 +10,7 @@ from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import register_op
 from tfteach.kernels.cpu import index_kernels, select_kernels
 from tfteach.ops.op_builder import apply_op, broadcast_static_shape, merge_shapes
-from tfteach.ops.list_inputs import convert_list_input
+from tfteach.ops.typed_inputs import convert_same_type
 
 __all__ = ["where", "where_v2", "boolean_mask"]
 
@@ -50,7 +50,8 @@ register_op("SelectV2", _select_v2_shape, cpu=select_kernels.select_v2)
 def _select(op_type, condition, x, y, name):
     with name_scope(name, op_type, [condition, x, y]) as scope:
         cond_t = convert_to_tensor(condition, name="condition", dtype=dtypes.bool)
-        x_t, y_t = convert_list_input([x, y], "t", op_type)
+        # t and e share T; t fixes it, as TF's op_def_library converts them in order.
+        x_t, y_t = convert_same_type(op_type, [("t", x), ("e", y)])
         return apply_op(op_type, [cond_t, x_t, y_t], {"T": x_t.dtype.base_dtype}, scope)
 
 
