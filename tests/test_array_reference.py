@@ -45,6 +45,11 @@ PROGRAMS = {
         *_ph(tf, np.zeros((1, 3), np.float32), [None, 3])),
     "concat": lambda tf: ([tf.concat([M, M], 0), tf.concat([M, M], -1), tf.concat([M], 0),
                            tf.concat([I, [[1, 2, 3]]], 0)], None),
+    # A Python bool is an int to TF's _AssertCompatible (isinstance of numbers.Integral).
+    "constant_python_bools": lambda tf: ([tf.constant(True, tf.int32),
+                                          tf.constant([True, False], tf.float64),
+                                          tf.constant(1) + True, tf.constant([1.5]) * False],
+                                         None),
     # With a dtype asked for that is not the first tensor's, TF casts every tensor to it.
     "packed_cast_to_dtype_asked": lambda tf: (
         [tf.convert_to_tensor([tf.constant(I[0]), tf.constant(I[0] + 0.5)], tf.float64),

@@ -83,17 +83,19 @@ def infer_dtype(values):
 
 
 def _check_compatible(values, dtype):
-    """TF1's _AssertCompatible: a Python value must fit the requested dtype's kind."""
+    """TF1's _AssertCompatible: a Python value must fit the requested dtype's kind. TF
+    checks with isinstance against Python's number classes, where a Python bool is an
+    Integral (so `tf.constant(True, tf.int32)` is 1, as in TF); NumPy's bool_ is not."""
     for v in _flatten(values):
         if dtype.is_bool:
             ok = isinstance(v, (bool, np.bool_))
         elif dtype.is_integer:
-            ok = isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, bool)
+            ok = isinstance(v, (numbers.Integral, np.integer))
         elif dtype.is_floating:
-            ok = (isinstance(v, (numbers.Real, np.number)) and not isinstance(v, bool)
+            ok = (isinstance(v, (numbers.Real, np.number))
                   and not isinstance(v, (complex, np.complexfloating)))
         elif dtype.is_complex:
-            ok = isinstance(v, (numbers.Number, np.number)) and not isinstance(v, bool)
+            ok = isinstance(v, (numbers.Number, np.number)) and not isinstance(v, np.bool_)
         else:  # string
             ok = isinstance(v, (str, bytes))
         if not ok:
