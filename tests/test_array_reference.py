@@ -45,6 +45,13 @@ PROGRAMS = {
         *_ph(tf, np.zeros((1, 3), np.float32), [None, 3])),
     "concat": lambda tf: ([tf.concat([M, M], 0), tf.concat([M, M], -1), tf.concat([M], 0),
                            tf.concat([I, [[1, 2, 3]]], 0)], None),
+    # A known TensorShape or Dimension converts to an int vector or scalar (int64 when a
+    # dimension needs it), so tf.fill(x.shape, v) and tf.convert_to_tensor(x.shape) work.
+    "shape_as_tensor": lambda tf: (
+        [tf.convert_to_tensor(tf.zeros([2, 3]).shape), tf.fill(tf.zeros([2, 3]).shape, 1.5),
+         tf.convert_to_tensor(tf.zeros([2, 3]).shape[1]),
+         tf.convert_to_tensor(tf.TensorShape([2, 3]), tf.int64),
+         tf.convert_to_tensor(tf.TensorShape([2 ** 31]))], None),
     # A Python bool is an int to TF's _AssertCompatible (isinstance of numbers.Integral).
     "constant_python_bools": lambda tf: ([tf.constant(True, tf.int32),
                                           tf.constant([True, False], tf.float64),
@@ -127,6 +134,14 @@ PROGRAMS = {
 }
 
 ERRORS = {
+    "shape_as_tensor_partial": lambda tf: (
+        [tf.convert_to_tensor(tf.placeholder(tf.float32, [None, 2]).shape)], None),
+    "shape_as_tensor_unknown_dimension": lambda tf: (
+        [tf.convert_to_tensor(tf.placeholder(tf.float32, [None, 2]).shape[0])], None),
+    "shape_as_tensor_float": lambda tf: ([tf.convert_to_tensor(tf.TensorShape([2]),
+                                                               tf.float32)], None),
+    "shape_as_tensor_int32_too_small": lambda tf: (
+        [tf.convert_to_tensor(tf.TensorShape([2 ** 31]), tf.int32)], None),
     # A list of tensors of two dtypes is not cast to the first one's (it was, silently:
     # tf.stack([ints, floats]) truncated the floats); tf.where's t fixes e's dtype.
     "stack_dtypes": lambda tf: ([tf.stack([tf.constant(I[0]), tf.constant(I[0] + 0.5)])],
@@ -222,7 +237,11 @@ ERRORS = {
 TF2_CHANGED_MESSAGES = {"concat_rank", "concat_dims", "unstack_num", "getitem_type",
                         "one_hot_dtypes", "pad_rank", "split_runtime", "gather_float",
                         "gather_nd_range", "split_uneven", "split_two_unknown",
-                        "stack_shapes", "stack_axis", "unstack_axis"}
+                        "stack_shapes", "stack_axis", "unstack_axis",
+                        # TF 1.15's constant_op texts ("Cannot convert a partially known
+                        # TensorShape to a Tensor: (?, 2)"); TF 2 reworded them all
+                        "shape_as_tensor_partial", "shape_as_tensor_unknown_dimension",
+                        "shape_as_tensor_float", "shape_as_tensor_int32_too_small"}
 
 
 def _build_and_run(tf, build):

@@ -98,3 +98,27 @@ def test_convert_to_tensor_dtype_mismatch():
     assert tf.convert_to_tensor([1.5], preferred_dtype=tf.int64).dtype == tf.float32
     with pytest.raises(TypeError, match="Failed to convert object of type"):
         tf.convert_to_tensor(object())
+
+
+def test_shapes_convert_to_tensors_with_tf_1_15s_errors():
+    # (test_array_reference.py compares the values and error classes with TensorFlow;
+    # these are TF 1.15's words, which TF 2 reworded.)
+    known = tf.TensorShape([2, 3])
+    with tf.Graph().as_default(), tf.Session() as sess:
+        as_tensor = tf.convert_to_tensor(known)
+        assert as_tensor.op.name == "shape_as_tensor"
+        assert sess.run(as_tensor).tolist() == [2, 3]
+        assert tf.convert_to_tensor(tf.TensorShape([2 ** 31])).dtype == tf.int64
+    partial = tf.placeholder(tf.float32, [None, 2]).shape
+    with pytest.raises(ValueError, match=r"^Cannot convert a partially known TensorShape to "
+                                         r"a Tensor: \(\?, 2\)$"):
+        tf.convert_to_tensor(partial)
+    with pytest.raises(ValueError, match=r"^Cannot convert an unknown Dimension to a Tensor: "
+                                         r"\?$"):
+        tf.convert_to_tensor(partial[0])
+    with pytest.raises(TypeError, match="^Cannot convert a TensorShape to dtype: <dtype: "
+                                        "'float32'>$"):
+        tf.convert_to_tensor(known, tf.float32)
+    with pytest.raises(ValueError, match=r"^Cannot convert a TensorShape to dtype int32; a "
+                                         r"dimension is too large \(2147483648\)$"):
+        tf.convert_to_tensor(tf.TensorShape([2 ** 31]), tf.int32)

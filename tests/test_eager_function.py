@@ -44,6 +44,44 @@ def test_python_values_are_part_of_the_signature(eager):
     assert traced == [(2.0, True), (3.0, True)]
 
 
+def test_python_results_become_tensors(eager):
+    # TF's func_graph converts every leaf of the result: a call always returns tensors,
+    # also when no argument is a tensor (a graph of constants only).
+    tf = eager
+
+    @tf.function
+    def double(x):
+        return x * 2
+
+    for value, want in ((3, 6), (2.5, 5.0)):
+        result = double(value)
+        assert isinstance(result, type(tf.constant(0))) and result.numpy() == want
+    assert double(3).dtype == tf.int32 and double(2.5).dtype == tf.float32
+
+    @tf.function
+    def mixed(x):
+        return {"name": "abc", "pair": [1, 2.5], "same": x, "none": None}
+
+    out = mixed(tf.constant([1.0]))
+    assert repr(out["name"]) == "<tf.Tensor: shape=(), dtype=string, numpy=b'abc'>"
+    assert [t.dtype for t in out["pair"]] == [tf.int32, tf.float32]
+    assert out["none"] is None and out["same"].numpy().tolist() == [1.0]
+
+    @tf.function
+    def nothing():
+        pass
+
+    assert nothing() is None
+
+    @tf.function
+    def not_a_tensor(x):
+        return object()
+
+    with pytest.raises(TypeError, match="must return zero or more Tensors; in compilation of "
+                                        ".*found return value of type <class 'object'>"):
+        not_a_tensor(tf.constant(1))
+
+
 def test_input_signature_and_relaxed_shapes(eager):
     tf = eager
     traced = []

@@ -8,7 +8,7 @@ targets (TF's automatic control dependencies).
 """
 import numpy as np
 
-from tfteach.framework import graph as graph_lib
+from tfteach.framework import dtypes, graph as graph_lib
 from tfteach.eager import context
 from tfteach.eager.tensor import EagerTensor
 from tfteach.ops import nest
@@ -154,13 +154,17 @@ class ConcreteFunction:
         for var, ref, _ in captures:
             session.variable_values[ref.op.name] = store[var._key]
         feed = {p: np.asarray(v) for p, v in zip(self.inputs, values)}
-        results = session.run(self.outputs + self._targets, feed)
+        # (a function of no tensors that returns nothing has nothing to run)
+        to_run = self.outputs + self._targets
+        results = session.run(to_run, feed) if to_run else []
         for var, ref, _ in captures:
             store[var._key] = session.variable_values[ref.op.name]
         flat = list(self._flat_outputs)
         for i, value in zip(self._fetch_positions, results):
-            flat[i] = EagerTensor(value, self.outputs[self._fetch_positions.index(i)].dtype
-                                  .base_dtype)
+            dtype = self.outputs[self._fetch_positions.index(i)].dtype.base_dtype
+            if dtype == dtypes.string:        # held as eager strings are: bytes objects
+                value = np.asarray(value, dtype=object)
+            flat[i] = EagerTensor(value, dtype)
         for i, o in enumerate(flat):
             if isinstance(o, graph_lib.Graph) or hasattr(o, "node_def") and not \
                     is_graph_tensor(o):

@@ -222,8 +222,9 @@ class Function:
                 self._traced_function = (autograph.convert(self._python_function)
                                          if self._autograph else self._python_function)
             outputs = self._traced_function(*g_args, **g_kwargs)
-            outputs = nest.map_structure(_graph_output, outputs) if outputs is not None \
-                else None
+            outputs = nest.map_structure(
+                lambda x: _graph_output(x, self._python_function), outputs) \
+                if outputs is not None else None
         created = _variable_count() - before
         if created and self._created_variables:
             raise ValueError("tf.function-decorated function tried to create variables on "
@@ -242,12 +243,24 @@ def _is_variable(x):
     return hasattr(x, "_ref_value")
 
 
-def _graph_output(x):
-    """A traced function's output: eager values and variables become graph tensors."""
+def _graph_output(x, python_function):
+    """A traced function's output (one leaf of it) as TF's func_graph converts it: eager
+    values, variables and Python values (`return 3`, a string, an array, a TensorShape)
+    become tensors of the graph, so every call returns tensors; None stays None, an
+    Operation stays (its call returns None), and anything else is TF 1.15's TypeError."""
     from tfteach.framework import convert
-    if _is_variable(x) or isinstance(x, EagerTensor):
+    from tfteach.framework.operation import Operation
+    from tfteach.framework.tensor import Tensor
+    if x is None or isinstance(x, Operation) or (
+            isinstance(x, Tensor) and not isinstance(x, EagerTensor)):
+        return x
+    try:
         return convert.convert_to_tensor(x)
-    return x
+    except (TypeError, ValueError):
+        raise TypeError("To be compatible with tf.contrib.eager.defun, Python functions "
+                        "must return zero or more Tensors; in compilation of %s, found "
+                        "return value of type %s, which is not a Tensor."
+                        % (python_function, type(x))) from None
 
 
 def _variable_count():

@@ -68,6 +68,43 @@ convert.register_tensor_conversion_function(
     priority=100)
 
 
+def _shape_dtype(dtype, dims):
+    """int32 unless a dimension needs int64 (TF's rule for a shape made a tensor)."""
+    big = next((d for d in dims if d >= 2 ** 31), 0)
+    if dtype is None:
+        return dtypes.int64 if big else dtypes.int32
+    dtype = dtypes.as_dtype(dtype)
+    if dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError("Cannot convert a TensorShape to dtype: %s" % dtype)
+    if dtype == dtypes.int32 and big:
+        raise ValueError("Cannot convert a TensorShape to dtype int32; a dimension is too "
+                         "large (%s)" % big)
+    return dtype
+
+
+def _tensor_shape_conversion(shape, dtype=None, name=None, as_ref=False):
+    """A fully known TensorShape is the int vector of its dimensions (`tf.fill(x.shape,
+    1.0)`, a tf.function returning `x.shape`), as in TF 1.15."""
+    if not shape.is_fully_defined():
+        raise ValueError("Cannot convert a partially known TensorShape to a Tensor: %s"
+                         % shape)
+    dims = shape.as_list()
+    return constant(dims, dtype=_shape_dtype(dtype, dims), name=name or "shape_as_tensor")
+
+
+def _dimension_conversion(dim, dtype=None, name=None, as_ref=False):
+    if dim.value is None:
+        raise ValueError("Cannot convert an unknown Dimension to a Tensor: %s" % dim)
+    return constant(dim.value, dtype=_shape_dtype(dtype, [dim.value]),
+                    name=name or "shape_as_tensor")
+
+
+convert.register_tensor_conversion_function(tensor_shape.TensorShape, _tensor_shape_conversion,
+                                            priority=100)
+convert.register_tensor_conversion_function(tensor_shape.Dimension, _dimension_conversion,
+                                            priority=100)
+
+
 # -- Placeholder ---------------------------------------------------------------------------
 def _placeholder_shape(op):
     return [(op._attrs["dtype"], op._attrs["shape"])]
