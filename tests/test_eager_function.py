@@ -167,10 +167,25 @@ def test_variables_created_on_first_trace_only(eager):
     def bad(x):
         return x * tf.Variable(1.0)
 
-    bad(tf.constant(1.0))
-    with pytest.raises(ValueError, match="^tf.function-decorated function tried to create "
-                                         "variables on non-first call.$"):
-        bad(tf.constant([1.0, 2.0]))
+    # TF traces a first call that created variables again with creation forbidden: a
+    # function making a new variable each time fails on its first call.
+    for _ in range(2):
+        with pytest.raises(ValueError, match="^tf.function-decorated function tried to "
+                                             "create variables on non-first call.$"):
+            bad(tf.constant([1.0, 2.0]))
+
+    traced = []
+
+    @tf.function
+    def once(x):
+        traced.append("trace")
+        if not hasattr(once, "v"):
+            once.v = tf.Variable(2.0)
+        return x * once.v
+
+    assert once(tf.constant(3.0)).numpy() == 6.0 and traced == ["trace", "trace"]
+    assert once(tf.constant(4.0)).numpy() == 8.0 and len(traced) == 2
+    assert once(tf.constant([1.0])).numpy().tolist() == [2.0] and len(traced) == 3
 
 
 def test_training_step_with_tape_inside(eager):

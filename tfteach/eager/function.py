@@ -149,7 +149,20 @@ class Function:
         key = self._signature_key(args, kwargs)
         concrete = self._concrete.get(key)
         if concrete is None:
-            concrete = self._concrete[key] = self._trace(args, kwargs)
+            concrete = self._concrete[key] = self._first_trace(args, kwargs)
+        return concrete
+
+    def _first_trace(self, args, kwargs):
+        """The concrete function of a new signature. As TF 1.15's def_function, a trace
+        that created variables is followed at once by a second trace with variable
+        creation forbidden, which is the one kept: a function whose variables are made
+        only once (`if self.w is None:`) runs as traced, one that makes a new variable
+        every time fails on its first call, and a Python side effect of the first call
+        happens twice."""
+        had_variables = self._created_variables
+        concrete = self._trace(args, kwargs)
+        if self._created_variables and not had_variables:
+            concrete = self._trace(args, kwargs)
         return concrete
 
     def get_concrete_function(self, *args, **kwargs):
@@ -159,7 +172,7 @@ class Function:
         key = self._signature_key(args, kwargs)
         concrete = self._concrete.get(key)
         if concrete is None:
-            concrete = self._concrete[key] = self._trace(args, kwargs)
+            concrete = self._concrete[key] = self._first_trace(args, kwargs)
         return concrete
 
     def _list_all_concrete_functions(self):
