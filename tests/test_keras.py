@@ -515,3 +515,24 @@ def test_a_regularizer_function_in_a_saved_config_gets_its_arguments():
     assert made.get_config() == {"l1": 0.0, "l2": 0.5}
     with pytest.raises(ValueError, match="^Unknown regularizer:l3$"):
         keras.regularizers.get("l3")
+
+
+def test_losses_take_python_lists_as_tf_1_15s_do():
+    # TF 1.15's losses start with convert_to_tensor(y_pred) and cast y_true to its dtype;
+    # a list crashed here with "'list' object has no attribute 'dtype'".
+    losses, metrics = tf.keras.losses, tf.keras.metrics
+    fetches = [losses.categorical_crossentropy([[0.0, 1.0]], [[0.3, 0.7]]),
+               losses.binary_crossentropy([[1.0]], [[0.7]]),
+               losses.mean_squared_error([1, 2], [2.0, 2.0]),     # int labels cast
+               losses.mean_absolute_error([1.0, 2.0], [2.0, 4.0]),
+               losses.hinge([1.0, -1.0], [0.5, 0.5]),
+               losses.CategoricalCrossentropy()([[0.0, 1.0]], [[0.3, 0.7]]),
+               losses.MeanSquaredError()([1.0, 2.0], [2.0, 2.0]),
+               metrics.binary_accuracy([[1.0], [0.0]], [[0.7], [0.6]]),
+               metrics.categorical_accuracy([[0.0, 1.0]], [[0.3, 0.7]])]
+    with tf.Session() as sess:
+        got = sess.run(fetches)
+    want = [[-np.log(0.7)], [-np.log(0.7)], 0.5, 1.5, np.mean([0.5, 1.5]), -np.log(0.7),
+            0.5, [1.0, 0.0], [1.0]]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-5)

@@ -20,21 +20,29 @@ __all__ = ["mean_squared_error", "mean_absolute_error", "categorical_crossentrop
            "mse", "mae", "MSE", "MAE"]
 
 
-def _cast_like(y_true, y_pred):
+def _prepared(y_true, y_pred):
+    """(y_true, y_pred) as TF 1.15's losses begin: `y_pred` made a tensor (lists and
+    arrays are fine) and `y_true` cast to its dtype."""
+    y_pred = tf.convert_to_tensor(y_pred)
     y_true = tf.convert_to_tensor(y_true)
-    return tf.cast(y_true, y_pred.dtype) if y_true.dtype != y_pred.dtype else y_true
+    if y_true.dtype != y_pred.dtype:
+        y_true = tf.cast(y_true, y_pred.dtype)
+    return y_true, y_pred
 
 
 def mean_squared_error(y_true, y_pred):
-    return tf.reduce_mean(tf.square(y_pred - _cast_like(y_true, y_pred)), axis=-1)
+    y_true, y_pred = _prepared(y_true, y_pred)
+    return tf.reduce_mean(tf.square(y_pred - y_true), axis=-1)
 
 
 def mean_absolute_error(y_true, y_pred):
-    return tf.reduce_mean(tf.abs(y_pred - _cast_like(y_true, y_pred)), axis=-1)
+    y_true, y_pred = _prepared(y_true, y_pred)
+    return tf.reduce_mean(tf.abs(y_pred - y_true), axis=-1)
 
 
 def hinge(y_true, y_pred):
-    return tf.reduce_mean(tf.maximum(1. - _cast_like(y_true, y_pred) * y_pred, 0.), axis=-1)
+    y_true, y_pred = _prepared(y_true, y_pred)
+    return tf.reduce_mean(tf.maximum(1. - y_true * y_pred, 0.), axis=-1)
 
 
 def _softmax_logits(output):
@@ -46,7 +54,7 @@ def _softmax_logits(output):
 
 
 def categorical_crossentropy(y_true, y_pred, from_logits=False):
-    target = _cast_like(y_true, y_pred)
+    target, y_pred = _prepared(y_true, y_pred)
     logits = y_pred if from_logits else _softmax_logits(y_pred)
     if logits is not None:
         return tf.nn.softmax_cross_entropy_with_logits_v2(labels=target, logits=logits)
@@ -57,6 +65,7 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False):
 
 
 def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False):
+    y_pred = tf.convert_to_tensor(y_pred)
     logits = y_pred if from_logits else _softmax_logits(y_pred)
     if logits is None:
         eps = backend.epsilon()
@@ -70,7 +79,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False):
 
 
 def binary_crossentropy(y_true, y_pred, from_logits=False):
-    target = _cast_like(y_true, y_pred)
+    target, y_pred = _prepared(y_true, y_pred)
     if not from_logits:
         eps = backend.epsilon()
         output = tf.clip_by_value(y_pred, eps, 1. - eps)

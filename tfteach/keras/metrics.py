@@ -14,6 +14,7 @@ __all__ = ["binary_accuracy", "categorical_accuracy", "sparse_categorical_accura
 
 
 def binary_accuracy(y_true, y_pred, threshold=0.5):
+    y_pred = tf.convert_to_tensor(y_pred)
     predicted = tf.cast(y_pred > threshold, y_pred.dtype)
     return tf.reduce_mean(tf.cast(tf.equal(tf.cast(y_true, y_pred.dtype), predicted),
                                   backend.floatx()), axis=-1)
