@@ -44,6 +44,7 @@ LAZY = {
     "parse_single_example": ("tfteach.ops.parsing_ops", "parse_single_example"),
     "parse_single_sequence_example": ("tfteach.ops.parsing_ops",
                                       "parse_single_sequence_example"),
+    "print": ("tfteach.ops.print_ops", "print_v2"),
     "decode_csv": ("tfteach.ops.decode_ops", "decode_csv"),
     "decode_raw": ("tfteach.ops.decode_ops", "decode_raw"),
     "random_crop": ("tfteach.image.crops", "random_crop"),

@@ -117,7 +117,7 @@ class ConcreteFunction:
         fetched_ops = {t.op for t in self.outputs}
         self._targets = [op for op in graph.get_operations()
                          if (op._op_def.ref_inputs
-                             or op.type in ("Print", "Assert", "PyWriteSummary"))
+                             or op.type in ("Print", "PrintV2", "Assert", "PyWriteSummary"))
                          and op._control_flow_context is None and op not in fetched_ops]
         self._targets += [op for op in graph.side_effects if op not in fetched_ops]
         self._session = None

@@ -19,7 +19,8 @@ __all__ = ["Print", "Assert"]
 
 
 # -- formatting values like TF's Tensor::SummarizeValue -----------------------------------
-def _format_element(value):
+def format_element(value):
+    """One element as TF's PrintOneElement writes it (also tf.print's, print_ops.py)."""
     if isinstance(value, (bool, np.bool_)):
         return "1" if value else "0"
     if isinstance(value, bytes):
@@ -37,7 +38,7 @@ def summarize(value, limit):
     flat = array.reshape(-1)
     limit = flat.size if limit is None or limit < 0 else min(limit, flat.size)
     if array.ndim == 0:
-        return _format_element(flat[0]) if limit else ""
+        return format_element(flat[0]) if limit else ""
     out = []
     index = [0]
 
@@ -53,7 +54,7 @@ def summarize(value, limit):
                     return
                 if i > 0:
                     out.append(" ")
-                out.append(_format_element(flat[index[0]]))
+                out.append(format_element(flat[index[0]]))
                 index[0] += 1
             return
         for _ in range(array.shape[dim]):
