@@ -536,3 +536,28 @@ def test_losses_take_python_lists_as_tf_1_15s_do():
             0.5, [1.0, 0.0], [1.0]]
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-5)
+
+
+def test_model_input_output_and_their_shapes():
+    # A graph network is its own first call in Keras: model.input/.output and the shapes
+    # are the tensors it was built from (they raised "has no inbound nodes").
+    layers = tf.keras.layers
+    with tf.Graph().as_default():
+        model = tf.keras.Sequential([layers.Dense(4, input_dim=3), layers.Dense(2)])
+        assert (model.input_shape, model.output_shape) == ((None, 3), (None, 2))
+        assert model.input is model.inputs[0] and model.output is model.outputs[0]
+        model(layers.Input((3,)))                     # called again: still its own
+        assert model.input is model.inputs[0] and model.output_shape == (None, 2)
+        a, b = layers.Input((4,)), layers.Input((2,), name="b")
+        hidden = layers.Dense(3)(a)
+        functional = tf.keras.Model([a, b], [hidden, layers.Concatenate()([hidden, b])])
+        assert functional.input_shape == [(None, 4), (None, 2)]
+        assert functional.output_shape == [(None, 3), (None, 5)]
+        recurrent = tf.keras.Sequential([layers.LSTM(4, input_dim=3, input_length=5)])
+        assert recurrent.input_shape == (None, 5, 3)
+        never_called = layers.Dense(2)
+        with pytest.raises(AttributeError, match="^The layer has never been called and thus "
+                                                 "has no defined output shape.$"):
+            never_called.output_shape
+        with pytest.raises(AttributeError, match="^Layer dense_.* has no inbound nodes.$"):
+            never_called.output

@@ -310,6 +310,9 @@ class Layer:
     # -- what a call made -------------------------------------------------------------------
     def _node_attr(self, attr, what):
         if not self._inbound_nodes:
+            if attr.endswith("_shapes"):          # TF 1.15's words for the shapes
+                raise AttributeError("The layer has never been called and thus has no "
+                                     "defined %s shape." % what)
             raise AttributeError("Layer %s is not connected, no input to return."
                                  % self.name if what == "input" else
                                  "Layer %s has no inbound nodes." % self.name)

@@ -54,6 +54,18 @@ class Model(Layer):
             self._eager_input_shapes = list(self.inputs)
             self._eager_input_names = list(self.input_names)
 
+    def _node_attr(self, attr, what):
+        # A graph network is its own first call (Keras' first inbound node, made when the
+        # network is): `model.input`, `.output` and their shapes are those of the tensors
+        # it was built from, whatever other tensors it was called on since.
+        if not self._is_graph_network:
+            return Layer._node_attr(self, attr, what)
+        tensors = self.inputs if what == "input" else self.outputs
+        values = tensors if attr.endswith("_tensors") else [
+            None if t.get_shape().ndims is None else tuple(t.get_shape().as_list())
+            for t in tensors]
+        return values[0] if len(values) == 1 else values
+
     @property
     def layers(self):
         if self._is_graph_network:

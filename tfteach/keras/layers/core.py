@@ -20,6 +20,9 @@ class Dense(Layer):
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
                  kernel_constraint=None, bias_constraint=None, **kwargs):
+        if "input_shape" not in kwargs and "input_dim" in kwargs:
+            # Keras' older spelling, still TF 1.15's: Dense(64, input_dim=100)
+            kwargs["input_shape"] = (kwargs.pop("input_dim"),)
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.units = int(units)
         self.activation = activations.get(activation)

@@ -150,6 +150,10 @@ class _RNN(Layer):
                                       "tfteach's Keras; add a Dropout layer after it")
         if stateful:
             raise NotImplementedError("stateful recurrent layers are not built in tfteach")
+        if "input_shape" not in kwargs and ("input_dim" in kwargs or "input_length" in kwargs):
+            # TF 1.15's RNN layers take Keras' older spelling: LSTM(32, input_dim=8)
+            kwargs["input_shape"] = (kwargs.pop("input_length", None),
+                                     kwargs.pop("input_dim", None))
         self._cell_options = {}
         for key in ("recurrent_activation", "unit_forget_bias", "reset_after",
                     "implementation", "time_major"):
