@@ -398,3 +398,40 @@ def test_regularizers_by_name_penalize_as_tf_keras(tk, name):
             bias_initializer=keras.initializers.Constant(bias))])
         return keras.backend.batch_get_value(model.losses)
     assert_close(penalties(tf.keras), penalties(tk), rtol=1e-6)
+
+
+def _dataset_run(keras, data_module, ours):
+    """fit/evaluate/predict on a tf.data Dataset whose last batch is short (96 = 5 x 18 +
+    6), so TF 1.15's step-counting loop (the loss a mean over batches, the metrics per
+    sample) shows; then steps_per_epoch on a repeated dataset (an epoch continues where
+    the previous stopped)."""
+    model = mlp(keras)
+    model.set_weights(copy_weights_values(model))
+    optimizer = (keras.optimizers.SGD(learning_rate=0.1) if ours else
+                 keras.optimizers.legacy.SGD(learning_rate=0.1))
+    model.compile(optimizer=optimizer, loss="categorical_crossentropy",
+                  metrics=["accuracy"])
+    data = data_module.Dataset.from_tensor_slices((X, Y)).batch(18)
+    history = model.fit(data, epochs=3, verbose=0, validation_data=data).history
+    evaluated = model.evaluate(data, verbose=0)
+    predicted = model.predict(data.map(lambda x, y: x))
+    continued = model.fit(data.repeat(), epochs=3, steps_per_epoch=4, verbose=0).history
+    accuracy = history.get("acc", history.get("accuracy"))
+    return [history["loss"], history["val_loss"], accuracy, evaluated, predicted,
+            continued["loss"], model.get_weights()]
+
+
+def copy_weights_values(model):
+    rng = np.random.RandomState(7)
+    return [rng.uniform(-0.3, 0.3, w.shape).astype(w.dtype) if w.ndim >= 2 else w
+            for w in model.get_weights()]
+
+
+def test_fit_evaluate_predict_on_a_dataset_as_tf_keras(tk):
+    tf1 = tensorflow_v1()
+    theirs = _dataset_run(tk, tf1.data, ours=False)
+    ours = _dataset_run(tf.keras, tf.data, ours=True)
+    for a, b in zip(ours[:6], theirs[:6]):
+        assert_close(a, b, rtol=2e-4)
+    for a, b in zip(ours[6], theirs[6]):
+        assert_close(a, b, rtol=1e-3)

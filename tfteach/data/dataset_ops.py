@@ -160,8 +160,11 @@ class DatasetV1(ElementStructured):
         return [g for _, g in sorted(found, key=lambda pair: pair[0])]
 
     def __iter__(self):
-        raise RuntimeError("dataset.__iter__() is only supported when eager execution is "
-                           "enabled.")
+        if not hasattr(self._variant, "_value"):        # a graph's dataset
+            raise RuntimeError("dataset.__iter__() is only supported when eager execution "
+                               "is enabled.")
+        from tfteach.data.iterator_ops import EagerIterator
+        return EagerIterator(self)
 
     def __repr__(self):
         return "<DatasetV1Adapter shapes: %s, types: %s>" % (

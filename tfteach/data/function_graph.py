@@ -143,7 +143,8 @@ class FunctionRunner:
         from tfteach.runtime import executor
         from tfteach.runtime import session as session_lib
         self.traced = traced
-        inner = session_lib.Session(graph=traced.graph, config=outer_session._config)
+        inner = session_lib.Session(graph=traced.graph,
+                                     config=getattr(outer_session, "_config", None))
         # Not a Session of the student's: the notebook's list of open sessions and its
         # clean-up must not see it; it lives as long as the outer session's kernel state.
         session_lib._live.discard(inner)

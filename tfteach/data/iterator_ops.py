@@ -32,7 +32,8 @@ from tfteach.framework.registry import not_differentiable, register_op
 from tfteach.framework.tensor import Tensor
 from tfteach.ops.op_builder import apply_op
 
-__all__ = ["Iterator", "make_one_shot_iterator", "make_initializable_iterator"]
+__all__ = ["Iterator", "EagerIterator", "make_one_shot_iterator",
+           "make_initializable_iterator"]
 
 
 class IteratorResource:
@@ -289,10 +290,70 @@ def _refuse_captured_state(dataset):
         pending.extend(op.control_inputs)
 
 
+class EagerIterator:
+    """Iterating a dataset while executing eagerly (TF 1.15's `IteratorV2` in eager
+    mode): `for element in dataset`, `iter(dataset)`, `make_one_shot_iterator(dataset)`.
+
+    Executing eagerly, the dataset's ops ran when it was made, so its variant holds the
+    Stream itself (streams.py); an iterator is a new pass over it. Each element comes
+    back as EagerTensors in the dataset's structure; `next()` ends with StopIteration,
+    `get_next()` with TF's OutOfRangeError("End of sequence")."""
+
+    def __init__(self, dataset):
+        self._structure = dataset._structure
+        self._specs = structure.flatten(dataset._structure)
+        self._attrs = _type_attrs(dataset._structure)
+        self._resource = IteratorResource("Iterator", self._attrs["output_types"])
+        self._resource.reset(dataset._variant._value)
+
+    @property
+    def output_types(self):
+        return structure.map_structure(lambda s: s.dtype, self._structure)
+
+    @property
+    def output_shapes(self):
+        return structure.map_structure(lambda s: s.shape, self._structure)
+
+    @property
+    def element_spec(self):
+        return self._structure
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        try:
+            return self.get_next()
+        except OutOfRangeError:
+            raise StopIteration from None
+
+    def get_next(self, name=None):
+        from tfteach.eager.tensor import EagerTensor
+
+        class _Context:                   # what the IteratorGetNext kernel reads
+            attrs = self._attrs
+        values = _get_next_kernel(_Context, self._resource)
+        values = [values] if len(self._attrs["output_types"]) == 1 else list(values)
+        tensors = [EagerTensor(v, dtype) for v, dtype
+                   in zip(values, self._attrs["output_types"])]
+        components = sparse.from_tensors(self._specs, tensors)
+        return structure.pack(self._structure, components)
+
+    def __repr__(self):
+        return "<tfteach.data EagerIterator of %s>" % (self.output_types,)
+
+
+def _eager_dataset(dataset):
+    """True when `dataset` was made executing eagerly (its variant holds its Stream)."""
+    return hasattr(dataset._variant, "_value")
+
+
 def make_one_shot_iterator(dataset):
     """An iterator that initialises itself (its dataset may not read placeholders)."""
     if not isinstance(dataset, DatasetV1):
         raise TypeError("make_one_shot_iterator expects a Dataset, got %r" % (dataset,))
+    if _eager_dataset(dataset):
+        return EagerIterator(dataset)
     _refuse_captured_state(dataset)
     with dataset.graph.as_default():
         resource = apply_op("OneShotIterator", [],
@@ -306,6 +367,9 @@ def make_initializable_iterator(dataset, shared_name=None):
     """An iterator whose `initializer` (re)starts it on `dataset`."""
     if not isinstance(dataset, DatasetV1):
         raise TypeError("make_initializable_iterator expects a Dataset, got %r" % (dataset,))
+    if _eager_dataset(dataset):
+        raise RuntimeError("dataset.make_initializable_iterator is not supported when eager "
+                           "execution is enabled. Use `for element in dataset` instead.")
     with dataset.graph.as_default():
         resource = apply_op("IteratorV2", [], dict(_type_attrs(dataset._structure),
                                                     container="",

@@ -9,11 +9,13 @@ Three ways to make one, as in Keras:
 and the optimizer's update ops; `fit` feeds NumPy batches to `sess.run` in the Session of
 `backend.get_session()` with the learning phase set to True.
 """
+import itertools
+
 import numpy as np
 
 import tfteach as tf
 from tfteach.keras import backend, optimizers
-from tfteach.keras.engine import arrays, compiled, eager_training, network
+from tfteach.keras.engine import arrays, compiled, dataset_input, eager_training, network
 from tfteach.keras.engine import training_loop
 from tfteach.keras.engine.base_layer import Layer
 
@@ -305,6 +307,10 @@ class Model(Layer):
             validation_steps=None, validation_freq=1, **kwargs):
         if class_weight is not None or sample_weight is not None:
             raise NotImplementedError("tfteach's Keras has no sample/class weights yet")
+        if dataset_input.is_dataset(x):
+            return self._fit_dataset(x, epochs, verbose, callbacks, validation_data,
+                                     initial_epoch, steps_per_epoch, validation_steps,
+                                     validation_freq)
         batch_size = batch_size or 32
         inputs, targets = self._standardize(x, y)
         val_inputs = val_targets = None
@@ -338,6 +344,67 @@ class Model(Layer):
         return training_loop.fit_loop(self, epoch_batches, epochs, count, "sample",
                                       verbose, callbacks, validate, initial_epoch,
                                       validation_freq, info)
+
+    def _fit_dataset(self, dataset, epochs, verbose, callbacks, validation_data,
+                     initial_epoch, steps, validation_steps, validation_freq):
+        """fit(dataset): each element a batch (x, y) (dataset_input.py)."""
+        source = dataset_input.DatasetBatches(dataset)
+        first_pass = source.epoch(steps)
+        first = next(first_pass, None)
+        if first is None:
+            raise ValueError("The dataset given to fit() has no elements")
+        self._standardize(*self._dataset_pair(first))      # builds and checks the model
+        pending = [itertools.chain([first], first_pass)]
+
+        def epoch_batches(epoch):
+            elements = pending.pop() if pending else source.epoch(steps)
+            for element in elements:
+                yield self._standardize(*self._dataset_pair(element))
+
+        validate = None
+        if validation_data is not None:
+            if dataset_input.is_dataset(validation_data):
+                val_source = dataset_input.DatasetBatches(validation_data)
+
+                def validate():
+                    return self._dataset_means(val_source, validation_steps)
+            else:
+                val_inputs, val_targets = self._standardize(validation_data[0],
+                                                            validation_data[1])
+
+                def validate():
+                    return self._run_batches(None, val_inputs, val_targets, 32, False)
+        return training_loop.fit_loop(self, epoch_batches, epochs, steps, "step", verbose,
+                                      callbacks, validate, initial_epoch, validation_freq)
+
+    def _dataset_pair(self, element):
+        x, y = dataset_input.split(element)
+        if y is None:
+            raise ValueError("The dataset's elements must be (inputs, targets) pairs to "
+                             "train or evaluate a model; this one gives %s"
+                             % (type(element).__name__,))
+        return x, y
+
+    def _dataset_means(self, source, steps, on_batch=None):
+        """The means of the test step over a dataset's batches: per sample, except the
+        loss in a graph, the mean of the batches' losses (TF 1.15's step-counting loop;
+        executing eagerly TF 1.15 runs its v2 loop, per sample)."""
+        totals, seen, losses = None, 0, []
+        for index, element in enumerate(source.epoch(steps)):
+            inputs, targets = self._standardize(*self._dataset_pair(element))
+            size = len(inputs[0])
+            values = np.asarray(self._test_step(inputs, targets), dtype=np.float64)
+            totals = values * size if totals is None else totals + values * size
+            seen += size
+            losses.append(values[0])
+            if on_batch is not None:
+                on_batch(index, values, totals / seen)
+        if totals is None:
+            raise ValueError("The dataset given to evaluate() has no elements")
+        means = totals / seen
+        if not backend.executing_eagerly():
+            means[0] = np.mean(losses)
+        return means
 
     def fit_generator(self, generator, steps_per_epoch=None, epochs=1, verbose=1,
                       callbacks=None, validation_data=None, validation_steps=None,
@@ -379,6 +446,8 @@ class Model(Layer):
         if not self._compiled:
             raise RuntimeError("You must compile your model before training/testing. "
                                "Use `model.compile(optimizer, loss)`.")
+        if dataset_input.is_dataset(x):
+            return self._evaluate_dataset(x, verbose, steps)
         inputs, targets = self._standardize(x, y)
         count = len(inputs[0])
         bar = None
@@ -397,12 +466,31 @@ class Model(Layer):
         values = [float(v) for v in means]
         return values[0] if len(values) == 1 else values
 
+    def _evaluate_dataset(self, dataset, verbose, steps):
+        bar = None
+        if verbose == 1:
+            from tfteach.keras.utils.progbar import Progbar
+            bar = Progbar(steps, stateful_metrics=self.metrics_names[1:], unit_name="step")
+
+        def on_batch(index, values, running):
+            if bar is not None:
+                bar.update(index + 1, [(self.metrics_names[0], float(values[0]))] +
+                           list(zip(self.metrics_names[1:], running[1:])))
+        values = [float(v) for v in self._dataset_means(
+            dataset_input.DatasetBatches(dataset), steps, on_batch)]
+        return values[0] if len(values) == 1 else values
+
     def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None, **kwargs):
-        inputs, _ = self._standardize(x)
-        count = len(inputs[0])
+        if dataset_input.is_dataset(x):
+            batches = (self._standardize(dataset_input.split(element)[0])[0] for element
+                       in dataset_input.DatasetBatches(x).epoch(steps))
+        else:
+            inputs, _ = self._standardize(x)
+            batches = ([a[start:end] for a in inputs] for start, end
+                       in arrays.make_batches(len(inputs[0]), batch_size or 32))
         chunks = None
-        for start, end in arrays.make_batches(count, batch_size or 32):
-            values = self._predict_step([a[start:end] for a in inputs])
+        for batch in batches:
+            values = self._predict_step(batch)
             chunks = chunks or [[] for _ in values]
             for chunk, value in zip(chunks, values):
                 chunk.append(value)

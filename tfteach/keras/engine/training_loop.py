@@ -39,7 +39,7 @@ def fit_loop(model, epoch_batches, epochs, target, unit, verbose, callbacks, val
     callback_list.call("on_train_begin", {})
     for epoch in range(initial_epoch, epochs):
         callback_list.call("on_epoch_begin", epoch, {})
-        totals, seen = np.zeros(len(names)), 0
+        totals, seen, step_losses = np.zeros(len(names)), 0, []
         for index, (inputs, targets) in enumerate(epoch_batches(epoch)):
             size = len(inputs[0])
             callback_list.call("on_train_batch_begin", index, {"batch": index,
@@ -47,6 +47,7 @@ def fit_loop(model, epoch_batches, epochs, target, unit, verbose, callbacks, val
             values = np.asarray(model._train_step(inputs, targets), dtype=np.float64)
             totals += values * size
             seen += size
+            step_losses.append(values[0])
             # metrics are shown as running means over the epoch (TF 1.15's stateful
             # metrics); the progress bar averages the loss itself.
             logs = {"batch": index, "size": size if unit == "sample" else 1,
@@ -56,6 +57,10 @@ def fit_loop(model, epoch_batches, epochs, target, unit, verbose, callbacks, val
             if model.stop_training:
                 break
         logs = {n: float(v) for n, v in zip(names, totals / max(seen, 1))}
+        if unit == "step" and step_losses and not backend.executing_eagerly():
+            # TF 1.15's graph-mode loops count steps (datasets, generators): the epoch's
+            # loss is the mean of the steps' losses; its metrics are stateful, per sample
+            logs[names[0]] = float(np.mean(step_losses))
         if validate is not None and (epoch + 1) % validation_freq == 0:
             logs.update({"val_" + n: float(v) for n, v in zip(names, validate())})
         callback_list.call("on_epoch_end", epoch, logs)
