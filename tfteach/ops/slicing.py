@@ -145,10 +145,16 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
         else:
             strides_t = convert_to_tensor(strides, name="strides", dtype=begin_t.dtype)
         index_dtype_of(begin_t, "begin")
-        attrs = {"T": x.dtype.base_dtype, "Index": begin_t.dtype, "begin_mask": begin_mask,
-                 "end_mask": end_mask, "ellipsis_mask": ellipsis_mask,
-                 "new_axis_mask": new_axis_mask, "shrink_axis_mask": shrink_axis_mask}
-        return apply_op("StridedSlice", [x, begin_t, end_t, strides_t], attrs, scope)
+        masks = {"begin_mask": begin_mask, "end_mask": end_mask,
+                 "ellipsis_mask": ellipsis_mask, "new_axis_mask": new_axis_mask,
+                 "shrink_axis_mask": shrink_axis_mask}
+        attrs = dict(masks, T=x.dtype.base_dtype, Index=begin_t.dtype)
+        sliced = apply_op("StridedSlice", [x, begin_t, end_t, strides_t], attrs, scope)
+    if var is not None or not hasattr(sliced, "_value"):
+        # TF gives a variable's slice (and any graph tensor's) an `assign` method
+        from tfteach.ops.slice_assign import attach_assign
+        attach_assign(sliced, var, begin_t, end_t, strides_t, masks, scope)
+    return sliced
 
 
 # -- tensor[...] ----------------------------------------------------------------------------------

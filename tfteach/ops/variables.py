@@ -307,10 +307,16 @@ class Variable:
                       "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__",
                       "__mod__", "__rmod__", "__pow__", "__rpow__", "__matmul__",
                       "__rmatmul__", "__and__", "__rand__", "__or__", "__ror__", "__xor__",
-                      "__rxor__", "__lt__", "__le__", "__gt__", "__ge__", "__getitem__",
+                      "__rxor__", "__lt__", "__le__", "__gt__", "__ge__",
                       "__neg__", "__abs__", "__invert__", "__bool__"):
         locals()[_operator] = _tensor_method(_operator)
     del _operator
+
+    def __getitem__(self, slice_spec):
+        # TF's _SliceHelperVar: a slice of the value that knows its variable, so that
+        # `v[0, :].assign(...)` writes into it (ops/slice_assign.py)
+        from tfteach.ops.slicing import _slice_helper
+        return _slice_helper(self.value(), slice_spec, var=self)
 
 
 VariableV1 = Variable
