@@ -8,11 +8,11 @@ import numpy as np
 
 from tfteach.framework import convert, dtypes, tensor_shape
 from tfteach.framework.convert import convert_to_tensor
-from tfteach.framework.eager_mode import executing_eagerly
 from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import register_op
 from tfteach.kernels.cpu import array_kernels
 from tfteach.ops.constant_op import constant, identity
+from tfteach.ops.eager_type_errors import is_eager_value
 from tfteach.ops.list_inputs import convert_list_input, index_dtype_of
 from tfteach.ops.op_builder import ShapeError, apply_op, constant_value
 from tfteach.ops.shape_utils import check_axis, merge_dims, shape_error
@@ -302,10 +302,6 @@ def _cast_or_fail(tensor, dtype, cast):
     return cast_op(tensor, dtype)
 
 
-def _all_eager(values):
-    return bool(values) and all(hasattr(v, "_value") for v in values)
-
-
 def _autopacking_conversion(value, dtype=None, name=None, as_ref=False):
     if as_ref:
         return NotImplemented
@@ -314,7 +310,7 @@ def _autopacking_conversion(value, dtype=None, name=None, as_ref=False):
         return NotImplemented       # no tensor inside: the constant conversion handles it
     # A dtype asked for that is not the first tensor's: TF casts every tensor to it.
     cast = dtype is not None and dtype != inferred
-    if not cast and executing_eagerly() and _all_eager(value):
+    if not cast and value and all(is_eager_value(v) for v in value):
         # TF's eager fast path: a list of eager tensors goes straight to Pack, whose
         # runtime checks the dtypes (ops/eager_type_errors.py).
         with name_scope(name or "packed") as scope:
