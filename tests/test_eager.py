@@ -113,6 +113,20 @@ def test_errors_are_tf_eager_errors(eager):
     with pytest.raises(RuntimeError, match=r"^tf.placeholder\(\) is not compatible with "
                                            "eager execution.$"):
         tf.placeholder(tf.float32)
+    # A dtype the op has no kernel for: TF 1.15's eager runtime finds no device for it
+    # (TF 2.21 says InvalidArgumentError "Value for attr 'T' ..."; a graph, TypeError).
+    for make in (lambda: tf.sqrt(tf.constant(4)), lambda: tf.sqrt(4)):
+        with pytest.raises(tf.errors.NotFoundError) as info:
+            make()
+        text = str(info.value)
+        assert text.startswith("Could not find valid device for node.\nNode:{{node Sqrt}}\n"
+                               "All kernels registered for op Sqrt :\n")
+        assert "  device='CPU'; T in [DT_FLOAT]\n" in text and text.endswith(" [Op:Sqrt]")
+        assert "DT_INT32" not in text
+    with tf.Graph().as_default():
+        with pytest.raises(TypeError, match="^Value passed to parameter 'x' has DataType "
+                                            "int32 not in list of allowed values"):
+            tf.sqrt(tf.constant(4))
 
 
 def test_eager_variable(eager):

@@ -11,11 +11,17 @@ InvalidArgumentError in its own words:
 
 Only values that already are eager tensors get this error: a Python number or NumPy
 array that cannot be converted is still a TypeError, in eager mode as in graph mode.
+
+Likewise a dtype the op has no kernel for (`tf.sqrt(tf.constant(4))`): op_def_library's
+TypeError ("Value passed to parameter 'x' has DataType int32 not in list of allowed
+values: ...") building a graph; executing eagerly, TF 1.15's runtime finds no device
+with a kernel for it: `NotFoundError: Could not find valid device for node.`, followed
+by the op's node and the kernels registered for it.
 """
 from tfteach.framework import errors
 from tfteach.framework.eager_mode import executing_eagerly
 
-__all__ = ["is_eager_value", "mismatch_error"]
+__all__ = ["is_eager_value", "mismatch_error", "no_kernel_error"]
 
 # TF's DataTypeString: the C++ type names, which differ from the Python ones for floats.
 _TF_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
@@ -56,3 +62,18 @@ def mismatch_error(op_type, input_name, position, expected, got):
         None, None, "cannot compute %s as input #%d(zero-based) was expected to be a %s "
         "tensor but is a %s tensor [Op:%s]" % (op_type, number, _type_name(expected),
                                                _type_name(got), op_type))
+
+
+def _enum_name(type_name):
+    """'float32' -> 'DT_FLOAT': TF's DataType enum names, as its kernel lists print."""
+    return "DT_" + _TF_TYPE_NAMES.get(type_name, type_name).upper()
+
+
+def no_kernel_error(op_type, allowed_names):
+    """NotFoundError for an op executed eagerly with a dtype it has no kernel for;
+    `allowed_names` the op's dtypes, as typed_inputs.ALLOWED lists them."""
+    kernels = "".join("  device='CPU'; T in [%s]\n" % _enum_name(name)
+                      for name in reversed(allowed_names.split(", ")))
+    return errors.NotFoundError(
+        None, None, "Could not find valid device for node.\nNode:{{node %s}}\nAll kernels "
+        "registered for op %s :\n%s [Op:%s]" % (op_type, op_type, kernels, op_type))

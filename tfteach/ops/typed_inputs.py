@@ -9,7 +9,7 @@ The allowed-dtype lists are TF 1.15's op definitions (`math_ops.cc`), in TF's or
 since the error message prints them.
 """
 from tfteach.framework import convert
-from tfteach.ops.eager_type_errors import is_eager_value, mismatch_error
+from tfteach.ops.eager_type_errors import is_eager_value, mismatch_error, no_kernel_error
 
 __all__ = ["convert_same_type", "convert_fixed_type", "check_same_type_list",
            "check_allowed", "ALLOWED"]
@@ -93,6 +93,9 @@ def convert_same_type(op_type, named_values, allowed=None):
     first_name, first_value = named_values[0]
     first = convert.convert_to_tensor(first_value, name=first_name)
     dtype = first.dtype.base_dtype
+    if allowed is not None and dtype.name not in _ALLOWED_SETS[allowed] and \
+            is_eager_value(first):
+        raise no_kernel_error(op_type, ALLOWED[allowed])    # the eager runtime's error
     check_allowed(dtype, allowed, first_name)
     tensors = [first]
     for position, (input_name, value) in enumerate(named_values[1:], 1):
