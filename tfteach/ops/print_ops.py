@@ -26,7 +26,7 @@ import sys
 import numpy as np
 
 from tfteach.framework import convert, dtypes, tensor_shape
-from tfteach.framework.registry import register_op
+from tfteach.framework.registry import not_differentiable, register_op
 from tfteach.ops import nest
 from tfteach.ops.logging_ops import format_element
 from tfteach.ops.op_builder import apply_op
@@ -130,6 +130,7 @@ def _string_format_kernel(ctx, *tensors):
 
 
 register_op("StringFormat", _string_format_shape, cpu=_string_format_kernel)
+not_differentiable("StringFormat")             # text: nothing to differentiate
 
 
 def string_format(template, inputs, placeholder="{}", summarize=3, name=None):
@@ -168,6 +169,7 @@ def _print_kernel(ctx, text):
 
 
 register_op("PrintV2", lambda op: [], cpu=_print_kernel, stateful=True)
+not_differentiable("PrintV2")
 
 
 def _stream_name(output_stream):
