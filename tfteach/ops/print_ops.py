@@ -154,9 +154,8 @@ def _write(stream, text):
         then.flush()
     elif stream.startswith("log("):
         from tfteach import logging
-        level = stream[4:-1]
-        getattr(logging, "warning" if level == "warning" else level)(
-            "%s", text[:-1] if text.endswith("\n") else text)
+        log = getattr(logging, stream[len("log("):-1])       # info, warning, error
+        log("%s", text[:-1] if text.endswith("\n") else text)
     else:                                   # "file://path": appended, as TF's kernel does
         with open(stream[len("file://"):], "a", encoding="utf-8") as f:
             f.write(text)
