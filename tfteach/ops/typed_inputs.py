@@ -93,10 +93,10 @@ def convert_same_type(op_type, named_values, allowed=None):
     first_name, first_value = named_values[0]
     first = convert.convert_to_tensor(first_value, name=first_name)
     dtype = first.dtype.base_dtype
-    if allowed is not None and dtype.name not in _ALLOWED_SETS[allowed] and \
-            is_eager_value(first):
-        raise no_kernel_error(op_type, ALLOWED[allowed])    # the eager runtime's error
-    check_allowed(dtype, allowed, first_name)
+    if allowed is not None and dtype.name not in _ALLOWED_SETS[allowed]:
+        if is_eager_value(first):
+            raise no_kernel_error(op_type, ALLOWED[allowed])    # the eager runtime's error
+        check_allowed(dtype, allowed, first_name)               # op_def_library's
     tensors = [first]
     for position, (input_name, value) in enumerate(named_values[1:], 1):
         tensors.append(_convert_to(op_type, input_name, value, dtype,
