@@ -1,4 +1,5 @@
-"""TF's eager error for an input tensor of the wrong dtype.
+"""TF's eager errors for inputs an op cannot take: a tensor of the wrong dtype, a dtype
+the op has no kernel for.
 
 Building a graph, TF 1.15's `op_def_library` refuses `int_tensor + float_tensor` with a
 TypeError ("Input 'y' of 'AddV2' Op has type float32 that does not match ..."). Executing
