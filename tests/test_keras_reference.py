@@ -435,3 +435,26 @@ def test_fit_evaluate_predict_on_a_dataset_as_tf_keras(tk):
         assert_close(a, b, rtol=2e-4)
     for a, b in zip(ours[6], theirs[6]):
         assert_close(a, b, rtol=1e-3)
+
+
+def test_fit_generator_loss_is_per_sample_as_tf_keras(tk):
+    # Batches of 16, 16 and 4: over a generator the v1 loop reports the epoch's loss per
+    # sample (over a Dataset, the mean of the batches' losses: the test above), and its
+    # accuracy per sample.
+    def batches():
+        while True:
+            for start, end in ((0, 16), (16, 32), (32, 36)):
+                yield X[start:end], Y[start:end]
+    histories = []
+    for keras, ours in ((tk, False), (tf.keras, True)):
+        model = mlp(keras)
+        model.set_weights(copy_weights_values(model))
+        sgd = keras.optimizers.SGD(learning_rate=0.1) if ours else \
+            keras.optimizers.legacy.SGD(learning_rate=0.1)
+        model.compile(optimizer=sgd, loss="categorical_crossentropy", metrics=["accuracy"])
+        history = model.fit_generator(batches(), steps_per_epoch=3, epochs=3,
+                                      verbose=0).history
+        histories.append((history["loss"], history.get("acc", history.get("accuracy"))))
+    (their_loss, their_acc), (our_loss, our_acc) = histories
+    assert_close(our_loss, their_loss, rtol=2e-4)
+    assert_close(our_acc, their_acc, rtol=1e-6)

@@ -374,8 +374,11 @@ class Model(Layer):
 
                 def validate():
                     return self._run_batches(None, val_inputs, val_targets, 32, False)
+        # In a graph TF 1.15's loop over a Dataset counts steps: the epoch's loss is the
+        # mean of the batches' losses; eagerly its v2 loop's is per sample.
         return training_loop.fit_loop(self, epoch_batches, epochs, steps, "step", verbose,
-                                      callbacks, validate, initial_epoch, validation_freq)
+                                      callbacks, validate, initial_epoch, validation_freq,
+                                      loss_per_step=not backend.executing_eagerly())
 
     def _dataset_pair(self, element):
         x, y = dataset_input.split(element)

@@ -15,10 +15,11 @@ __all__ = ["fit_loop"]
 
 
 def fit_loop(model, epoch_batches, epochs, target, unit, verbose, callbacks, validate,
-             initial_epoch=0, validation_freq=1, extra_info=None):
+             initial_epoch=0, validation_freq=1, extra_info=None, loss_per_step=False):
     """`epoch_batches(epoch)` yields (inputs, targets) lists; `target` is the number of
     samples (unit 'sample') or steps (unit 'step') of an epoch; `validate()` returns
-    the validation means or None."""
+    the validation means or None. `loss_per_step`: the epoch's loss is the mean of the
+    batches' losses (TF 1.15's graph loop over a Dataset), not a mean per sample."""
     names = list(model.metrics_names)
     if not backend.executing_eagerly():
         model._train_ops()
@@ -57,9 +58,8 @@ def fit_loop(model, epoch_batches, epochs, target, unit, verbose, callbacks, val
             if model.stop_training:
                 break
         logs = {n: float(v) for n, v in zip(names, totals / max(seen, 1))}
-        if unit == "step" and step_losses and not backend.executing_eagerly():
-            # TF 1.15's graph-mode loops count steps (datasets, generators): the epoch's
-            # loss is the mean of the steps' losses; its metrics are stateful, per sample
+        if loss_per_step and step_losses:
+            # (its metrics are stateful: per sample, as here)
             logs[names[0]] = float(np.mean(step_losses))
         if validate is not None and (epoch + 1) % validation_freq == 0:
             logs.update({"val_" + n: float(v) for n, v in zip(names, validate())})
