@@ -18,6 +18,7 @@ position. Its ops, named as TF 1.15 names them:
 """
 import itertools
 import threading
+import types
 import weakref
 
 import numpy as np
@@ -305,6 +306,8 @@ class EagerIterator:
         self._attrs = _type_attrs(dataset._structure)
         self._resource = IteratorResource("Iterator", self._attrs["output_types"])
         self._resource.reset(dataset._variant._value)
+        # what the IteratorGetNext kernel reads of its context: the op's attrs
+        self._kernel_context = types.SimpleNamespace(attrs=self._attrs)
 
     @property
     def output_types(self):
@@ -329,10 +332,7 @@ class EagerIterator:
 
     def get_next(self, name=None):
         from tfteach.eager.tensor import EagerTensor
-
-        class _Context:                   # what the IteratorGetNext kernel reads
-            attrs = self._attrs
-        values = _get_next_kernel(_Context, self._resource)
+        values = _get_next_kernel(self._kernel_context, self._resource)
         values = [values] if len(self._attrs["output_types"]) == 1 else list(values)
         tensors = [EagerTensor(v, dtype) for v, dtype
                    in zip(values, self._attrs["output_types"])]
