@@ -291,7 +291,7 @@ def _refuse_captured_state(dataset):
         pending.extend(op.control_inputs)
 
 
-class EagerIterator:
+class EagerIterator(ElementStructured):
     """Iterating a dataset while executing eagerly (TF 1.15's `IteratorV2` in eager
     mode): `for element in dataset`, `iter(dataset)`, `make_one_shot_iterator(dataset)`.
 
@@ -308,14 +308,6 @@ class EagerIterator:
         self._resource.reset(dataset._variant._value)
         # what the IteratorGetNext kernel reads of its context: the op's attrs
         self._kernel_context = types.SimpleNamespace(attrs=self._attrs)
-
-    @property
-    def output_types(self):
-        return structure.map_structure(lambda s: s.dtype, self._structure)
-
-    @property
-    def output_shapes(self):
-        return structure.map_structure(lambda s: s.shape, self._structure)
 
     @property
     def element_spec(self):

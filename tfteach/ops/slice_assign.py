@@ -15,7 +15,7 @@ import numpy as np
 from tfteach.framework import convert
 from tfteach.framework.errors import UnimplementedError
 from tfteach.framework.registry import not_differentiable, register_op
-from tfteach.kernels.cpu.shape_kernels import invalid_argument
+from tfteach.kernels.cpu.shape_kernels import invalid_argument, shape_text
 from tfteach.kernels.cpu.slice_spec import SliceError, resolved_index
 from tfteach.kernels.cpu.state_kernels import variable_ref_of
 from tfteach.ops.op_builder import apply_op
@@ -23,10 +23,6 @@ from tfteach.ops.op_builder import apply_op
 __all__ = ["attach_assign"]
 
 _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
-
-
-def _shape_text(shape):
-    return "[%s]" % ",".join(str(d) for d in shape)
 
 
 def _kernel(ctx, ref, begin, end, strides, value):
@@ -46,7 +42,7 @@ def _kernel(ctx, ref, begin, end, strides, value):
             raise UnimplementedError(
                 None, ctx.op, "sliced l-value shape %s does not match r-value shape %s. "
                 "Automatic broadcasting not yet implemented."
-                % (_shape_text(final_shape), _shape_text(value.shape)))
+                % (shape_text(final_shape), shape_text(value.shape)))
         new = old.copy()                    # readers of the old value keep it
         if index:
             new[index] = value.reshape(target.shape)
