@@ -17,7 +17,7 @@ import tfteach as tf
 from tfteach.keras import backend, optimizers
 from tfteach.keras.engine import arrays, compiled, dataset_input, eager_training, network
 from tfteach.keras.engine import training_loop
-from tfteach.keras.engine.base_layer import Layer
+from tfteach.keras.engine.base_layer import Layer, _shape_tuple
 
 __all__ = ["Model"]
 
@@ -63,9 +63,8 @@ class Model(Layer):
         if not self._is_graph_network:
             return Layer._node_attr(self, attr, what)
         tensors = self.inputs if what == "input" else self.outputs
-        values = tensors if attr.endswith("_tensors") else [
-            None if t.get_shape().ndims is None else tuple(t.get_shape().as_list())
-            for t in tensors]
+        values = tensors if attr.endswith("_tensors") else [_shape_tuple(t)
+                                                            for t in tensors]
         return values[0] if len(values) == 1 else values
 
     @property
@@ -453,32 +452,33 @@ class Model(Layer):
             return self._evaluate_dataset(x, verbose, steps)
         inputs, targets = self._standardize(x, y)
         count = len(inputs[0])
-        bar = None
-        if verbose == 1:
-            from tfteach.keras.utils.progbar import Progbar
-            bar = Progbar(count, stateful_metrics=self.metrics_names[1:],
-                          unit_name="sample")
+        show = self._evaluation_bar(verbose, count, "sample")
 
         def on_batch(index, size, values, running):
-            if bar is not None:
-                seen = min(count, (index + 1) * (batch_size or 32))
-                bar.update(seen, [(self.metrics_names[0], float(values[0]))] +
-                           list(zip(self.metrics_names[1:], running[1:])))
+            show(min(count, (index + 1) * (batch_size or 32)), values, running)
         means = self._run_batches(None, inputs, targets, batch_size or 32, False,
                                   on_batch)
         values = [float(v) for v in means]
         return values[0] if len(values) == 1 else values
 
+    def _evaluation_bar(self, verbose, target, unit):
+        """evaluate()'s progress bar: `show(position, values, running means)` (a no-op
+        unless verbose == 1), `target` samples or steps (None: unknown)."""
+        if verbose != 1:
+            return lambda position, values, running: None
+        from tfteach.keras.utils.progbar import Progbar
+        bar = Progbar(target, stateful_metrics=self.metrics_names[1:], unit_name=unit)
+
+        def show(position, values, running):
+            bar.update(position, [(self.metrics_names[0], float(values[0]))] +
+                       list(zip(self.metrics_names[1:], running[1:])))
+        return show
+
     def _evaluate_dataset(self, dataset, verbose, steps):
-        bar = None
-        if verbose == 1:
-            from tfteach.keras.utils.progbar import Progbar
-            bar = Progbar(steps, stateful_metrics=self.metrics_names[1:], unit_name="step")
+        show = self._evaluation_bar(verbose, steps, "step")
 
         def on_batch(index, values, running):
-            if bar is not None:
-                bar.update(index + 1, [(self.metrics_names[0], float(values[0]))] +
-                           list(zip(self.metrics_names[1:], running[1:])))
+            show(index + 1, values, running)
         values = [float(v) for v in self._dataset_means(
             dataset_input.DatasetBatches(dataset), steps, on_batch)]
         return values[0] if len(values) == 1 else values
