@@ -82,3 +82,29 @@ def test_errors_and_readers():
             sess.run(v[0, 0].assign(100.0))
             np.testing.assert_array_equal(held, START)       # a fetched value is not changed
             assert sess.run(v)[0, 0] == 100.0
+
+
+def test_tensorflows_graph_with_a_sliced_assign_runs_in_a_fresh_process(tmp_path):
+    # The op type must be registered by `import tfteach` itself: a GraphDef may name it
+    # before the program has built any slice.
+    import os
+    import subprocess
+    import sys
+    tf1 = tensorflow_v1()
+    tf1.disable_resource_variables()
+    graph = tf1.Graph()
+    with graph.as_default():
+        v = tf1.Variable([1.0, 2.0, 3.0], name="v")
+        v[1:].assign([7.0, 8.0], name="write")
+    path = tmp_path / "sliced_assign.pb"
+    path.write_bytes(graph.as_graph_def().SerializeToString())
+    code = ("import tfteach as tf\n"
+            "gd = tf.GraphDef(); gd.ParseFromString(open(%r, 'rb').read())\n"
+            "tf.import_graph_def(gd, name='')\n"
+            "with tf.Session() as s:\n"
+            "    s.run('v/Assign'); print(s.run('write:0').tolist())\n" % str(path))
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=root, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[1.0, 7.0, 8.0]"

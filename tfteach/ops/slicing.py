@@ -19,6 +19,9 @@ from tfteach.kernels.cpu.slice_spec import SliceError, as_int_list, resolve_stri
 from tfteach.ops.list_inputs import index_dtype_of
 from tfteach.ops.op_builder import ShapeError, apply_op, constant_value
 from tfteach.ops.shape_utils import partial_shape_from_tensor, shape_error
+# (imported here, not at the first slice: it registers StridedSliceAssign, which a
+# GraphDef read before any slice was built may name)
+from tfteach.ops.slice_assign import attach_assign
 
 __all__ = ["slice", "strided_slice"]
 
@@ -152,7 +155,6 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
         sliced = apply_op("StridedSlice", [x, begin_t, end_t, strides_t], attrs, scope)
     if var is not None or not hasattr(sliced, "_value"):
         # TF gives a variable's slice (and any graph tensor's) an `assign` method
-        from tfteach.ops.slice_assign import attach_assign
         attach_assign(sliced, var, begin_t, end_t, strides_t, masks, scope)
     return sliced
 
