@@ -68,8 +68,13 @@ install: $(VENV)/.installed graphviz
 kernel: install
 	$(PY) -m tfteach.kernel install --sys-prefix
 
+# Two worker processes (pytest-xdist), each test file whole on one of them: CI's host
+# has two cores, and the suite is mostly one-threaded Python (half the time of one
+# process). `TEST_WORKERS=0 make test` runs it in one process.
+TEST_WORKERS ?= 2
 test: install kernel chromium
-	$(PY) -m pytest -q -p no:cacheprovider --durations=15
+	$(PY) -m pytest -q -p no:cacheprovider --durations=15 \
+	  $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 
 # The wheel and sdist as users get them (scripts/check_dist.sh): built from a clean copy
 # with `python -m build`, the wheel installed into a fresh venv without Node, the lab

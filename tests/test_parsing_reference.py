@@ -102,7 +102,13 @@ BAD_SINGLE = [_example(label=[1]),                          # img is required
               b"garbage"]
 
 
-@pytest.mark.parametrize("record", BAD_SINGLE)
+# Named cases: a serialized map's order differs between processes, so the bytes would make
+# test ids that differ too (pytest-xdist's workers must collect the same ids).
+BAD_NAMES = ["no_img", "wrong_type", "wrong_size", "sparse_wrong_type", "not_whole_rows",
+             "garbage"]
+
+
+@pytest.mark.parametrize("record", BAD_SINGLE, ids=BAD_NAMES)
 def test_single_example_errors_as_tensorflows(record):
     theirs, ours = errors_of_both(lambda tf: (tf.parse_single_example(record, _features(tf)),
                                               None))
