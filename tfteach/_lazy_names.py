@@ -45,6 +45,11 @@ LAZY = {
     "parse_single_sequence_example": ("tfteach.ops.parsing_ops",
                                       "parse_single_sequence_example"),
     "print": ("tfteach.ops.print_ops", "print_v2"),
+    # a Python function as an op (ops/script_ops.py), a function sharing its variables
+    "py_func": ("tfteach.ops.script_ops", "py_func"),
+    "py_function": ("tfteach.ops.script_ops", "py_function"),
+    "numpy_function": ("tfteach.ops.script_ops", "numpy_function"),
+    "make_template": ("tfteach.ops.template", "make_template"),
     "decode_csv": ("tfteach.ops.decode_ops", "decode_csv"),
     "decode_raw": ("tfteach.ops.decode_ops", "decode_raw"),
     "random_crop": ("tfteach.image.crops", "random_crop"),

@@ -56,7 +56,7 @@ REMOVED_IN_V2 = frozenset((
     "RandomUniform TruncatedNormal UniformUnitScaling VarianceScaling Zeros "
     "clip_by_average_norm global_norm load_ipython_extension unload_ipython_extension "
     "PACKAGE_VERSION QUANTIZED_DTYPES array_grad control_flow_grad math_grad kernels ops "
-    "framework runtime eager examples metrics losses").split())
+    "framework runtime eager examples metrics losses py_func make_template").split())
 
 
 def _module(name, doc, names):

@@ -42,7 +42,7 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_
     if isinstance(value, Tensor):
         if dtype is not None and not dtype.is_compatible_with(value.dtype):
             raise ValueError("Tensor conversion requested dtype %s for Tensor with dtype %s: %r"
-                             % (dtype.name, value.dtype.name, str(value)))
+                             % (dtype.name, value.dtype.name, value))
         return value
     if preferred_dtype is not None and dtype is None:
         try:
@@ -56,7 +56,7 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_
                 continue
             if dtype is not None and not dtype.is_compatible_with(result.dtype):
                 raise ValueError("Tensor conversion requested dtype %s for Tensor with dtype "
-                                 "%s: %r" % (dtype.name, result.dtype.name, str(result)))
+                                 "%s: %r" % (dtype.name, result.dtype.name, result))
             return result
     raise TypeError("Failed to convert object of type %s to Tensor. Contents: %s. Consider "
                     "casting elements to a supported type." % (type(value), value))

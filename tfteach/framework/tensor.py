@@ -78,11 +78,13 @@ class Tensor:
         return "<tf.Tensor '%s' shape=%s dtype=%s>" % (self.name, self._shape, self._dtype.name)
 
     def __str__(self):
-        return 'Tensor("%s"%s%s, dtype=%s)' % (
+        # TF's order, and no shape at all when even the rank is unknown (a py_func's
+        # output, `tf.placeholder(tf.float32)`): `Tensor("PyFunc:0", dtype=float32)`.
+        return 'Tensor("%s"%s, dtype=%s%s)' % (
             self.name,
-            ", shape=%s" % self._shape,
-            ", device=%s" % self.device if self.device else "",
-            self._dtype.name)
+            ", shape=%s" % self._shape if self._shape.ndims is not None else "",
+            self._dtype.name,
+            ", device=%s" % self.device if self.device else "")
 
     # TF1 graph tensors compare and hash by identity; `tf.equal` compares values.
     __eq__ = object.__eq__

@@ -33,7 +33,8 @@ def is_eager_value(value):
     return executing_eagerly() and (hasattr(value, "_value") or hasattr(value, "_eager_tensor"))
 
 
-def _type_name(dtype):
+def cpp_type_name(dtype):
+    """TF's C++ DataTypeString of `dtype` (float, double, int32, string ...)."""
     name = dtype.base_dtype.name
     return _TF_TYPE_NAMES.get(name, name)
 
@@ -61,8 +62,8 @@ def mismatch_error(op_type, input_name, position, expected, got):
     number = _input_number(op_type, input_name, position)
     return errors.InvalidArgumentError(
         None, None, "cannot compute %s as input #%d(zero-based) was expected to be a %s "
-        "tensor but is a %s tensor [Op:%s]" % (op_type, number, _type_name(expected),
-                                               _type_name(got), op_type))
+        "tensor but is a %s tensor [Op:%s]" % (op_type, number, cpp_type_name(expected),
+                                               cpp_type_name(got), op_type))
 
 
 def _enum_name(type_name):
