@@ -15,6 +15,7 @@ __all__ = ["random_module", "math_module", "nn_module", "compat_module", "v2_nam
 _RANDOM = {"normal": "random_normal", "uniform": "random_uniform",
            "truncated_normal": "truncated_normal", "shuffle": "random_shuffle",
            "categorical": "multinomial", "multinomial": "multinomial",
+           "gamma": "random_gamma",
            "set_random_seed": "set_random_seed"}
 
 # tf.math names that are the TF 1 top-level function of the same name.
@@ -56,7 +57,8 @@ REMOVED_IN_V2 = frozenset((
     "RandomUniform TruncatedNormal UniformUnitScaling VarianceScaling Zeros "
     "clip_by_average_norm global_norm load_ipython_extension unload_ipython_extension "
     "PACKAGE_VERSION QUANTIZED_DTYPES array_grad control_flow_grad math_grad kernels ops "
-    "framework runtime eager examples metrics losses py_func make_template").split())
+    "framework runtime eager examples metrics losses py_func make_template "
+    "random_gamma").split())
 
 
 def _module(name, doc, names):

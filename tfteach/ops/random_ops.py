@@ -24,7 +24,7 @@ from tfteach.ops import op_builder
 from tfteach.ops.op_builder import ShapeError, apply_op, constant_value
 
 __all__ = ["random_normal", "truncated_normal", "random_uniform", "random_shuffle",
-           "multinomial", "set_random_seed", "get_seed"]
+           "multinomial", "set_random_seed", "get_seed", "random_gamma"]
 
 DEFAULT_GRAPH_SEED = 87654321
 _MAXINT32 = 2 ** 31 - 1
@@ -263,3 +263,7 @@ def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None):
                                 "uint64" % dtype.name)
             attrs.update(T=dtype, output_dtype=output_dtype)
             return apply_op("Multinomial", [logits, num_samples], attrs, name=scope)
+
+
+# tf.random_gamma: its ops and gradient live in their own module, which imports this one.
+from tfteach.ops.random_gamma_ops import random_gamma  # noqa: E402,F401

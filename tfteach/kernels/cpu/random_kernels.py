@@ -46,8 +46,9 @@ def _shape_text(shape):
     return "[%s]" % ",".join(str(d) for d in shape)
 
 
-def output_shape(ctx, shape):
-    """The `shape` input's value as a tuple, with TF's runtime checks."""
+def output_shape(ctx, shape, dtype=None):
+    """The `shape` input's value as a tuple, with TF's runtime checks (`dtype`: the
+    output's, when the op's attrs do not name it `dtype` or `Tout`)."""
     shape = np.asarray(shape)
     if shape.ndim != 1:
         raise InvalidArgumentError(None, ctx.op, "shape must be a vector of {int32,int64}, got "
@@ -56,7 +57,7 @@ def output_shape(ctx, shape):
     for d in dims:
         if d < 0:
             raise InvalidArgumentError(None, ctx.op, "Dimension %d must be >= 0" % d)
-    check_shape(ctx, dims, (ctx.attrs.get("dtype") or ctx.attrs["Tout"]).np)
+    check_shape(ctx, dims, dtype or (ctx.attrs.get("dtype") or ctx.attrs["Tout"]).np)
     return dims
 
 
