@@ -93,7 +93,7 @@ class _FedTensor:
 class FedRun:
     """A (fetch, feed keys) signature whose checks passed once, and its Plan."""
 
-    __slots__ = ("plan", "feeds", "graph", "marks", "tensors", "positions")
+    __slots__ = ("plan", "feeds", "graph", "marks", "tensors", "positions", "fed")
 
     def __init__(self, plan, feed_tensors, graph, fetches, tensors):
         """`tensors`: the distinct fetched tensors, in the plan's order."""
@@ -102,6 +102,9 @@ class FedRun:
         self.graph = graph
         self.marks = self._marks()
         self.tensors = tuple(tensors)
+        # Which fetched tensors are fed: TF hands back their fed array itself (session.py).
+        fed = set(feed_tensors)
+        self.fed = tuple(t in fed for t in self.tensors)
         # For a list/tuple: each fetch's index in `tensors`, -1 for an Operation (None).
         self.positions = None if type(fetches) is Tensor else tuple(
             self.tensors.index(f) if type(f) is Tensor else -1 for f in fetches)

@@ -257,7 +257,8 @@ class BaseSession:
             values = plan.run(feed_values, step_stats, report_oom)
         if options is not None and options.output_partition_graphs and run_metadata is not None:
             run_metadata.partition_graphs = list(plan.partition_graphs())
-        results = iter([_to_result(v, t) for v, t in zip(values, tensors)])
+        fed = set(feed_tensors)
+        results = iter([_to_result(v, t, t in fed) for v, t in zip(values, tensors)])
         element_values = [next(results) if isinstance(e, Tensor) else None
                           for e in structure.elements]
         return structure.build(element_values)
@@ -331,26 +332,29 @@ def _fast_results(fed_run, values, fetches):
     """What the general path's FetchStructure builds, for a fetch or a flat list/tuple of
     fetches (fed_runs.FedRun.positions)."""
     positions = fed_run.positions
+    fed = fed_run.fed
     if positions is None:
-        return _to_result(values[0], fetches)
+        return _to_result(values[0], fetches, fed[0])
     tensors = fed_run.tensors
     # One result per distinct tensor (a fetch listed twice is one object, as in TF);
     # `[train_op, loss]` fetches one.
-    results = ([_to_result(values[0], tensors[0])] if len(tensors) == 1 else
-               [_to_result(v, t) for v, t in zip(values, tensors)])
+    results = ([_to_result(values[0], tensors[0], fed[0])] if len(tensors) == 1 else
+               [_to_result(v, t, f) for v, t, f in zip(values, tensors, fed)])
     out = [None if p < 0 else results[p] for p in positions]
     return out if type(fetches) is list else tuple(out)
 
 
-def _to_result(value, tensor):
-    """What `sess.run` hands back: NumPy values the student may freely modify."""
+def _to_result(value, tensor, fed=False):
+    """What `sess.run` hands back: NumPy values the student may freely modify. A scalar
+    is a NumPy scalar (`np.float32(1.5)`), except where the fetched tensor was fed: TF
+    returns the fed array itself then, a 0-d array (`array(1.5, dtype=float32)`)."""
     if value is executor.DEAD:
         from tfteach.framework import errors
         raise errors.InvalidArgumentError(
             None, tensor.op, "Retval[0] does not have value: %s was computed in a tf.cond "
             "branch that was not taken" % tensor.name)
     if isinstance(value, np.ndarray):
-        if value.ndim == 0:
+        if value.ndim == 0 and not fed:
             return value[()]
         if not value.flags.writeable:
             return value.copy()
