@@ -458,3 +458,24 @@ def test_fit_generator_loss_is_per_sample_as_tf_keras(tk):
     (their_loss, their_acc), (our_loss, our_acc) = histories
     assert_close(our_loss, their_loss, rtol=2e-4)
     assert_close(our_acc, their_acc, rtol=1e-6)
+
+
+def test_history_params_are_tf_keras_v1_loops(tk):
+    def params(keras, **fit):
+        model = mlp(keras)
+        model.compile("sgd", "categorical_crossentropy", metrics=["accuracy"])
+        found = dict(model.fit(X, Y, epochs=2, verbose=0, **fit).params)
+        found["metrics"] = [m.replace("accuracy", "acc") for m in found["metrics"]]
+        return found
+    for fit in (dict(batch_size=16, validation_split=0.25), dict()):
+        assert params(tf.keras, **fit) == params(tk, **fit)
+
+
+@pytest.mark.parametrize("layer,args", [
+    ("Conv2D", (2, 3)), ("Conv2DTranspose", (2, (3, 2))), ("MaxPooling2D", ()),
+    ("AveragePooling2D", ((3, 1),)), ("Reshape", ((2, 4),))])
+def test_shape_options_in_configs_are_tuples_as_tf_keras(tk, layer, args):
+    def shaped(keras):
+        config = getattr(keras.layers, layer)(*args).get_config()
+        return {k: v for k, v in config.items() if isinstance(v, (list, tuple))}
+    assert shaped(tf.keras) == shaped(tk) and shaped(tf.keras)

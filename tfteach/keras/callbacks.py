@@ -76,6 +76,7 @@ class ProgbarLogger(Callback):
 
     def __init__(self, count_mode="samples", stateful_metrics=None):
         super().__init__()
+        self.count_mode = count_mode          # "samples" or "steps": the bar's unit
         self.stateful_metrics = set(stateful_metrics or [])
 
     def on_train_begin(self, logs=None):
@@ -88,7 +89,7 @@ class ProgbarLogger(Callback):
             print("Epoch %d/%d" % (epoch + 1, self.epochs))
             self.progbar = Progbar(target=self.params["samples"], verbose=self.verbose,
                                    stateful_metrics=self.stateful_metrics,
-                                   unit_name=self.params.get("unit", "sample"))
+                                   unit_name=self.count_mode[:-1])
 
     def on_batch_end(self, batch, logs=None):
         logs = logs or {}

@@ -342,7 +342,7 @@ class Model(Layer):
             else "")
         return training_loop.fit_loop(self, epoch_batches, epochs, count, "sample",
                                       verbose, callbacks, validate, initial_epoch,
-                                      validation_freq, info)
+                                      validation_freq, info, batch_size=batch_size)
 
     def _fit_dataset(self, dataset, epochs, verbose, callbacks, validation_data,
                      initial_epoch, steps, validation_steps, validation_freq):

@@ -15,7 +15,8 @@ __all__ = ["fit_loop"]
 
 
 def fit_loop(model, epoch_batches, epochs, target, unit, verbose, callbacks, validate,
-             initial_epoch=0, validation_freq=1, extra_info=None, loss_per_step=False):
+             initial_epoch=0, validation_freq=1, extra_info=None, loss_per_step=False,
+             batch_size=None):
     """`epoch_batches(epoch)` yields (inputs, targets) lists; `target` is the number of
     samples (unit 'sample') or steps (unit 'step') of an epoch; `validate()` returns
     the validation means or None. `loss_per_step`: the epoch's loss is the mean of the
@@ -30,10 +31,11 @@ def fit_loop(model, epoch_batches, epochs, target, unit, verbose, callbacks, val
         callback_list.append(cbks.ProgbarLogger(count_mode=unit + "s",
                                                 stateful_metrics=names[1:]))
     shown = names + (["val_" + n for n in names] if validate is not None else [])
+    # TF 1.15's callback params (a Dataset's or generator's batch_size is None).
     callback_list = cbks.CallbackList(callback_list, model, {
-        "epochs": epochs, "steps": target if unit == "step" else None,
-        "samples": target, "verbose": verbose, "do_validation": validate is not None,
-        "metrics": shown, "unit": unit})
+        "batch_size": batch_size, "epochs": epochs,
+        "steps": target if unit == "step" else None, "samples": target, "verbose": verbose,
+        "do_validation": validate is not None, "metrics": shown})
     if verbose and extra_info:
         print(extra_info)
     model.stop_training = False

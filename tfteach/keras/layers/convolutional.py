@@ -77,9 +77,9 @@ class _Conv(Layer):
     def get_config(self):
         config = super().get_config()
         config.update({
-            "filters": self.filters, "kernel_size": list(self.kernel_size),
-            "strides": list(self.strides), "padding": self.padding,
-            "data_format": self.data_format, "dilation_rate": list(self.dilation_rate),
+            "filters": self.filters, "kernel_size": tuple(self.kernel_size),
+            "strides": tuple(self.strides), "padding": self.padding,
+            "data_format": self.data_format, "dilation_rate": tuple(self.dilation_rate),
             "activation": activations.serialize(self.activation),
             "use_bias": self.use_bias})
         config.update(weight_options_config(self))

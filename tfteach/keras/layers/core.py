@@ -141,7 +141,7 @@ class Reshape(Layer):
 
     def get_config(self):
         config = super().get_config()
-        config["target_shape"] = list(self.target_shape)
+        config["target_shape"] = tuple(self.target_shape)
         return config
 
 

@@ -32,8 +32,8 @@ class _Pooling2D(Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update({"pool_size": list(self.pool_size), "padding": self.padding,
-                       "strides": list(self.strides), "data_format": self.data_format})
+        config.update({"pool_size": tuple(self.pool_size), "padding": self.padding,
+                       "strides": tuple(self.strides), "data_format": self.data_format})
         return config
 
 
