@@ -104,9 +104,7 @@ def _py_func_kernel(ctx, *inputs):
     args = [np.asarray(x) for x in inputs]
     try:
         ret = func(*args)
-    except BaseException as exc:  # noqa: BLE001 - the function's error becomes TF's
-        if not isinstance(exc, Exception):
-            raise
+    except Exception as exc:  # noqa: BLE001 - the function's error becomes TF's
         raise _raised(exc, ctx.op) from exc
     expected = ctx.attrs["Tout"]
     # A list or tuple is the outputs, None is none (TF's py_func.cc), anything else one.
