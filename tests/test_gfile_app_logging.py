@@ -53,6 +53,10 @@ def test_gfile_files_and_directories(tmp_path):
 @pytest.fixture
 def fresh_flags(monkeypatch):
     monkeypatch.setattr(flags_module, "FLAGS", flags_module.FlagValues())
+    # A script's flags: this process may hold an IPython shell that another test file
+    # made (pytest-xdist runs the files in any order), where a redefinition is allowed.
+    # The notebook's rules have their own test, in a real kernel (below).
+    monkeypatch.setattr(flags_module, "in_notebook", lambda: False)
     return flags_module
 
 
