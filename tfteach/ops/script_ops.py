@@ -49,10 +49,14 @@ _TOKENS = itertools.count()
 _LOCK = threading.Lock()
 
 
-def _register(func, graph):
+def _new_token():
     with _LOCK:
-        token = "pyfunc_%d" % next(_TOKENS)
-        _FUNCS[token] = func
+        return "pyfunc_%d" % next(_TOKENS)
+
+
+def _register(func, graph):
+    token = _new_token()
+    _FUNCS[token] = func
     graph.__dict__.setdefault("_py_funcs_used_in_graph", []).append(func)
     return token
 
@@ -83,8 +87,7 @@ def _as_output(value):
     if result.dtype.char == "S":
         return np.asarray(value, order="C", dtype=object)
     if result.dtype.char == "U":
-        return np.vectorize(lambda x: x.encode("utf-8"), otypes=[object])(result) \
-            if result.ndim else np.asarray(result[()].encode("utf-8"), dtype=object)
+        return np.vectorize(lambda x: x.encode("utf-8"), otypes=[object])(result)
     return result
 
 
@@ -116,9 +119,10 @@ def _py_func_kernel(ctx, *inputs):
             % (token, len(values), len(expected)))
     for i, (value, dtype) in enumerate(zip(values, expected)):
         want = dtypes.as_dtype(dtype)
-        if dtype == dtypes.string and value.dtype == object:
-            continue
-        if value.dtype != want.as_numpy_dtype or (want == dtypes.string):
+        # strings come back as object arrays of bytes (_as_output)
+        matches = (value.dtype == object if want == dtypes.string
+                   else value.dtype == want.as_numpy_dtype)
+        if not matches:
             raise errors.InvalidArgumentError(
                 None, ctx.op, "%d-th value returned by %s is %s, but expects %s"
                 % (i, token, _dtype_name(value), cpp_type_name(want)))
@@ -185,8 +189,7 @@ def py_function(func, inp, Tout, name=None):
             "Session's run, which tfteach does not do. In a graph, use tf.py_func, whose "
             "function receives NumPy arrays.")
     tout, as_list = _flat_tout(Tout)
-    with _LOCK:
-        token = "pyfunc_%d" % next(_TOKENS)       # TF registers each call's function
+    token = _new_token()                # TF registers each call's function
     args = [convert.convert_to_tensor(x) for x in inp]
     try:
         result = func(*args)
