@@ -9,6 +9,7 @@ import textwrap
 
 import pytest
 
+from device_helpers import virtual_gpus  # noqa: F401 - fixture
 from eager_helpers import eager  # noqa: F401 - fixture
 from tf_reference import eager_tensorflow_json
 
@@ -164,6 +165,10 @@ def test_the_notes_tfe_names(eager):
     assert float(square(eager.constant(3.0))) == 9.0
     assert tfe.py_func(lambda a: a + 1, [eager.constant(1.0)], eager.float32).numpy() == 2.0
     assert tfe.GradientTape is eager.GradientTape
+    assert tfe.make_template is eager.make_template and tfe.function is eager.function
+    from tfteach.python.client import device_lib
+    assert tfe.num_gpus() == sum(d.device_type == "GPU"
+                                 for d in device_lib.list_local_devices())
     assert tfe.Checkpoint is eager.train.Checkpoint
     with pytest.raises(AttributeError, match="has no attribute 'Network'"):
         tfe.Network                                      # noqa: B018 - removed in TF 1.15
@@ -177,3 +182,9 @@ def test_tfe_iterator_and_py_function_building_a_graph():
         tfe.Iterator(tf.data.Dataset.range(3))
     with pytest.raises(NotImplementedError, match="only while executing eagerly"):
         tf.py_function(lambda a: a, [tf.constant(1.0)], tf.float32)
+
+
+def test_num_gpus_counts_the_processes_gpus(virtual_gpus):
+    import tfteach as tf
+    virtual_gpus(2)
+    assert tf.contrib.eager.num_gpus() == 2          # the course kernel's are virtual

@@ -12,11 +12,13 @@ without AutoGraph (as TF's `defun`). The four gradient functions the note lists 
 first eager gradients, replaced by `tf.GradientTape`) are eager/gradient_functions.py.
 """
 from tfteach.eager.context import enable_eager_execution, executing_eagerly
+from tfteach.eager.function import function
 from tfteach.eager.gradient_functions import (gradients_function, implicit_gradients,
                                               implicit_value_and_gradients, make_vjp,
                                               value_and_gradients_function)
 from tfteach.eager.tape import GradientTape
 from tfteach.eager.tensor_spec import TensorSpec
+from tfteach.ops.template import make_template
 
 __all__ = ["enable_eager_execution", "executing_eagerly", "in_eager_mode", "in_graph_mode",
            "Variable", "Iterator", "make_template", "py_func", "defun", "function",
@@ -54,33 +56,22 @@ def Iterator(dataset):  # noqa: N802 - TF's name for a class
     return EagerIterator(dataset)
 
 
-def make_template(*args, **kwargs):
-    from tfteach.ops.template import make_template as make
-    return make(*args, **kwargs)
-
-
 def py_func(func, inp, Tout, name=None):  # noqa: N803 - TF's argument name
     """`tfe.py_func`: `tf.py_function` (the function receives tensors)."""
     from tfteach.ops.script_ops import py_function
     return py_function(func, inp, Tout, name=name)
 
 
-def function(func=None, input_signature=None, autograph=True, **kwargs):
-    from tfteach.eager.function import function as tf_function
-    return tf_function(func, input_signature=input_signature, autograph=autograph, **kwargs)
-
-
 def defun(func=None, input_signature=None, experimental_autograph=False):
     """`tfe.defun`: `tf.function` without AutoGraph unless asked (TF's defun)."""
-    from tfteach.eager.function import function as tf_function
-    return tf_function(func, input_signature=input_signature,
-                       autograph=experimental_autograph)
+    return function(func, input_signature=input_signature, autograph=experimental_autograph)
 
 
 def num_gpus():
-    """The number of GPUs this process sees (real or the course kernel's virtual one)."""
-    from tfteach.runtime import devices
-    return devices.num_gpus()
+    """The number of GPU devices this process has, real or virtual (the course kernel's),
+    as `tf.test.is_gpu_available()` sees them."""
+    from tfteach.test import _gpus
+    return len(_gpus())
 
 
 def __getattr__(name):
