@@ -5,7 +5,7 @@
     tfe.enable_eager_execution()
 
 Everything here is a tfteach name under the name `tfe` gave it in TF 1.15:
-`tfe.Variable` is a resource variable (`tf.Variable(..., use_resource=True)`),
+`tfe.Variable` is `tf.Variable` (a resource variable executing eagerly),
 `tfe.Iterator(dataset)` iterates a dataset eagerly, `tfe.make_template` is
 `tf.make_template`, `tfe.py_func` is `tf.py_function`, `tfe.defun` is `tf.function`
 without AutoGraph (as TF's `defun`). The four gradient functions the note lists (TF's
@@ -19,6 +19,9 @@ from tfteach.eager.gradient_functions import (gradients_function, implicit_gradi
 from tfteach.eager.tape import GradientTape
 from tfteach.eager.tensor_spec import TensorSpec
 from tfteach.ops.template import make_template
+# TF 1.15's tfe.Variable is ResourceVariable: tf.Variable is one executing eagerly; tfteach's
+# graphs hold reference variables only (use_resource is accepted and has no effect).
+from tfteach.ops.variables import Variable
 
 __all__ = ["enable_eager_execution", "executing_eagerly", "in_eager_mode", "in_graph_mode",
            "Variable", "Iterator", "make_template", "py_func", "defun", "function",
@@ -34,13 +37,6 @@ def in_eager_mode():
 
 def in_graph_mode():
     return not executing_eagerly()
-
-
-def Variable(*args, **kwargs):  # noqa: N802 - TF's name for a class
-    """`tfe.Variable`: a resource variable (TF 1.15's ResourceVariable)."""
-    from tfteach.ops import variables
-    kwargs.setdefault("use_resource", True)
-    return variables.Variable(*args, **kwargs)
 
 
 def Iterator(dataset):  # noqa: N802 - TF's name for a class
