@@ -67,8 +67,7 @@ def implicit_gradients(f):
 
 def _creation_order(variable):
     # TF sorts the tape's variables by their unique ids: the order they were made in.
-    key = getattr(variable, "_key", "")
-    return int(key.rsplit("_", 1)[1]) if key.startswith("_eager_variable_") else 0
+    return variable._creation_index
 
 
 def _trainable_variables_read(results):

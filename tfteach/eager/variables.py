@@ -93,7 +93,9 @@ class EagerVariable(Variable):
         self._trainable = True if trainable is None else bool(trainable)
         self._constraint = constraint
         self._caching_device = caching_device
-        self._key = "_eager_variable_%d" % next(_KEYS)
+        # Made in this order (TF's unique ids: tfe.implicit_gradients lists variables so).
+        self._creation_index = next(_KEYS)
+        self._key = "_eager_variable_%d" % self._creation_index
         _CREATED[0] += 1
         self._ref_value = VariableRef(context.eager_session().variable_values,
                                       _StoreKey(self._key))
