@@ -26,7 +26,9 @@ from tfteach.ops import variable_scope as vs
 
 __all__ = ["make_template", "Template"]
 
-_GLOBAL, _TRAINABLE, _LOCAL = "variables", "trainable_variables", "local_variables"
+_KEYS = graph_lib.GraphKeys
+_GLOBAL, _TRAINABLE, _LOCAL = (_KEYS.GLOBAL_VARIABLES, _KEYS.TRAINABLE_VARIABLES,
+                               _KEYS.LOCAL_VARIABLES)
 
 
 def make_template(name_, func_, create_scope_now_=False, unique_name_=None,
@@ -67,7 +69,9 @@ class Template:
         self._variable_scope = None
         if create_scope_now:
             with vs._PureVariableScope(unique_name or vs._unique_variable_scope(name),
-                                       None, None, None, None, None, None, None,
+                                       reuse=None, initializer=None, regularizer=None,
+                                       caching_device=None, old_name_scope=None,
+                                       dtype=None, constraint=None,
                                        custom_getter=custom_getter) as scope:
                 self._variable_scope = scope
         self._variables_created = False
@@ -86,8 +90,7 @@ class Template:
     def _call_func(self, args, kwargs):
         try:
             if self._variables_created:
-                trainable = _collection(_TRAINABLE)
-                trainable_at_start = len(trainable)
+                trainable_at_start = len(_collection(_TRAINABLE))
                 result = self._func(*args, **kwargs)
                 trainable = _collection(_TRAINABLE)
                 if len(trainable) != trainable_at_start:
