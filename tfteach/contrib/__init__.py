@@ -8,3 +8,4 @@ from tfteach.contrib import layers, legacy_seq2seq, rnn, seq2seq, slim  # noqa: 
 from tfteach.contrib import tensorboard  # noqa: F401,E402 (projector config)
 from tfteach.contrib import data  # noqa: F401,E402 (tf.contrib.data: map_and_batch; issue 18)
 from tfteach.contrib import eager  # noqa: F401,E402 (tfe: note 001's eager section)
+from tfteach.contrib import learn  # noqa: F401,E402 (note 002's load_dataset("mnist"))

@@ -11,7 +11,7 @@ import numpy as np
 
 from tfteach.datasets.idx import read_idx
 
-__all__ = ["data_dir", "available", "load", "FILES", "cache_dir"]
+__all__ = ["data_dir", "available", "load", "paths", "FILES", "cache_dir"]
 
 FILES = {
     "train": ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"),
@@ -56,17 +56,23 @@ def available(directory=None):
             if all(_find(directory, s) is not None for s in stems)]
 
 
-def load(part="t10k", directory=None):
-    """(images uint8 [N, 28, 28], labels uint8 [N]) of one part, checked for consistency."""
+def paths(part="t10k", directory=None):
+    """[images file, labels file] of one part (.gz or not), or FileNotFoundError."""
     directory = data_dir(directory)
     images_stem, labels_stem = FILES[part]
-    paths = [_find(directory, images_stem), _find(directory, labels_stem)]
-    if None in paths:
+    found = [_find(directory, images_stem), _find(directory, labels_stem)]
+    if None in found:
         raise FileNotFoundError("MNIST %s files not found in %s (looked for %s and %s, "
                                 "optionally .gz)" % (part, directory, images_stem,
                                                      labels_stem))
-    images = read_idx(paths[0], expected_ndim=3)
-    labels = read_idx(paths[1], expected_ndim=1)
+    return found
+
+
+def load(part="t10k", directory=None):
+    """(images uint8 [N, 28, 28], labels uint8 [N]) of one part, checked for consistency."""
+    images_path, labels_path = paths(part, directory)
+    images = read_idx(images_path, expected_ndim=3)
+    labels = read_idx(labels_path, expected_ndim=1)
     if images.shape[0] != labels.shape[0]:
         raise ValueError("MNIST %s: %d images but %d labels" % (part, images.shape[0],
                                                                 labels.shape[0]))

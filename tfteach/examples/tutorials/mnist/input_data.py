@@ -16,8 +16,18 @@ splits it: its first 8,000 images are the training
 images — of which the first `validation_size` (TF's default: 5,000) become
 `mnist.validation` and the rest `mnist.train` — and its last 2,000 are `mnist.test`.
 
-`dtype` is TF's: `tf.float32` (or np.float32, the default) scales pixels to [0, 1],
-`tf.uint8` keeps the bytes 0..255; anything else is TF's TypeError.
+`dtype` is TF's: `tf.float32` (or np.float32, the default) scales pixels to [0, 1] as
+TF 1.15 does, `image * (1.0 / 255.0)` in float32 (not `image / 255`, which rounds 126 of
+the 256 pixel values differently), `tf.uint8` keeps the bytes 0..255; anything else is
+TF's TypeError. Labels are TF's too: the file's uint8 digits, or with `one_hot=True`
+float64 rows of `dense_to_one_hot`. Each file read is announced as TF announces it
+(`Extracting MNIST_data/train-images-idx3-ubyte.gz`).
+
+Shuffling is TF's: a DataSet seeds NumPy's global generator when it is made
+(`np.random.seed`, from `seed` and the graph-level seed by `tf.set_random_seed`'s rules;
+unseeded, from fresh entropy) and `next_batch` shuffles with it. So, as in TensorFlow, a
+program's own `np.random` calls after `read_data_sets(..., seed=0)` draw the same numbers
+on every run, and `np.random.seed` called before it is overridden.
 """
 import collections
 import os
@@ -27,37 +37,49 @@ import numpy as np
 from tfteach.datasets import fetch, mnist
 from tfteach.datasets.download import Offline
 from tfteach.framework import dtypes
+from tfteach.ops import random_ops
 
-__all__ = ["read_data_sets", "DataSet", "Datasets"]
+__all__ = ["read_data_sets", "DataSet", "Datasets", "dense_to_one_hot"]
 
 Datasets = collections.namedtuple("Datasets", ["train", "validation", "test"])
 TEST_SET_SPLIT = 8000
+FAKE_EXAMPLES = 10000            # TF's fake DataSet's size
 
 
 class DataSet:
-    """Images and labels with TF's `next_batch` (reshuffled every epoch)."""
+    """Images and labels with TF's `next_batch` (reshuffled every epoch).
 
-    def __init__(self, images, labels, one_hot=False, reshape=True, dtype=np.float32,
-                 seed=None):
+    As TF 1.15's: `one_hot` only shapes the fake data's labels (`fake_data=True`: 10,000
+    examples of a blank-ones image); real labels are kept as given."""
+
+    def __init__(self, images, labels, fake_data=False, one_hot=False, dtype=np.float32,
+                 reshape=True, seed=None):
+        seed1, seed2 = random_ops.get_seed(seed)
+        # TF's DataSet seeds NumPy's global generator (its shuffles draw from it).
+        np.random.seed(seed1 if seed is None else seed2)
         dtype = dtypes.as_dtype(dtype).base_dtype
         if dtype not in (dtypes.uint8, dtypes.float32):
             raise TypeError("Invalid image dtype %r, expected uint8 or float32" % dtype)
-        # TensorFlow's own checks are `assert`s (note 001 quotes them): AssertionError.
-        if images.shape[0] != labels.shape[0]:
-            raise AssertionError("images.shape: %s labels.shape: %s" % (images.shape,
-                                                                       labels.shape))
-        if reshape:
-            if images.ndim == 4 and images.shape[3] != 1:    # TF: assert images.shape[3] == 1
-                raise AssertionError()
-            images = images.reshape(images.shape[0], int(np.prod(images.shape[1:])))
-        if dtype == dtypes.float32:
-            images = images.astype(np.float32) / 255.0
+        if fake_data:
+            self._num_examples = FAKE_EXAMPLES
+            self.one_hot = one_hot
+        else:
+            # TensorFlow's own checks are `assert`s (note 001 quotes them): AssertionError.
+            if images.shape[0] != labels.shape[0]:
+                raise AssertionError("images.shape: %s labels.shape: %s" % (images.shape,
+                                                                           labels.shape))
+            self._num_examples = images.shape[0]
+            if reshape:
+                if images.ndim == 4 and images.shape[3] != 1:   # TF: assert shape[3] == 1
+                    raise AssertionError()
+                images = images.reshape(images.shape[0], int(np.prod(images.shape[1:])))
+            if dtype == dtypes.float32:
+                # TF's rescaling, bit for bit: a multiplication by the float32 1/255.
+                images = np.multiply(images.astype(np.float32), 1.0 / 255.0)
         self._images = images
-        self._labels = mnist.one_hot(labels) if one_hot else labels.astype(np.int64)
-        self._num_examples = images.shape[0]
+        self._labels = labels
         self._epochs_completed = 0
         self._index_in_epoch = 0
-        self._rng = np.random.RandomState(seed)
 
     images = property(lambda self: self._images)
     labels = property(lambda self: self._labels)
@@ -66,6 +88,10 @@ class DataSet:
 
     def next_batch(self, batch_size, fake_data=False, shuffle=True):
         """The next `batch_size` examples; a new shuffled epoch starts when one ends."""
+        if fake_data:
+            image = [1] * 784
+            label = [1] + [0] * 9 if self.one_hot else 0
+            return [image for _ in range(batch_size)], [label for _ in range(batch_size)]
         start = self._index_in_epoch
         if self._epochs_completed == 0 and start == 0 and shuffle:
             self._shuffle()
@@ -85,9 +111,17 @@ class DataSet:
         return self._images[start:end], self._labels[start:end]
 
     def _shuffle(self):
-        order = self._rng.permutation(self._num_examples)
+        order = np.arange(self._num_examples)
+        np.random.shuffle(order)             # NumPy's global generator, as TF's
         self._images = self._images[order]
         self._labels = self._labels[order]
+
+
+def dense_to_one_hot(labels_dense, num_classes):
+    """Class labels as one-hot float64 rows, as TF 1.15's MNIST helper makes them."""
+    one_hot = np.zeros((labels_dense.shape[0], num_classes))
+    one_hot[np.arange(labels_dense.shape[0]), labels_dense.ravel()] = 1
+    return one_hot
 
 
 def _candidates(train_dir):
@@ -144,11 +178,21 @@ def _split_message(total, validation_size):
 def read_data_sets(train_dir, fake_data=False, one_hot=False, dtype=np.float32,
                    reshape=True, validation_size=5000, seed=None, source_url=None):
     """MNIST split into train / validation / test DataSets (see the module docstring)."""
+    if fake_data:
+        def fake():
+            return DataSet([], [], fake_data=True, one_hot=one_hot, dtype=dtype, seed=seed)
+        return Datasets(train=fake(), validation=fake(), test=fake())
     directory = _directory(train_dir) or _download(train_dir, source_url)
-    parts = mnist.available(directory)
-    test_images, test_labels = mnist.load("t10k", directory)
-    if "train" in parts:
-        train_images, train_labels = mnist.load("train", directory)
+    parts = [part for part in ("train", "t10k") if part in mnist.available(directory)]
+    loaded = {}
+    for part in parts:
+        for path in mnist.paths(part, directory):
+            print("Extracting", path)
+        images, labels = mnist.load(part, directory)
+        loaded[part] = (images, dense_to_one_hot(labels, 10) if one_hot else labels)
+    test_images, test_labels = loaded["t10k"]
+    if "train" in loaded:
+        train_images, train_labels = loaded["train"]
     else:
         print(_split_message(len(test_images), validation_size))
         train_images, train_labels = test_images[:TEST_SET_SPLIT], test_labels[:TEST_SET_SPLIT]
@@ -156,7 +200,7 @@ def read_data_sets(train_dir, fake_data=False, one_hot=False, dtype=np.float32,
     if not 0 <= validation_size <= len(train_images):
         raise ValueError("Validation size should be between 0 and {}. Received: {}."
                          .format(len(train_images), validation_size))
-    make = dict(one_hot=one_hot, reshape=reshape, dtype=dtype, seed=seed)
+    make = dict(reshape=reshape, dtype=dtype, seed=seed)
     return Datasets(
         train=DataSet(train_images[validation_size:], train_labels[validation_size:], **make),
         validation=DataSet(train_images[:validation_size], train_labels[:validation_size],
