@@ -67,6 +67,17 @@ class SessionResources:
                     resource.cancel()
             return resource
 
+    def lookup(self, shared_name):
+        """The resource of `shared_name` in this session, or None (not made yet)."""
+        with self._lock:
+            return self._resources.get(("shared", shared_name))
+
+    def remove(self, shared_name):
+        """Takes the resource of `shared_name` out of this session (TF's DestroyResource
+        ops); returns it, or None."""
+        with self._lock:
+            return self._resources.pop(("shared", shared_name), None)
+
     def add_thread(self, thread):
         """A thread working for this session: joined when the session closes."""
         with self._lock:

@@ -31,8 +31,11 @@ def histogram_proto(values):
     values = np.asarray(values, dtype=np.float64).ravel()
     proto = HistogramProto()
     proto.num = float(values.size)
-    proto.sum = float(values.sum()) if values.size else 0.0
-    proto.sum_squares = float(np.dot(values, values)) if values.size else 0.0
+    # TF's Histogram::Add adds each value in turn: a running sum in element order (NumPy's
+    # cumsum), not a pairwise sum or a dot product, which round differently in the last
+    # place.
+    proto.sum = float(np.cumsum(values)[-1]) if values.size else 0.0
+    proto.sum_squares = float(np.cumsum(values * values)[-1]) if values.size else 0.0
     proto.min = float(values.min()) if values.size else _DBL_MAX
     proto.max = float(values.max()) if values.size else -_DBL_MAX
     # A value v falls in the first bucket whose limit is > v.
