@@ -240,3 +240,34 @@ def test_errors_are_tensorflows(tmp_path):
     assert cs.eval_dir("m", "val") == os.path.join("m", "eval_val")
     with pytest.raises(NotImplementedError, match="create_file_writer"):
         cs.create_db_writer("file:/tmp/x.sqlite")
+
+
+def test_eager_media_graphs_events_and_errors(eager, tmp_path):  # noqa: F811
+    tf = eager
+    from tfteach.io.tf_protos import Event
+    cs = tf.contrib.summary
+    w = cs.create_file_writer(str(tmp_path))
+    assert cs.create_file_writer(str(tmp_path))._writer is w._writer   # one shared writer
+    images = np.zeros([2, 3, 3, 1], np.float32)
+    images[1] = 1.0
+    with w.as_default(), cs.always_record_summaries():
+        assert bool(cs.generic("gen", tf.constant([1.0, 2.0]), step=1).numpy())
+        assert bool(cs.image("im", images, max_images=2, step=1).numpy())
+        assert bool(cs.audio("au", np.zeros([1, 8], np.float32), 8000, 1, step=1).numpy())
+        assert cs.graph(tf.Graph(), step=0) is None
+        assert cs.import_event(Event(step=9, wall_time=1.0).SerializeToString()) is None
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"^Nan in summary histogram for: bad "
+                                 r"\[Op:WriteHistogramSummary\]$"):
+            cs.histogram("bad", np.array([1.0, np.nan]), step=1)
+    w.close()
+    events = _events(str(tmp_path))
+    assert [e[:3] for e in events] == [
+        (1, "gen", "tensor"), (1, "im/image/0", "image"), (1, "im/image/1", "image"),
+        (1, "au/audio", "audio"), (0, "graph", False)]
+    assert events[0][3][0] == [1.0, 2.0]
+    assert events[1][3][3] == [[0] * 3] * 3 and events[2][3][3] == [[255] * 3] * 3  # gray
+    # the imported event (no summary) is there too, at its step
+    from tfteach.summary.summary_iterator import summary_iterator
+    path = glob.glob(str(tmp_path / "events.out.tfevents.*"))[0]
+    assert 9 in [e.step for e in summary_iterator(path)]

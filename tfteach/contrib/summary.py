@@ -211,6 +211,12 @@ def _python(value):
     return value.decode() if isinstance(value, bytes) else value
 
 
+def _bytes(value):
+    """A serialized proto given eagerly (bytes, or a string tensor of them), as bytes."""
+    value = value.numpy() if hasattr(value, "numpy") else value
+    return np.asarray(value, dtype=object).item() if isinstance(value, np.ndarray) else value
+
+
 # -- recording ---------------------------------------------------------------------------------
 @contextlib.contextmanager
 def record_if(condition):
@@ -302,9 +308,18 @@ def _write(op_type, tag, scope, step, values, attrs):
         return _apply(op_type, inputs, attrs, name=scope or None)
     ctx = _EagerContext(writer._writer, attrs)
     step_value = _python(_choose_step(step))
-    kernel = get_op_def(op_type).kernels["CPU"]
-    kernel(ctx, writer._resource, np.int64(step_value), *[_numpy(v) for v in values])
+    _run_eagerly(op_type, ctx, writer._resource, np.int64(step_value),
+                 *[_numpy(v) for v in values])
     return None
+
+
+def _run_eagerly(op_type, ctx, *inputs):
+    """The op's kernel run now; its error as TF's eager ones read (` [Op:TYPE]`)."""
+    from tfteach.framework.errors import OpError
+    try:
+        get_op_def(op_type).kernels["CPU"](ctx, *inputs)
+    except OpError as e:
+        raise type(e)(None, None, "%s [Op:%s]" % (e.message, op_type)) from None
 
 
 # The names of the write ops' inputs after (writer, step), as TF's OpDefs name them.
@@ -446,7 +461,7 @@ def graph(param, step=None, name=None):
     if _eager():
         if isinstance(param, graph_lib.Graph) or hasattr(param, "SerializeToString"):
             param = _serialize_graph(param)
-        _write("WriteGraphSummary", "", "", step, [_string(_python(param))], {})
+        _write("WriteGraphSummary", "", "", step, [_string(_bytes(param))], {})
         return None
     from tfteach.ops.constant_op import identity
     with graph_lib.get_default_graph().device("cpu:0"):
@@ -462,9 +477,8 @@ def import_event(tensor, name=None):
     """Writes serialized Event protos as they are (no recording condition)."""
     writer = _STATE.writer
     if _eager():
-        ctx = _EagerContext(writer._writer, {})
-        get_op_def("ImportEvent").kernels["CPU"](ctx, writer._resource,
-                                                 _string(_python(tensor)))
+        _run_eagerly("ImportEvent", _EagerContext(writer._writer, {}), writer._resource,
+                     _string(_bytes(tensor)))
         return None
     return _apply("ImportEvent", [writer._resource, convert.convert_to_tensor(tensor)],
                   name=name)

@@ -132,8 +132,10 @@ def _write_tensor_kernel(ctx, handle, step, tensor, tag, serialized_metadata):
     summary = Summary()
     value = summary.value.add(tag=_text(tag))
     value.metadata.ParseFromString(summary_ops._as_bytes(serialized_metadata))
-    value.tensor.CopyFrom(make_tensor_proto(np.asarray(tensor),
-                                            dtype=ctx.op.inputs[2].dtype.base_dtype))
+    # In a graph the input's dtype (a float32 tensor stays float32 whatever NumPy made);
+    # eagerly (no op) the value's own.
+    dtype = ctx.op.inputs[2].dtype.base_dtype if ctx.op is not None else None
+    value.tensor.CopyFrom(make_tensor_proto(np.asarray(tensor), dtype=dtype))
     _writer(ctx, handle).add_event(Event(step=_step(step), wall_time=time.time(),
                                          summary=summary))
 
