@@ -271,3 +271,16 @@ def test_eager_media_graphs_events_and_errors(eager, tmp_path):  # noqa: F811
     from tfteach.summary.summary_iterator import summary_iterator
     path = glob.glob(str(tmp_path / "events.out.tfevents.*"))[0]
     assert 9 in [e.step for e in summary_iterator(path)]
+
+
+def test_an_eager_writer_never_flushed_is_written_when_python_exits(tmp_path):
+    import subprocess
+    import sys
+    program = ("import tfteach as tf\ntf.enable_eager_execution()\n"
+               "tf.contrib.summary.create_file_writer(%r).set_as_default()\n"
+               "with tf.contrib.summary.always_record_summaries():\n"
+               "    tf.contrib.summary.scalar('a', 1.5, step=3)\n" % str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert _events(str(tmp_path)) == [(3, "a", "simple_value", 1.5)]

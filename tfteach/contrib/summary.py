@@ -25,6 +25,7 @@ WAV audio), not TF 2 `tf.summary`'s tensors with plugin data, in event files nam
 belong to the thread, as TF's context keeps them; they are not shared with the TF 2
 `tf.summary` of `tfteach.v2` (in TF they are the same ones).
 """
+import atexit
 import contextlib
 import logging
 import os
@@ -51,6 +52,16 @@ _BAD_COLOR = [255, 0, 0, 255]                  # TF's default: opaque red
 
 _EAGER_WRITERS = {}                            # shared name -> EagerWriter (eager mode)
 _EAGER_LOCK = threading.Lock()
+
+
+@atexit.register
+def _flush_eager_writers():
+    """What eager writers still hold is written when Python exits, as TF's writer
+    resources are flushed when deleted."""
+    with _EAGER_LOCK:
+        writers = list(_EAGER_WRITERS.values())
+    for writer in writers:
+        writer.flush()
 
 
 class _ThreadState(threading.local):
@@ -149,9 +160,8 @@ class SummaryWriter:
                     del _EAGER_WRITERS[self._shared_name]
             self._writer.close()
             return None
-        from tfteach.framework.graph import get_default_graph
-        with get_default_graph().control_dependencies([self.flush()]), \
-                get_default_graph().device("cpu:0"):
+        graph = graph_lib.get_default_graph()
+        with graph.control_dependencies([self.flush()]), graph.device("cpu:0"):
             return _apply("CloseSummaryWriter", [self._resource])
 
 
