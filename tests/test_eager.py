@@ -321,3 +321,14 @@ def test_tf_device_on_a_virtual_gpu_accounts_eager_tensors(eager, virtual_gpus):
     with tf.device("/gpu:0"), pytest.raises(tf.errors.ResourceExhaustedError,
                                             match="OOM when allocating tensor"):
         tf.zeros([256, 256, 1024])                     # 256 MiB on a 256 MiB card
+
+
+def test_the_global_step_is_found_again_eagerly(eager):  # noqa: F811
+    # TF's eager variables join no collection except GLOBAL_STEP, so
+    # get_or_create_global_step returns the one it made (tfteach raised "already exists").
+    tf = eager
+    step = tf.train.get_or_create_global_step()
+    assert tf.train.get_or_create_global_step() is step
+    assert tf.train.get_global_step() is step
+    other = tf.Variable(1, name="other", collections=[tf.GraphKeys.GLOBAL_VARIABLES])
+    assert other not in tf.get_default_graph().get_collection(tf.GraphKeys.GLOBAL_VARIABLES)

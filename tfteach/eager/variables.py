@@ -19,7 +19,9 @@ import itertools
 
 import numpy as np
 
+from tfteach.framework import graph as graph_lib
 from tfteach.framework import tensor_shape
+from tfteach.framework.graph import GraphKeys
 from tfteach.framework.eager_mode import executing_eagerly
 from tfteach.kernels.cpu.state_kernels import VariableRef
 from tfteach.eager import context
@@ -102,6 +104,10 @@ class EagerVariable(Variable):
         self._ref_value.store_value(array)
         self._initial_value = value
         self._ref_tensor = EagerTensor(self._ref_value, self._dtype._as_ref)
+        if collections is not None and GraphKeys.GLOBAL_STEP in collections:
+            # Eager variables join no collection, except the global step's, as TF's
+            # ResourceVariable: get_or_create_global_step then finds it again.
+            graph_lib.get_default_graph().add_to_collection(GraphKeys.GLOBAL_STEP, self)
 
     # -- identity ---------------------------------------------------------------------------
     @property

@@ -7,7 +7,7 @@ after the updates; learning-rate schedules read it.
 """
 import logging
 
-from tfteach.framework import dtypes, eager_mode
+from tfteach.framework import dtypes
 from tfteach.framework import graph as graph_lib
 from tfteach.framework.graph import GraphKeys
 from tfteach.framework.tensor import Tensor
@@ -49,15 +49,10 @@ def create_global_step(graph=None):
         raise ValueError('"global_step" already exists.')
     # Named `global_step` wherever it is created: no name scope, root variable scope.
     with graph.as_default() as g, g.name_scope(None):
-        step = variable_scope.get_variable(
+        return variable_scope.get_variable(
             GraphKeys.GLOBAL_STEP, shape=[], dtype=dtypes.int64,
             initializer=init_ops.zeros_initializer(), trainable=False,
             collections=[GraphKeys.GLOBAL_VARIABLES, GraphKeys.GLOBAL_STEP])
-    if eager_mode.executing_eagerly():
-        # Eager variables join no collection, except this one (TF's ResourceVariable
-        # does the same): get_or_create_global_step then finds it again.
-        graph.add_to_collection(GraphKeys.GLOBAL_STEP, step)
-    return step
 
 
 def get_or_create_global_step(graph=None):
