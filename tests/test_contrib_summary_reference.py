@@ -189,9 +189,10 @@ def test_eager_summaries_are_tensorflows(eager, tmp_path, capsys):  # noqa: F811
     expected = eager_tensorflow_json(EAGER_PROGRAM.format(setup=TF_SETUP,
                                                           logdir=str(tmp_path / "tf")))
     out = io.StringIO()
+    program = EAGER_PROGRAM.format(setup="import tfteach as tf; cs = tf.contrib.summary",
+                                   logdir=str(tmp_path / "tfteach"))
     with contextlib.redirect_stdout(out):
-        exec(EAGER_PROGRAM.format(setup="import tfteach as tf; cs = tf.contrib.summary",  # noqa: S102
-                                  logdir=str(tmp_path / "tfteach")), {})
+        exec(program, {})  # noqa: S102 - the same program TF ran
     got = json.loads(out.getvalue().strip().splitlines()[-1])
     assert got[1:] == expected[1:]
     assert got[0] == expected[0] == "None"          # no writer: a no-op, None eagerly

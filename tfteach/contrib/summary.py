@@ -50,7 +50,7 @@ SUMMARY_COLLECTION = "_SUMMARY_V2"             # ops.GraphKeys._SUMMARY_COLLECTI
 WRITER_INIT_COLLECTION = "_SUMMARY_WRITER_V2"
 _BAD_COLOR = [255, 0, 0, 255]                  # TF's default: opaque red
 
-_EAGER_WRITERS = {}                            # shared name -> EagerWriter (eager mode)
+_EAGER_WRITERS = {}                            # shared name -> WriterResource (eager mode)
 _EAGER_LOCK = threading.Lock()
 
 
@@ -197,7 +197,7 @@ def create_file_writer(logdir, max_queue=None, flush_millis=None, filename_suffi
               2 * 60 * 1000 if flush_millis is None else flush_millis,
               ".v2" if filename_suffix is None else filename_suffix)
     return SummaryWriter("logdir:" + logdir if name is None else name,
-                         lambda: writer_ops.EagerWriter(*[_python(v) for v in inputs]),
+                         lambda: writer_ops.WriterResource(*[_python(v) for v in inputs]),
                          inputs)
 
 

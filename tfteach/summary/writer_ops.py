@@ -24,7 +24,7 @@ from tfteach.framework.tensor_proto import make_tensor_proto
 from tfteach.io.tf_protos import Event, Summary
 from tfteach.summary import summary_ops
 
-__all__ = ["WriterHandle", "EagerWriter", "WRITER_OPS"]
+__all__ = ["WriterHandle", "WriterResource", "WRITER_OPS"]
 
 
 class WriterHandle:
@@ -37,7 +37,7 @@ class WriterHandle:
         return "<summary writer handle %r>" % self.name
 
 
-class EagerWriter:
+class WriterResource:
     """A file writer and what the write ops do to it; a Session's resource in a graph
     (closed with the Session: `cancel`), the writer itself when executing eagerly."""
 
@@ -67,16 +67,18 @@ class EagerWriter:
 _TYPE_NAME = "N10tensorflow22SummaryWriterInterfaceE"
 
 
-def _text(value):
-    value = np.asarray(value).item() if isinstance(value, np.ndarray) else value
-    return value.decode() if isinstance(value, bytes) else str(value)
+_text = summary_ops._text
+
+
+def _not_found(ctx, handle):
+    return NotFoundError(None, ctx.op, "Resource localhost/%s/%s does not exist."
+                         % (handle.name, _TYPE_NAME))
 
 
 def _writer(ctx, handle):
     writer = ctx.session.resources.lookup(handle.name)
     if writer is None:
-        raise NotFoundError(None, ctx.op, "Resource localhost/%s/%s does not exist."
-                            % (handle.name, _TYPE_NAME))
+        raise _not_found(ctx, handle)
     return writer
 
 
@@ -90,7 +92,7 @@ def _handle_kernel(ctx):
 
 def _create_kernel(ctx, handle, logdir, max_queue, flush_millis, filename_suffix):
     ctx.session.resources.lookup_or_create(
-        ctx.op, handle.name, lambda name: EagerWriter(
+        ctx.op, handle.name, lambda name: WriterResource(
             _text(logdir), int(np.asarray(max_queue)), int(np.asarray(flush_millis)),
             _text(filename_suffix)))
 
@@ -164,8 +166,7 @@ def _close_kernel(ctx, handle):
     # TF deletes the resource: a later write needs the initializer again.
     writer = ctx.session.resources.remove(handle.name)
     if writer is None:
-        raise NotFoundError(None, ctx.op, "Resource localhost/%s/%s does not exist."
-                            % (handle.name, _TYPE_NAME))
+        raise _not_found(ctx, handle)
     writer.close()
 
 
