@@ -251,7 +251,17 @@ def _gradient_functions_program(tf):
 
 def test_gradient_functions_work_building_a_graph_as_tensorflows():
     ours = _gradient_functions_program(tfteach)
-    assert ours == _gradient_functions_program(tensorflow_v1())
+    # TF's tape sees resource variables only: TF 2's default, which other reference
+    # tests of the same process may have switched off for good.
+    tf1 = tensorflow_v1()
+    resource = tf1.resource_variables_enabled()
+    tf1.enable_resource_variables()
+    try:
+        theirs = _gradient_functions_program(tf1)
+    finally:
+        if not resource:
+            tf1.disable_resource_variables()
+    assert ours == theirs
     assert ours["values"][0] == [27.0, -4.0] and ours["vars"] == ["w:0", "b:0"]
 
 
