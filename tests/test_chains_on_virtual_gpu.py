@@ -415,7 +415,7 @@ def test_a_conv_layers_bias_relu_and_pool_gradient_fused_on_a_gpu(virtual_gpus, 
         logits = tf.matmul(tf.reshape(h, [-1, 3 * 3 * 6]), w) + side[:, None]
         loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y,
                                                                          logits=logits))
-        train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+        train = tf.train.GradientDescentOptimizer(0.05).minimize(loss)
         sess = tf.Session(config=config)
         sess.run(tf.global_variables_initializer())
         runs = [bits(sess.run([loss, train], {x: images, y: labels})[:1]) for _ in range(5)]

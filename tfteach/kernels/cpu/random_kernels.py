@@ -1,26 +1,31 @@
-"""CPU kernels of the random ops, on NumPy's Philox generator.
+"""CPU kernels of the random ops.
+
+`RandomUniform`, `RandomUniformInt`, `RandomStandardNormal` and `TruncatedNormal` draw
+TensorFlow's own numbers: its Philox-4x32-10 stream and its distributions (philox.py),
+so a seeded op gives what TensorFlow gives. The others (`RandomShuffle`, `Multinomial`,
+`RandomGamma`, `SampleDistortedBoundingBoxV2`) draw from NumPy's Philox generator
+(`generator`), with TensorFlow's seed rules but not its numbers.
 
 Where the random state lives is the point of this module. TensorFlow's random kernel
-owns a Philox generator seeded from the op's (seed, seed2) attributes; the kernel object
-belongs to one op in one Session. Here the generator is kept in `ctx.state`, which is
+owns its generator, seeded from the op's (seed, seed2) attributes; the kernel object
+belongs to one op in one Session. Here the stream is kept in `ctx.state`, which is
 private to one op in one Session too, so:
 - each `sess.run` draws the *next* numbers of the op's sequence;
 - a new Session starts the sequence again (its kernel contexts are new);
 - two ops with the same (seed, seed2) produce the same numbers;
-- seed == seed2 == 0 means "not seeded": the generator takes fresh OS entropy.
-The numbers are not bit-equal to TensorFlow's (NumPy's Philox is the 4x64 variant and
-the normal/uniform transforms differ); only the seeding rules are TensorFlow's.
+- seed == seed2 == 0 means "not seeded": the stream starts from fresh OS entropy.
 """
 import numpy as np
 
 from tfteach.framework.errors import InvalidArgumentError
+from tfteach.kernels.cpu import philox
 from tfteach.kernels.cpu.output_limits import check_shape
 
-__all__ = ["generator", "standard_normal_kernel", "truncated_normal_kernel", "uniform_kernel",
-           "uniform_int_kernel", "shuffle_kernel", "multinomial_kernel", "scale_shift_kernel",
-           "uniform_range_kernel"]
+__all__ = ["generator", "stream", "standard_normal_kernel", "truncated_normal_kernel",
+           "uniform_kernel", "uniform_int_kernel", "shuffle_kernel", "multinomial_kernel",
+           "scale_shift_kernel", "uniform_range_kernel"]
 
-TRUNCATION_STDDEVS = 2.0   # TruncatedNormal redraws values further than this from the mean
+TRUNCATION_STDDEVS = 2.0   # TruncatedNormal draws again for values this far from the mean
 
 
 def generator(ctx):
@@ -61,33 +66,32 @@ def output_shape(ctx, shape, dtype=None):
     return dims
 
 
-def _sampling_dtype(dtype):
-    # NumPy's generator draws float32 or float64; half precision is drawn as float32.
-    return np.float64 if dtype == np.float64 else np.float32
+def stream(ctx):
+    """The op's place in TensorFlow's Philox stream in this session (philox.py), made on
+    its first run: the numbers of RandomUniform, RandomUniformInt, RandomStandardNormal
+    and TruncatedNormal are TF's own."""
+    found = ctx.state.get("philox")
+    if found is None:
+        # setdefault: two threads' first runs both use the stream made first
+        found = ctx.state.setdefault("philox", philox.Stream(ctx.attrs["seed"],
+                                                             ctx.attrs["seed2"]))
+    return found
 
 
 def standard_normal_kernel(ctx, shape):
-    dtype = ctx.attrs["dtype"].np
-    values = generator(ctx).standard_normal(output_shape(ctx, shape), _sampling_dtype(dtype))
-    return values.astype(dtype, copy=False)
+    return philox.normal(stream(ctx), output_shape(ctx, shape), ctx.attrs["dtype"].np)
 
 
 def truncated_normal_kernel(ctx, shape):
-    dtype = ctx.attrs["dtype"].np
-    gen = generator(ctx)
-    values = gen.standard_normal(output_shape(ctx, shape), _sampling_dtype(dtype))
-    outside = np.abs(values) > TRUNCATION_STDDEVS
-    while outside.any():          # redraw only the rejected ones (about 4.6% each round)
-        values[outside] = gen.standard_normal(int(outside.sum()), values.dtype)
-        outside = np.abs(values) > TRUNCATION_STDDEVS
-    return values.astype(dtype, copy=False)
+    """Normal values with |x| < 2 (TF keeps a value strictly inside 2 standard
+    deviations and draws again for the others)."""
+    return philox.truncated_normal(stream(ctx), output_shape(ctx, shape),
+                                   ctx.attrs["dtype"].np)
 
 
 def uniform_kernel(ctx, shape):
     """Floats in [0, 1)."""
-    dtype = ctx.attrs["dtype"].np
-    values = generator(ctx).random(output_shape(ctx, shape), _sampling_dtype(dtype))
-    return values.astype(dtype, copy=False)
+    return philox.uniform(stream(ctx), output_shape(ctx, shape), ctx.attrs["dtype"].np)
 
 
 def _scalar(ctx, value, name):
@@ -108,7 +112,7 @@ def uniform_int_kernel(ctx, shape, minval, maxval):
     dtype = ctx.attrs["Tout"].np
     if int(np.prod(dims)) == 0:
         return np.zeros(dims, dtype)
-    return generator(ctx).integers(low, high, size=dims, dtype=dtype)
+    return philox.uniform_int(stream(ctx), dims, low, high, dtype)
 
 
 def shuffle_kernel(ctx, value):

@@ -1,5 +1,5 @@
 """CUDA kernels of `RandomUniform`, `RandomStandardNormal` and `TruncatedNormal`.
-CPU twin: kernels/cpu/random_kernels.py (NumPy's Philox generator there).
+CPU twin: kernels/cpu/random_kernels.py (TensorFlow's Philox-4x32-10 there, philox.py).
 
 A GPU cannot share one generator between thousands of threads, so it uses a
 *counter-based* generator: random bits are a pure function bits(key, counter), and
@@ -7,8 +7,8 @@ thread i simply evaluates it at counter = start + i. Nothing is shared, nothing 
 stored, and the same (key, counter) always gives the same bits. The function is
 Philox-2x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", 2011):
 ten rounds of a 32 x 32 -> 64-bit multiply whose high half is mixed into the other
-counter word, with a key that changes every round. (TensorFlow uses its bigger
-sibling Philox-4x32-10; NumPy, on the CPU, the 4x64 one.)
+counter word, with a key that changes every round. (TensorFlow, and tfteach's CPU
+kernels, use its bigger sibling Philox-4x32-10.)
 
 So the *numbers differ from the CPU's* for the same seed — only the rules are the
 same: (seed, seed2) fixes the stream (key from `seed`, counter start from `seed2`, as
