@@ -7,6 +7,7 @@ the next numbers of one stream, as TF's eager kernel cache does), and the device
 It is one per process, like TensorFlow's eager context.
 """
 import contextlib
+import random
 import threading
 
 from tfteach.framework import eager_mode
@@ -15,9 +16,11 @@ from tfteach.eager.tensor import CPU_DEVICE
 
 __all__ = ["executing_eagerly", "enable_eager_execution", "eager_session", "kernel_state",
            "placement", "scratch_graph", "TAPES", "eager_mode_scope", "eager_mode_on",
-           "enable_v2_behavior", "disable_eager_execution", "reset_random_states"]
+           "enable_v2_behavior", "disable_eager_execution", "reset_random_states",
+           "operation_seed"]
 
 executing_eagerly = eager_mode.executing_eagerly
+_MAXINT32 = 2 ** 31 - 1
 
 class _ThreadTapes(threading.local):
     """The GradientTapes recording now in this thread, innermost last (tape.py): as in
@@ -55,6 +58,7 @@ class _EagerSession:
         self.variable_values = {}       # eager Variable key -> its value (VariableRef store)
         self.lock = threading.Lock()
         self.random_states = {}         # (op type, seed, seed2) -> the kernel's state dict
+        self.seed_source = (None, random.Random())  # (global seed, what op seeds come from)
 
 
 _SESSION = _EagerSession()
@@ -83,10 +87,23 @@ def kernel_state(op):
         return _SESSION.random_states.setdefault(key, {})
 
 
-def reset_random_states():
-    """`tf.random.set_seed` in eager mode: seeded ops start their streams again."""
+def reset_random_states(seed=None):
+    """`tf.random.set_seed(seed)` in eager mode: seeded ops start their streams again, and
+    the op seeds of ops without one are drawn anew from `seed` (operation_seed)."""
     with _SESSION.lock:
         _SESSION.random_states.clear()
+        _SESSION.seed_source = (seed, random.Random(seed))
+
+
+def operation_seed(global_seed):
+    """The op seed of an eager random op built without one under the global seed
+    `global_seed`: TensorFlow's eager context draws it from Python's `random.Random`
+    seeded with the global seed, so a program's seedless ops repeat from run to run."""
+    with _SESSION.lock:
+        seed, source = _SESSION.seed_source
+        if seed != global_seed:                # set before eager mode was on
+            _SESSION.seed_source = seed, source = global_seed, random.Random(global_seed)
+        return source.randint(0, _MAXINT32)
 
 
 def placement(device_stack):

@@ -74,7 +74,7 @@ def _set_seed(seed):
     import tfteach
     from tfteach.eager import context
     tfteach.set_random_seed(seed)
-    context.reset_random_states()
+    context.reset_random_states(seed)
 
 
 def random_module():

@@ -3,7 +3,8 @@
 Seeds (TF's `random_seed.get_seed`; docs/random.md has examples). Every random op
 carries two seeds, `seed` (graph-level) and `seed2` (op-level):
 - graph seed set (`tf.set_random_seed`), op seed None: the op seed is the id of the last
-  op created in the graph, so the same program gives the same numbers every time;
+  op created in the graph, so the same program gives the same numbers every time
+  (eagerly: drawn from Python's `random.Random(global seed)`, as TF's eager context);
 - graph seed None, op seed set: the graph seed is DEFAULT_GRAPH_SEED;
 - both None: (0, 0), which the kernel reads as "draw fresh entropy".
 The generator lives in the op's kernel context (kernels/cpu/random_kernels.py): each
@@ -12,11 +13,15 @@ The generator lives in the op's kernel context (kernels/cpu/random_kernels.py): 
 Each function builds TensorFlow's ops and names (`random_normal/RandomStandardNormal`,
 output `random_normal:0`), except that the final `* stddev + mean` (or
 `* (maxval - minval) + minval`) is one small op (`ScaleShift` / `UniformRange`) instead
-of TF's `mul` and `add`, so random ops do not depend on the math ops.
+of TF's `mul` and `add` (`sub`, `mul` and `add`), so random ops do not depend on the math
+ops. That op takes the ids TF's two (three) ops take (`_take_ids_of`): the op seed of
+a later random op under a graph seed, the number of ops built before it, is TF 1.15's.
+The kernels draw TensorFlow's own numbers (kernels/cpu/philox.py): a seeded program
+gives TF 1.15's values.
 """
 import numpy as np
 
-from tfteach.framework import convert, dtypes, tensor_shape
+from tfteach.framework import convert, dtypes, eager_mode, tensor_shape
 from tfteach.framework import graph as graph_lib
 from tfteach.framework.registry import not_differentiable, register_op
 from tfteach.kernels.cpu import random_kernels as kernels
@@ -36,9 +41,13 @@ def set_random_seed(seed):
     """Sets the default graph's random seed, as `tf.set_random_seed`.
 
     Random ops built afterwards without their own seed get one derived from it, so a
-    program that sets it produces the same numbers every time it is run.
+    program that sets it produces the same numbers every time it is run. Eagerly, as
+    TensorFlow's eager context does, seeded ops also start their streams again.
     """
     graph_lib.get_default_graph().seed = seed
+    if eager_mode.executing_eagerly():
+        from tfteach.eager import context
+        context.reset_random_states(seed)
 
 
 def _truncate_seed(seed):
@@ -50,7 +59,10 @@ def get_seed(op_seed):
     graph = graph_lib.get_default_graph()
     global_seed = graph.seed
     if global_seed is not None:
-        if op_seed is None:
+        if op_seed is None and eager_mode.executing_eagerly():
+            from tfteach.eager import context
+            op_seed = context.operation_seed(global_seed)
+        elif op_seed is None:
             op_seed = graph._last_id       # TF 1.x: the id of the last op in the graph
         seeds = _truncate_seed(global_seed), _truncate_seed(op_seed)
     elif op_seed is not None:
@@ -181,7 +193,19 @@ def _normal(op_type, default_name, shape, mean, stddev, dtype, seed, name):
         _check_float_dtype(dtype)
         attrs.update(dtype=dtype, T=shape.dtype)
         values = apply_op(op_type, [shape], attrs)
+        _take_ids_of(graph, ["mul"])
         return apply_op("ScaleShift", [values, stddev, mean], {"T": dtype}, name=scope)
+
+
+def _take_ids_of(graph, tf_ops):
+    """Skips the ids of the ops TF 1.15 builds where tfteach builds one fused op (the
+    fused op takes the id of TF's last one): the graph's count of ops, the op seed of a
+    random op built later under a graph seed only (get_seed), stays TensorFlow's.
+    (Eagerly no op joins a graph.)"""
+    if eager_mode.executing_eagerly():
+        return
+    for _ in tf_ops:
+        graph._next_id()
 
 
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
@@ -224,6 +248,7 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
             return apply_op("RandomUniformInt", [shape, minval, maxval], attrs, name=scope)
         attrs.update(dtype=dtype, T=shape.dtype)
         values = apply_op("RandomUniform", [shape], attrs)
+        _take_ids_of(graph, ["sub", "mul"])
         return apply_op("UniformRange", [values, minval, maxval], {"T": dtype}, name=scope)
 
 
