@@ -25,6 +25,7 @@ from tfteach.ops.init_ops import *  # noqa: F401,F403
 from tfteach.ops.gradients_impl import *  # noqa: F401,F403
 from tfteach.ops.hessians_impl import *  # noqa: F401,F403
 from tfteach.ops.math_ops import *  # noqa: F401,F403
+from tfteach.ops.numerics_ops import *  # noqa: F401,F403
 from tfteach.ops.random_ops import *  # noqa: F401,F403
 from tfteach.ops.reduction_ops import *  # noqa: F401,F403
 from tfteach.ops.partition_ops import *  # noqa: F401,F403

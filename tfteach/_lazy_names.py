@@ -15,6 +15,7 @@ LAZY = {
     # namespaces (sub-packages and modules)
     "app": ("tfteach.app", None), "config": ("tfteach.config", None),
     "contrib": ("tfteach.contrib", None), "data": ("tfteach.data", None),
+    "debugging": ("tfteach.debugging", None),
     "estimator": ("tfteach.estimator", None), "examples": ("tfteach.examples", None),
     "feature_column": ("tfteach.feature_column", None), "gfile": ("tfteach.gfile", None),
     "graph_util": ("tfteach.framework.graph_util", None), "image": ("tfteach.image", None),
