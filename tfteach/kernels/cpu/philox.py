@@ -12,8 +12,7 @@ What TF does, and so does this:
 - an op's stream starts at key = `seed`, counter = `seed2` << 64 (both 0: two random
   64-bit numbers, a fresh stream per Session);
 - each run takes the counter where it is and moves it on by 256 per output element
-  (`ReserveRandomOutputs(size, 256)`), so every run draws new numbers and a run's numbers
-  do not depend on how many another run drew;
+  (`ReserveRandomOutputs(size, 256)`), so every run draws new numbers;
 - output group g (4 floats, 2 doubles, 4 int32, 2 int64) comes from the block at
   counter + g; a truncated normal's group g starts at counter + g * 256 (g * 128 for
   doubles) and takes 32-bit words one by one, rejecting values with |x| >= 2;
@@ -44,6 +43,7 @@ _W0, _W1 = np.uint64(0x9E3779B9), np.uint64(0xBB67AE85)    # the key's step per 
 _M32 = np.uint64(_MASK)
 _S32 = np.uint64(32)
 _ONE = np.uint64(1)
+_ZERO = np.uint64(0)
 _TWO_PI = 2.0 * math.pi
 _EPSILON32 = np.float32(1.0e-7)
 _SCALE23 = np.float32(2.0 ** -23)
@@ -76,11 +76,13 @@ class Stream:
         return np.array([(start >> shift) & _MASK for shift in (0, 32, 64, 96)], np.uint64)
 
     def state(self):
-        """Where the stream stands (for a caller that must run a draw again)."""
+        """Where the stream stands: the counter of the next run (an int < 2**128)."""
         return self.counter
 
     def restore(self, counter):
-        self.counter = counter
+        """Puts the stream at `counter` (`state()`'s value): the next run draws from there."""
+        with self.lock:
+            self.counter = counter
 
 
 # -- the generator -------------------------------------------------------------------------
@@ -321,25 +323,20 @@ def _fill_truncated32(key, counter, out):
     for start in range(0, n, 4):
         c0, c1, c2, c3 = _skip(counter[0], counter[1], counter[2], counter[3],
                                np.uint64(start // 4) * np.uint64(256))
-        w = _block(k0, k1, c0, c1, c2, c3)
-        c0, c1, c2, c3 = _next(c0, c1, c2, c3)
-        used = 0
+        w = (_ZERO, _ZERO, _ZERO, _ZERO)
+        used = 4                              # the adapter starts with no words
+        pair = np.empty(2, np.uint64)
         got = 0
         want = min(4, n - start)
         while got < want:
-            if used == 4:
-                w = _block(k0, k1, c0, c1, c2, c3)
-                c0, c1, c2, c3 = _next(c0, c1, c2, c3)
-                used = 0
-            x0 = w[used]
-            used += 1
-            if used == 4:
-                w = _block(k0, k1, c0, c1, c2, c3)
-                c0, c1, c2, c3 = _next(c0, c1, c2, c3)
-                used = 0
-            x1 = w[used]
-            used += 1
-            f0, f1 = _box_muller32(x0, x1)
+            for k in range(2):
+                if used == 4:
+                    w = _block(k0, k1, c0, c1, c2, c3)
+                    c0, c1, c2, c3 = _next(c0, c1, c2, c3)
+                    used = 0
+                pair[k] = w[used]
+                used += 1
+            f0, f1 = _box_muller32(pair[0], pair[1])
             if abs(f0) < _TRUNCATE:
                 out[start + got] = f0
                 got += 1
