@@ -191,3 +191,49 @@ def test_eager_streams_and_op_seeds(namespace):
     assert done.returncode == 0, done.stderr[-3000:]
     got = json.loads(done.stdout.strip().splitlines()[-1])
     assert got == expected
+
+
+FUNCTION_PROGRAM = """
+import json
+{imports}
+tf.random.set_seed(1)
+
+@tf.function
+def f(x):
+    return x * 2.0, tf.random.normal([2]), tf.random.uniform([2], seed=3)
+
+out = [t.numpy() for _ in range(2) for t in f(tf.constant([1.0, 2.0]))]
+print(json.dumps([[float(v) for v in a] for a in out]))
+"""
+
+# TF 2's graphs (a tf.function's too) count seedless random ops for their op seeds; TF
+# 1.15 took the graph's last op id: the reference runs with 1.15's rule.
+TF115_GRAPH_SEEDS = """
+import tensorflow as tf
+from tensorflow.python.framework import ops, random_seed
+_tf2_get_seed = random_seed.get_seed
+def _get_seed(op_seed):
+    graph = ops.get_default_graph()
+    if (op_seed is None and not tf.executing_eagerly() and graph.seed is not None):
+        op_seed = len(graph.get_operations())
+    return _tf2_get_seed(op_seed)
+random_seed.get_seed = _get_seed
+"""
+
+
+def test_a_tf_function_takes_the_global_seed():
+    """A traced graph takes the global seed, as TF's FuncGraph: a program that sets it
+    draws the same numbers in every run, TensorFlow's, call after call."""
+    import json
+    import subprocess
+    import sys
+    from tests.tf_reference import eager_tensorflow_json
+    expected = eager_tensorflow_json(FUNCTION_PROGRAM.format(imports=TF115_GRAPH_SEEDS))
+    runs = []
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-c", FUNCTION_PROGRAM.format(
+            imports="import tfteach.v2 as tf")], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert runs[0] == runs[1] == expected
+    assert expected[1] != expected[4]             # the second call draws on

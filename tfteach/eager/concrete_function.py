@@ -25,6 +25,9 @@ class FuncGraph(graph_lib.Graph):
     def __init__(self, name):
         super().__init__()
         self.name = name
+        # TF's FuncGraph takes the global seed (eagerly) or the enclosing graph's: its
+        # random ops without a seed get op seeds by TF 1.15's graph rule (random_ops.py).
+        self.seed = graph_lib.get_default_graph().seed
         self.inputs = []
         self.outputs = []
         self.structured_outputs = None
