@@ -1,7 +1,8 @@
 """CUDA kernels of the neural-network ops on Numba's CUDA simulator, against their CPU
 twins: softmax and the fused cross entropy, bias add and its gradient, conv2d and both
-backprops, max/avg pooling and their gradients, and the random ops (whose stream differs
-from the CPU's by design: their rules and distributions are checked instead).
+backprops, max/avg pooling and their gradients, and the random ops (TF's Philox stream,
+as the CPU's: uniforms bit for bit, normals to the math libraries' last digits; their
+rules and distributions too).
 
 Tiny shapes: the simulator runs each GPU thread as Python (see test_cuda_kernels.py).
 """
@@ -227,11 +228,34 @@ def test_random_stream_rules_follow_the_cpu_kernels():
     assert not np.array_equal(first, second)      # each run continues the stream
     np.testing.assert_array_equal(run_gpu(ops["b"], shape), first)   # a new session: again
     assert not np.array_equal(run_gpu(ops["c"], shape), first)
-    # one call of 16 = two calls of 8 (the counter is the element's number in the stream)
-    both = np.concatenate([first, second])
+    # TF's rule: a run reserves 256 counters per element, so one call of 16 starts as
+    # the call of 8 did, and goes on with other numbers than the second call of 8
     ctx16 = context(ops["a"])
-    np.testing.assert_array_equal(run_gpu(ops["a"], np.array([16], np.int32), ctx=ctx16),
-                                  both)
+    sixteen = run_gpu(ops["a"], np.array([16], np.int32), ctx=ctx16)
+    np.testing.assert_array_equal(sixteen[:8], first)
+    assert not np.array_equal(sixteen[8:], second)
+
+
+@pytest.mark.parametrize("op_type, make", [
+    ("RandomUniform", tf.random_uniform), ("RandomStandardNormal", tf.random_normal),
+    ("TruncatedNormal", tf.truncated_normal)])
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64])
+def test_random_numbers_are_the_cpus_and_so_tensorflows(op_type, make, dtype):
+    """The GPU draws TF's Philox stream as the CPU kernel does (kernels/cpu/philox.py,
+    compared with TensorFlow in test_random_philox_reference.py): uniforms bit for bit,
+    normals within the math libraries' last digits (the GPU's log/sin/cos are CUDA's),
+    two runs in a row, an odd size."""
+    make([37], dtype=dtype, seed=5)
+    op = _op_of_type(op_type)
+    shape = np.array([37], np.int32)
+    gpu_ctx, cpu_ctx = context(op), context(op)
+    for _ in range(2):
+        gpu, cpu = run_gpu(op, shape, ctx=gpu_ctx), run_cpu(op, shape, ctx=cpu_ctx)
+        assert gpu.dtype == cpu.dtype == dtype.as_numpy_dtype
+        if op_type == "RandomUniform":
+            np.testing.assert_array_equal(gpu, cpu)
+        else:
+            np.testing.assert_allclose(gpu, cpu, rtol=2e-6, atol=2e-6)
 
 
 def test_random_float64_and_bad_dtype():

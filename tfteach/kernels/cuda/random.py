@@ -1,115 +1,170 @@
-"""CUDA kernels of `RandomUniform`, `RandomStandardNormal` and `TruncatedNormal`.
-CPU twin: kernels/cpu/random_kernels.py (TensorFlow's Philox-4x32-10 there, philox.py).
+"""CUDA kernels of `RandomUniform`, `RandomStandardNormal` and `TruncatedNormal`: the
+numbers TensorFlow's GPU kernels draw. CPU twin: kernels/cpu/philox.py.
 
-A GPU cannot share one generator between thousands of threads, so it uses a
-*counter-based* generator: random bits are a pure function bits(key, counter), and
-thread i simply evaluates it at counter = start + i. Nothing is shared, nothing is
-stored, and the same (key, counter) always gives the same bits. The function is
-Philox-2x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", 2011):
-ten rounds of a 32 x 32 -> 64-bit multiply whose high half is mixed into the other
-counter word, with a key that changes every round. (TensorFlow, and tfteach's CPU
-kernels, use its bigger sibling Philox-4x32-10.)
+TensorFlow's random kernels draw from a *counter-based* generator, Philox-4x32-10
+(Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", 2011): four random 32-bit
+words are a pure function of a 64-bit key and a 128-bit counter, so a GPU needs no shared
+state: thread i computes the block its element comes from, at counter = the run's start
++ i's group. TensorFlow's GPU kernels use the same function, the same groups and the same
+stream per op as its CPU kernels (philox.py says which), so a uniform is the CPU's
+number, bit for bit, and so TF's. A normal is Box-Muller with the GPU's own `log`, `sin`
+and `cos` (CUDA's math library, as TF's GPU kernels): within an ulp or so of the CPU's.
 
-So the *numbers differ from the CPU's* for the same seed — only the rules are the
-same: (seed, seed2) fixes the stream (key from `seed`, counter start from `seed2`, as
-the CPU twin does); each `sess.run` continues it (the op's count of numbers drawn so far
-lives in `ctx.state`, private to the op in one Session, so a new Session starts over);
-seed == seed2 == 0 means a fresh random key per Session.
-
-From bits to numbers: uniform = the top 24 bits / 2^24 (float32) or 53 bits from both
-output words / 2^53 (float64), in [0, 1); normal = Box-Muller on the two words; the
-truncated normal redraws (with the next key) every value beyond 2 standard deviations.
-All 64-bit integer arithmetic stays below 2^64 (32-bit numbers times 32-bit numbers),
-so nothing overflows, on a GPU or in the simulator.
+The op's stream (key, counter, how far it has gone) is the CPU kernels' `philox.Stream`
+in `ctx.state`: each run continues it, a new Session starts it again, seed 0/0 is a
+fresh random stream per Session. All 64-bit integer arithmetic stays below 2^64 (32-bit
+numbers times 32-bit numbers), on a GPU or in the simulator.
 """
 import math
-import os
-import threading
 
 import numpy as np
 from numba import cuda
 
-from tfteach.kernels.cpu.random_kernels import TRUNCATION_STDDEVS, output_shape
+from tfteach.kernels.cpu import philox as cpu_philox
+from tfteach.kernels.cpu.random_kernels import output_shape, stream
 from tfteach.kernels.cuda import launch
 
 __all__ = ["UNIFORM", "NORMAL", "TRUNCATED", "philox", "random_kernel", "uniform",
            "standard_normal", "truncated_normal"]
 
 UNIFORM, NORMAL, TRUNCATED = 0, 1, 2
-_MULTIPLIER = np.uint64(0xD256D193)     # Philox-2x32's round multiplier
-_KEY_STEP = np.uint64(0x9E3779B9)       # the key's increment per round (golden ratio)
+_M0, _M1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)    # the round multipliers
+_W0, _W1 = np.uint64(0x9E3779B9), np.uint64(0xBB67AE85)    # the key's step per round
 _MASK = np.uint64(0xFFFFFFFF)
 _32 = np.uint64(32)
 _ONE = np.uint64(1)
+_TWO_PI = 2.0 * math.pi
 
 
 @cuda.jit(device=True, cache=True)
-def philox(key, counter):
-    """Philox-2x32-10: two random 32-bit words (as uint64) for a 64-bit counter."""
-    c0 = counter & _MASK
-    c1 = counter >> _32
-    k = key & _MASK
+def philox(k0, k1, c0, c1, c2, c3):
+    """Philox-4x32-10: four random 32-bit words (as uint64) for a 128-bit counter."""
     for _ in range(10):
-        product = _MULTIPLIER * c0                      # < 2^64: no overflow
-        c0 = ((product >> _32) ^ k ^ c1) & _MASK
-        c1 = product & _MASK
-        k = (k + _KEY_STEP) & _MASK
-    return c0, c1
+        p0 = _M0 * c0                                   # < 2^64: no overflow
+        p1 = _M1 * c2
+        c0, c1, c2, c3 = ((p1 >> _32) ^ c1 ^ k0, p1 & _MASK,
+                          (p0 >> _32) ^ c3 ^ k1, p0 & _MASK)
+        k0 = (k0 + _W0) & _MASK
+        k1 = (k1 + _W1) & _MASK
+    return c0, c1, c2, c3
 
 
 @cuda.jit(device=True, cache=True)
-def _normal(key, counter):
-    """One standard normal number (Box-Muller) from the counter's two words."""
-    w0, w1 = philox(key, counter)
-    u1 = (float(w0) + 1.0) / 4294967296.0               # in (0, 1]: log(u1) is finite
-    u2 = float(w1) / 4294967296.0
-    return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
+def _plus(c0, c1, c2, c3, n):
+    """The 128-bit counter plus `n` (< 2^63), word by word with carries."""
+    c0 = c0 + (n & _MASK)
+    c1 = c1 + (n >> _32) + (c0 >> _32)
+    c0 = c0 & _MASK
+    c2 = c2 + (c1 >> _32)
+    c1 = c1 & _MASK
+    c3 = (c3 + (c2 >> _32)) & _MASK
+    return c0, c1, c2 & _MASK, c3
+
+
+@cuda.jit(device=True, cache=True)
+def _word(w0, w1, w2, w3, j):
+    if j == 0:
+        return w0
+    if j == 1:
+        return w1
+    if j == 2:
+        return w2
+    return w3
+
+
+@cuda.jit(device=True, cache=True)
+def _float(word):
+    """TF's Uint32ToFloat: the 23 low bits over 2^23."""
+    return np.float32(word & np.uint64(0x7FFFFF)) * np.float32(1.0 / 8388608.0)
+
+
+@cuda.jit(device=True, cache=True)
+def _double(high, low):
+    """TF's Uint64ToDouble: 20 bits of `high` and 32 of `low` over 2^52."""
+    return float(((high & np.uint64(0xFFFFF)) << _32) | low) * (1.0 / 4503599627370496.0)
+
+
+@cuda.jit(device=True, cache=True)
+def _box_muller32(x0, x1, second):
+    """TF's BoxMullerFloat, its first (sin) or `second` (cos) value."""
+    u1 = _float(x0)
+    if u1 < np.float32(1.0e-7):
+        u1 = np.float32(1.0e-7)
+    v1 = np.float32(_TWO_PI * float(_float(x1)))
+    u2 = np.float32(math.sqrt(np.float32(-2.0) * np.float32(math.log(u1))))
+    if second:
+        return np.float32(math.cos(v1)) * u2
+    return np.float32(math.sin(v1)) * u2
+
+
+@cuda.jit(device=True, cache=True)
+def _box_muller64(x0, x1, x2, x3, second):
+    """TF's BoxMullerDouble, its first or `second` value."""
+    u1 = _double(x0, x1)
+    if u1 < 1.0e-7:
+        u1 = 1.0e-7
+    v1 = _TWO_PI * _double(x2, x3)
+    u2 = math.sqrt(-2.0 * math.log(u1))
+    if second:
+        return math.cos(v1) * u2
+    return math.sin(v1) * u2
+
+
+@cuda.jit(device=True, cache=True)
+def _truncated(k0, k1, c0, c1, c2, c3, wide, j):
+    """Value j of a truncated-normal group whose words start at the counter (TF: the
+    words one by one, pairs (float32) or quadruples (float64) through Box-Muller,
+    values with |x| < 2 kept in order)."""
+    kept = 0
+    while True:
+        w0, w1, w2, w3 = philox(k0, k1, c0, c1, c2, c3)
+        c0, c1, c2, c3 = _plus(c0, c1, c2, c3, _ONE)
+        if wide:
+            pairs = 1
+        else:
+            pairs = 2
+        for p in range(pairs):
+            for second in range(2):
+                if wide:
+                    z = _box_muller64(w0, w1, w2, w3, second == 1)
+                else:
+                    z = float(_box_muller32(_word(w0, w1, w2, w3, 2 * p),
+                                            _word(w0, w1, w2, w3, 2 * p + 1), second == 1))
+                if abs(z) < 2.0:
+                    if kept == j:
+                        return z
+                    kept += 1
 
 
 @cuda.jit(cache=True)
-def random_kernel(out, mode, key, start, wide):
+def random_kernel(out, mode, k0, k1, c0, c1, c2, c3, wide):
     i = cuda.grid(1)
     if i < out.size:
-        counter = start + np.uint64(i)
+        per_block = 2 if wide else 4             # values a block makes
+        group = np.uint64(i // per_block)
+        j = i % per_block
+        if mode == TRUNCATED:
+            # TF: group g's words start 256 (float32) / 128 (float64) blocks on
+            steps = np.uint64(128) if wide else np.uint64(256)
+            d0, d1, d2, d3 = _plus(c0, c1, c2, c3, group * steps)
+            out[i] = _truncated(k0, k1, d0, d1, d2, d3, wide, j)
+            return
+        d0, d1, d2, d3 = _plus(c0, c1, c2, c3, group)
+        w0, w1, w2, w3 = philox(k0, k1, d0, d1, d2, d3)
         if mode == UNIFORM:
-            w0, w1 = philox(key, counter)
-            if wide:                                    # float64: 53 random bits
-                out[i] = (float(w0 >> np.uint64(5)) * 67108864.0 +
-                          float(w1 >> np.uint64(6))) / 9007199254740992.0
-            else:                                       # float32: 24 random bits
-                out[i] = float(w0 >> np.uint64(8)) / 16777216.0
-        elif mode == NORMAL:
-            out[i] = _normal(key, counter)
+            if wide:
+                out[i] = _double(_word(w0, w1, w2, w3, 2 * j), _word(w0, w1, w2, w3, 2 * j + 1))
+            else:
+                out[i] = _float(_word(w0, w1, w2, w3, j))
+        elif wide:
+            out[i] = _box_muller64(w0, w1, w2, w3, j == 1)
         else:
-            z = _normal(key, counter)
-            attempt = key
-            while abs(z) > TRUNCATION_STDDEVS:          # ~4.6% of the draws: redraw
-                attempt = (attempt + _ONE) & _MASK
-                z = _normal(attempt, counter)
-            out[i] = z
+            pair = j // 2
+            out[i] = _box_muller32(_word(w0, w1, w2, w3, 2 * pair),
+                                   _word(w0, w1, w2, w3, 2 * pair + 1), j % 2 == 1)
 
 
 # -- host side ----------------------------------------------------------------------------------
-# Two session threads drawing from one op at once must get different counters.
-_STREAM_LOCK = threading.Lock()
-
-
-def _stream(ctx, count):
-    """(key, start counter) for the next `count` numbers of this op in this Session."""
-    state = ctx.state
-    with _STREAM_LOCK:
-        if "key" not in state:
-            seed, seed2 = int(ctx.attrs["seed"]), int(ctx.attrs["seed2"])
-            if seed == 0 and seed2 == 0:         # not seeded: a fresh stream per Session
-                seed, seed2 = (int.from_bytes(os.urandom(4), "little"),
-                               int.from_bytes(os.urandom(4), "little"))
-            state["key"] = np.uint64(seed & 0xFFFFFFFF)
-            state["drawn"] = (seed2 & 0xFFFFFFFF) << 32   # seed2 picks the counter's start
-        start = state["drawn"]
-        state["drawn"] = (start + count) % (1 << 64)
-        return state["key"], np.uint64(start)
-
-
 def _random(mode):
     def kernel(ctx, shape):
         dims = output_shape(ctx, launch.on_host(shape))    # TF's checks (CPU twin)
@@ -119,10 +174,12 @@ def _random(mode):
                                "float32 and float64)" % (ctx.op.type, dtype.name))
         out = launch.empty(dims, dtype)
         if out.size:
-            key, start = _stream(ctx, out.size)
+            op_stream = stream(ctx)               # the CPU kernels' stream, TF's rules
+            counter = [np.uint64(w) for w in op_stream.reserve(out.size)]
+            k0, k1 = (np.uint64(w) for w in op_stream.key)
             flat = out.reshape(out.size) if out.ndim != 1 else out
             random_kernel[launch.blocks_for(out.size), launch.THREADS](
-                flat, mode, key, start, dtype == np.float64)
+                flat, mode, k0, k1, *counter, dtype == np.float64)
         return out
     return kernel
 
@@ -130,3 +187,4 @@ def _random(mode):
 uniform = _random(UNIFORM)
 standard_normal = _random(NORMAL)
 truncated_normal = _random(TRUNCATED)
+RESERVED_PER_OUTPUT = cpu_philox.RESERVED_PER_OUTPUT     # (the stream's step, for tests)
