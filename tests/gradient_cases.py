@@ -195,6 +195,7 @@ CASES = {
     "AddN": Case(lambda tf, a, b: tf.add_n([a, b, a * b]), [rand(3), rand(3)]),
     "AccumulateNV2": Case(lambda tf, a, b: tf.accumulate_n([a, b, a * b]), [rand(3), rand(3)]),
     "Identity": Case(lambda tf, x: tf.identity(x) * x, [rand(3)]),
+    "CheckNumerics": Case(lambda tf, x: tf.check_numerics(x * x, "checked") * x, [rand(3)]),
     "PlaceholderWithDefault": Case(
         lambda tf, x: tf.placeholder_with_default(x * x, [3]), [rand(3)]),
     "Print": Case(lambda tf, x: tf.Print(x * x, [x], "x: "), [rand(3)]),
