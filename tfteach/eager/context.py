@@ -7,7 +7,6 @@ the next numbers of one stream, as TF's eager kernel cache does), and the device
 It is one per process, like TensorFlow's eager context.
 """
 import contextlib
-import random
 import threading
 
 from tfteach.framework import eager_mode
@@ -16,11 +15,9 @@ from tfteach.eager.tensor import CPU_DEVICE
 
 __all__ = ["executing_eagerly", "enable_eager_execution", "eager_session", "kernel_state",
            "placement", "scratch_graph", "TAPES", "eager_mode_scope", "eager_mode_on",
-           "enable_v2_behavior", "disable_eager_execution", "reset_random_states",
-           "operation_seed"]
+           "enable_v2_behavior", "disable_eager_execution", "reset_random_states"]
 
 executing_eagerly = eager_mode.executing_eagerly
-_MAXINT32 = 2 ** 31 - 1
 
 class _ThreadTapes(threading.local):
     """The GradientTapes recording now in this thread, innermost last (tape.py): as in
@@ -58,7 +55,6 @@ class _EagerSession:
         self.variable_values = {}       # eager Variable key -> its value (VariableRef store)
         self.lock = threading.Lock()
         self.random_states = {}         # (op type, seed, seed2) -> the kernel's state dict
-        self.seed_source = (None, random.Random())  # (global seed, what op seeds come from)
 
 
 _SESSION = _EagerSession()
@@ -87,23 +83,14 @@ def kernel_state(op):
         return _SESSION.random_states.setdefault(key, {})
 
 
-def reset_random_states(seed=None):
-    """`tf.random.set_seed(seed)` in eager mode: seeded ops start their streams again, and
-    the op seeds of ops without one are drawn anew from `seed` (operation_seed)."""
+def reset_random_states():
+    """`tf.random.set_seed` in eager mode: seeded ops start their streams again
+    (framework/eager_mode.set_global_seed calls it)."""
     with _SESSION.lock:
         _SESSION.random_states.clear()
-        _SESSION.seed_source = (seed, random.Random(seed))
 
 
-def operation_seed(global_seed):
-    """The op seed of an eager random op built without one under the global seed
-    `global_seed`: TensorFlow's eager context draws it from Python's `random.Random`
-    seeded with the global seed, so a program's seedless ops repeat from run to run."""
-    with _SESSION.lock:
-        seed, source = _SESSION.seed_source
-        if seed != global_seed:                # set before eager mode was on
-            _SESSION.seed_source = seed, source = global_seed, random.Random(global_seed)
-        return source.randint(0, _MAXINT32)
+eager_mode.STATE.on_set_seed = reset_random_states
 
 
 def placement(device_stack):

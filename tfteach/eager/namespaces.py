@@ -72,9 +72,9 @@ def _module(name, doc, names):
 def _set_seed(seed):
     """`tf.random.set_seed`: the graph-level seed, and eager random streams restart."""
     import tfteach
-    from tfteach.eager import context
+    from tfteach.framework import eager_mode
     tfteach.set_random_seed(seed)
-    context.reset_random_states(seed)
+    eager_mode.set_global_seed(seed)
 
 
 def random_module():

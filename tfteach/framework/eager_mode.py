@@ -6,21 +6,30 @@ first imported. Ops execute eagerly when eager execution is enabled (`tf.compat.
 enable_eager_execution()` or `import tfteach.v2`) and no graph has been made the default
 with `Graph.as_default()` (tf.function tracing does exactly that), as in TensorFlow.
 """
+import random
 import threading
 
 from tfteach.framework import graph as graph_lib
 
-__all__ = ["STATE", "executing_eagerly"]
+__all__ = ["STATE", "executing_eagerly", "set_global_seed", "operation_seed"]
+
+_MAXINT32 = 2 ** 31 - 1
 
 
 class _State:
-    __slots__ = ("enabled", "execute", "used", "_thread")
+    __slots__ = ("enabled", "execute", "used", "_thread", "seed_source", "seed_lock",
+                 "on_set_seed")
 
     def __init__(self):
         self.enabled = False      # eager execution switched on for the process
         self.execute = None       # eager/execute.py's `execute(op_type, inputs, attrs, name)`
         self.used = False         # an EagerTensor exists: graph building must capture them
         self._thread = threading.local()
+        # (global seed, the random.Random eager op seeds come from): operation_seed
+        self.seed_source = (None, random.Random())
+        self.seed_lock = threading.Lock()
+        # eager/context.py's: seeded eager ops start their streams again
+        self.on_set_seed = None
 
     # The eager name scope ("a/b/"): eager variables' names. Each thread has its own, as
     # in TensorFlow 2 (its eager context keeps the scope per thread): two threads
@@ -40,3 +49,24 @@ STATE = _State()
 def executing_eagerly():
     """`tf.executing_eagerly()`: eager is on and no graph is the default."""
     return STATE.enabled and not graph_lib._default_graph_stack.graphs
+
+
+def set_global_seed(seed):
+    """`tf.set_random_seed(seed)` while executing eagerly, as TF's eager context does it:
+    the op seeds of ops without one are drawn anew from `seed`, and seeded ops start
+    their streams again."""
+    with STATE.seed_lock:
+        STATE.seed_source = (seed, random.Random(seed))
+    if STATE.on_set_seed is not None:
+        STATE.on_set_seed()
+
+
+def operation_seed(global_seed):
+    """The op seed of an eager random op built without one under `global_seed`: TF's
+    eager context draws it from Python's `random.Random(global seed)`, so a program's
+    seedless eager ops repeat from run to run."""
+    with STATE.seed_lock:
+        seed, source = STATE.seed_source
+        if seed != global_seed:                # the seed was set before eager mode was on
+            STATE.seed_source = seed, source = global_seed, random.Random(global_seed)
+        return source.randint(0, _MAXINT32)

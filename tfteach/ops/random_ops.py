@@ -46,8 +46,7 @@ def set_random_seed(seed):
     """
     graph_lib.get_default_graph().seed = seed
     if eager_mode.executing_eagerly():
-        from tfteach.eager import context
-        context.reset_random_states(seed)
+        eager_mode.set_global_seed(seed)
 
 
 def _truncate_seed(seed):
@@ -60,8 +59,7 @@ def get_seed(op_seed):
     global_seed = graph.seed
     if global_seed is not None:
         if op_seed is None and eager_mode.executing_eagerly():
-            from tfteach.eager import context
-            op_seed = context.operation_seed(global_seed)
+            op_seed = eager_mode.operation_seed(global_seed)
         elif op_seed is None:
             op_seed = graph._last_id       # TF 1.x: the id of the last op in the graph
         seeds = _truncate_seed(global_seed), _truncate_seed(op_seed)
