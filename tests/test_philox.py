@@ -111,3 +111,28 @@ def _at(key, counter):
     stream = philox.Stream(key[0] | key[1] << 32, 0)
     stream.restore(counter)
     return stream
+
+
+def test_each_kernel_compiles_after_the_others_load_from_numbas_cache(tmp_path):
+    """A fresh process loads one distribution's kernel from Numba's disk cache and then
+    compiles another: each kernel must compile on its own (a generator shared by the
+    kernels broke exactly this, in CI's fresh clone)."""
+    import os
+    import subprocess
+    import sys
+    first = ("import numpy as np\nfrom tfteach.kernels.cpu import philox\n"
+             "print(philox.uniform(philox.Stream(1, 2), (9,), np.float32).sum())\n")
+    then = first + (
+        "s = philox.Stream(1, 2)\n"
+        "for draw in (lambda: philox.uniform_int(s, (9,), 0, 10, np.int32),\n"
+        "             lambda: philox.uniform_int(s, (9,), 0, 10, np.int64),\n"
+        "             lambda: philox.uniform(s, (9,), np.float64),\n"
+        "             lambda: philox.normal(s, (9,), np.float32),\n"
+        "             lambda: philox.normal(s, (9,), np.float64),\n"
+        "             lambda: philox.truncated_normal(s, (9,), np.float32)):\n"
+        "    print(draw().sum())\n")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    for code in (first, then):
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              env=env, timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]

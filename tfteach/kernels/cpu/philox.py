@@ -218,20 +218,6 @@ def _tile(key, counter, first, count, out):
 
 
 @njit(cache=True, nogil=True)
-def _tiles(key, counter, n, per_block):
-    """For `n` values, `per_block` of them from each block: (first value, how many values,
-    the words) for each `_TILE` blocks in turn, in one small buffer, so the values are
-    made in one pass over the output while the words are still in the L1 cache."""
-    buf = np.empty((_TILE, 4), np.uint32)
-    words = buf.reshape(-1)
-    blocks = (n + per_block - 1) // per_block
-    for first in range(0, blocks, _TILE):
-        count = min(_TILE, blocks - first)
-        _tile(key, counter, first, count, buf)
-        yield per_block * first, min(per_block * count, n - per_block * first), words
-
-
-@njit(cache=True, nogil=True)
 def _words(key, counter, blocks):
     """The words of `blocks` consecutive blocks from `counter`, (blocks, 4) uint32."""
     out = np.empty((blocks, 4), np.uint32)
@@ -241,48 +227,70 @@ def _words(key, counter, blocks):
 
 
 # -- the distributions (out: a flat array the size of the output) ---------------------------
+# Each takes the words of _TILE blocks at a time into a small buffer and makes its values
+# from them: one pass over the output, the words never leave the L1 cache. (The tile loop
+# is written out in each: a Numba generator shared by them breaks Numba's disk cache, a
+# caller compiled after another one loaded from the cache fails with a KeyError.)
 @njit(cache=True, nogil=True)
 def _fill_uniform(key, counter, out, mantissa_bits):
     """Floats in [0, 1): 4 a block (float32 and half: `mantissa_bits` 23 or 10)."""
+    n = out.size
+    buf = np.empty((_TILE, 4), np.uint32)
+    words = buf.reshape(-1)
     scale = _SCALE23 if mantissa_bits == 23 else _SCALE10
     mask = np.uint32((1 << mantissa_bits) - 1)
-    for base, m, words in _tiles(key, counter, out.size, 4):
-        for i in range(m):
+    for first in range(0, (n + 3) // 4, _TILE):
+        base = 4 * first
+        count = min(_TILE, (n + 3) // 4 - first)
+        _tile(key, counter, first, count, buf)
+        for i in range(min(4 * count, n - base)):
             out[base + i] = np.float32(words[i] & mask) * scale
 
 
 @njit(cache=True, nogil=True)
 def _fill_uniform64(key, counter, out):
-    """Doubles in [0, 1): 2 a block."""
-    for base, m, words in _tiles(key, counter, out.size, 2):
-        for i in range(m):
+    n = out.size
+    buf = np.empty((_TILE, 4), np.uint32)
+    words = buf.reshape(-1)
+    for first in range(0, (n + 1) // 2, _TILE):
+        base = 2 * first
+        count = min(_TILE, (n + 1) // 2 - first)
+        _tile(key, counter, first, count, buf)
+        for i in range(min(2 * count, n - base)):
             out[base + i] = _double(np.uint64(words[2 * i]), np.uint64(words[2 * i + 1]))
 
 
 @njit(cache=True, nogil=True)
 def _fill_int32(key, counter, low, span, out):
     """lo + word % (hi - lo), 4 a block (TF's UniformDistribution<int32>)."""
-    for base, m, words in _tiles(key, counter, out.size, 4):
-        for i in range(m):
-            out[base + i] = low + np.int64(np.uint64(words[i]) % span)
+    n = out.size
+    words = _words(key, counter, (n + 3) // 4).reshape(-1)
+    for i in range(n):
+        out[i] = low + np.int64(np.uint64(words[i]) % span)
 
 
 @njit(cache=True, nogil=True)
 def _fill_int64(key, counter, low, span, out):
     """lo + (two words as 64 bits) % (hi - lo), 2 a block (TF's <int64>), with int64's
     wrap-around, as C++'s."""
-    for base, m, words in _tiles(key, counter, out.size, 2):
-        for i in range(m):
-            bits = np.uint64(words[2 * i]) | (np.uint64(words[2 * i + 1]) << _S32)
-            out[base + i] = np.int64(np.uint64(low) + bits % span)
+    n = out.size
+    words = _words(key, counter, (n + 1) // 2).reshape(-1)
+    for i in range(n):
+        bits = np.uint64(words[2 * i]) | (np.uint64(words[2 * i + 1]) << _S32)
+        out[i] = np.int64(np.uint64(low) + bits % span)
 
 
 @njit(cache=True, nogil=True)
 def _fill_normal32(key, counter, out):
     """Box-Muller pairs, 4 floats a block."""
     n = out.size
-    for base, m, words in _tiles(key, counter, n, 4):
-        for i in range(0, m, 2):
+    buf = np.empty((_TILE, 4), np.uint32)
+    words = buf.reshape(-1)
+    for first in range(0, (n + 3) // 4, _TILE):
+        base = 4 * first
+        count = min(_TILE, (n + 3) // 4 - first)
+        _tile(key, counter, first, count, buf)
+        for i in range(0, min(4 * count, n - base), 2):
             f0, f1 = _box_muller32(np.uint64(words[i]), np.uint64(words[i + 1]))
             out[base + i] = f0
             if base + i + 1 < n:
@@ -293,8 +301,13 @@ def _fill_normal32(key, counter, out):
 def _fill_normal64(key, counter, out):
     """Box-Muller on four words, 2 doubles a block."""
     n = out.size
-    for base, m, words in _tiles(key, counter, n, 2):
-        for i in range(0, m, 2):
+    buf = np.empty((_TILE, 4), np.uint32)
+    words = buf.reshape(-1)
+    for first in range(0, (n + 1) // 2, _TILE):
+        base = 2 * first
+        count = min(_TILE, (n + 1) // 2 - first)
+        _tile(key, counter, first, count, buf)
+        for i in range(0, min(2 * count, n - base), 2):
             j = 2 * i
             d0, d1 = _box_muller64(np.uint64(words[j]), np.uint64(words[j + 1]),
                                    np.uint64(words[j + 2]), np.uint64(words[j + 3]))

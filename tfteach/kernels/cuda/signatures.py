@@ -50,8 +50,9 @@ def kernel_signatures():
             ("avg_pool_kernel", pooling.avg_pool_kernel, (t4, t4) + (_I,) * 6),
             ("max_pool_grad_kernel", pooling.max_pool_grad_kernel, (t4, t4, t4) + (_I,) * 6),
             ("avg_pool_grad_kernel", pooling.avg_pool_grad_kernel, (t4, t4) + (_I,) * 6),
+            # out, mode, the key's 2 words and the counter's 4 (uint64), float64 or not
             ("random_kernel", random.random_kernel,
-             (v, _I, types.uint64, types.uint64, types.boolean)),
+             (v, _I) + (types.uint64,) * 6 + (types.boolean,)),
             ("gradient_descent_kernel", training.gradient_descent_kernel, (v, v, v, f)),
             ("momentum_kernel", training.momentum_kernel,
              (v, v, v, v, v, f, f, types.boolean)),
