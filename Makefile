@@ -98,6 +98,7 @@ bench: install
 	$(PY) bench/eager.py
 	$(PY) bench/malloc_settings.py
 	$(PY) bench/compiled_lstm.py
+	$(PY) bench/random_draws.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info labextension/node_modules labextension/lib \
