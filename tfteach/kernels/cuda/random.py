@@ -28,37 +28,16 @@ __all__ = ["UNIFORM", "NORMAL", "TRUNCATED", "philox", "random_kernel", "uniform
            "standard_normal", "truncated_normal"]
 
 UNIFORM, NORMAL, TRUNCATED = 0, 1, 2
-_M0, _M1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)    # the round multipliers
-_W0, _W1 = np.uint64(0x9E3779B9), np.uint64(0xBB67AE85)    # the key's step per round
-_MASK = np.uint64(0xFFFFFFFF)
-_32 = np.uint64(32)
 _ONE = np.uint64(1)
 _TWO_PI = 2.0 * math.pi
 
-
-@cuda.jit(device=True, cache=True)
-def philox(k0, k1, c0, c1, c2, c3):
-    """Philox-4x32-10: four random 32-bit words (as uint64) for a 128-bit counter."""
-    for _ in range(10):
-        p0 = _M0 * c0                                   # < 2^64: no overflow
-        p1 = _M1 * c2
-        c0, c1, c2, c3 = ((p1 >> _32) ^ c1 ^ k0, p1 & _MASK,
-                          (p0 >> _32) ^ c3 ^ k1, p0 & _MASK)
-        k0 = (k0 + _W0) & _MASK
-        k1 = (k1 + _W1) & _MASK
-    return c0, c1, c2, c3
-
-
-@cuda.jit(device=True, cache=True)
-def _plus(c0, c1, c2, c3, n):
-    """The 128-bit counter plus `n` (< 2^63), word by word with carries."""
-    c0 = c0 + (n & _MASK)
-    c1 = c1 + (n >> _32) + (c0 >> _32)
-    c0 = c0 & _MASK
-    c2 = c2 + (c1 >> _32)
-    c1 = c1 & _MASK
-    c3 = (c3 + (c2 >> _32)) & _MASK
-    return c0, c1, c2 & _MASK, c3
+# The round function and the bits-to-number conversions are the CPU kernels' own Python
+# functions (philox.py), compiled for the GPU: one definition of TF's Philox-4x32-10
+# (four random 32-bit words, as uint64, for a key and a 128-bit counter) for both.
+philox = cuda.jit(device=True)(cpu_philox._block.py_func)
+_float = cuda.jit(device=True)(cpu_philox._float.py_func)      # TF's Uint32ToFloat
+_double = cuda.jit(device=True)(cpu_philox._double.py_func)    # TF's Uint64ToDouble
+_plus = cuda.jit(device=True)(cpu_philox._skip.py_func)        # counter + n, 128 bits
 
 
 @cuda.jit(device=True, cache=True)
@@ -70,18 +49,6 @@ def _word(w0, w1, w2, w3, j):
     if j == 2:
         return w2
     return w3
-
-
-@cuda.jit(device=True, cache=True)
-def _float(word):
-    """TF's Uint32ToFloat: the 23 low bits over 2^23."""
-    return np.float32(word & np.uint64(0x7FFFFF)) * np.float32(1.0 / 8388608.0)
-
-
-@cuda.jit(device=True, cache=True)
-def _double(high, low):
-    """TF's Uint64ToDouble: 20 bits of `high` and 32 of `low` over 2^52."""
-    return float(((high & np.uint64(0xFFFFF)) << _32) | low) * (1.0 / 4503599627370496.0)
 
 
 @cuda.jit(device=True, cache=True)
@@ -187,4 +154,3 @@ def _random(mode):
 uniform = _random(UNIFORM)
 standard_normal = _random(NORMAL)
 truncated_normal = _random(TRUNCATED)
-RESERVED_PER_OUTPUT = cpu_philox.RESERVED_PER_OUTPUT     # (the stream's step, for tests)
