@@ -60,9 +60,9 @@ def test_a_stream_reserves_256_counters_per_element_and_wraps_at_2_128():
     assert [int(w) for w in first] == [0, 0, MASK, MASK]
     second = stream.reserve(1)
     assert [int(w) for w in second] == [768, 0, MASK, MASK]
-    stream.restore(2 ** 128 - 256)
+    stream.counter = 2 ** 128 - 256
     stream.reserve(2)
-    assert stream.state() == 256                 # (2**128 - 256 + 512) mod 2**128
+    assert stream.counter == 256                 # (2**128 - 256 + 512) mod 2**128
     # negative seeds are read as TF reads int64 attributes: two's complement
     assert [int(w) for w in philox.Stream(-1, 0).key] == [MASK, MASK]
 
@@ -109,7 +109,7 @@ def test_uniform_values_are_the_low_bits_as_a_fraction():
 
 def _at(key, counter):
     stream = philox.Stream(key[0] | key[1] << 32, 0)
-    stream.restore(counter)
+    stream.counter = counter
     return stream
 
 

@@ -54,7 +54,7 @@ _TRUNCATE = 2.0
 
 class Stream:
     """One op's place in TF's Philox stream, in one Session (TF's GuardedPhiloxRandom):
-    its key, and the counter where the next run starts."""
+    its key, and `counter`, where the next run starts (an int < 2**128)."""
 
     __slots__ = ("key", "counter", "lock")
 
@@ -74,15 +74,6 @@ class Stream:
             start = self.counter
             self.counter = (start + elements * RESERVED_PER_OUTPUT) & ((1 << 128) - 1)
         return np.array([(start >> shift) & _MASK for shift in (0, 32, 64, 96)], np.uint64)
-
-    def state(self):
-        """Where the stream stands: the counter of the next run (an int < 2**128)."""
-        return self.counter
-
-    def restore(self, counter):
-        """Puts the stream at `counter` (`state()`'s value): the next run draws from there."""
-        with self.lock:
-            self.counter = counter
 
 
 # -- the generator -------------------------------------------------------------------------

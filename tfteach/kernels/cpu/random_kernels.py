@@ -25,9 +25,6 @@ __all__ = ["generator", "stream", "standard_normal_kernel", "truncated_normal_ke
            "uniform_kernel", "uniform_int_kernel", "shuffle_kernel", "multinomial_kernel",
            "scale_shift_kernel", "uniform_range_kernel"]
 
-TRUNCATION_STDDEVS = 2.0   # TruncatedNormal draws again for values this far from the mean
-
-
 def generator(ctx):
     """The op's generator in this session, created on the op's first run."""
     gen = ctx.state.get("generator")
