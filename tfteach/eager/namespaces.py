@@ -71,9 +71,9 @@ def _module(name, doc, names):
 
 def _set_seed(seed):
     """`tf.random.set_seed`: the graph-level seed, and eager random streams restart."""
-    import tfteach
     from tfteach.framework import eager_mode
-    tfteach.set_random_seed(seed)
+    from tfteach.framework import graph as graph_lib
+    graph_lib.get_default_graph().seed = seed
     eager_mode.set_global_seed(seed)
 
 

@@ -5,6 +5,8 @@ cannot import it; instead `tfteach.eager` installs its `execute` function here w
 first imported. Ops execute eagerly when eager execution is enabled (`tf.compat.v1.
 enable_eager_execution()` or `import tfteach.v2`) and no graph has been made the default
 with `Graph.as_default()` (tf.function tracing does exactly that), as in TensorFlow.
+The eager context's global seed lives here too (`set_global_seed`, `operation_seed`):
+ops/random_ops.py reads it, and the eager runtime hooks its stream reset onto it.
 """
 import random
 import threading
