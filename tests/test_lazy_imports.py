@@ -5,30 +5,19 @@ everything. The heavy libraries (protobuf, tensorboard's protos, image codecs, p
 must wait for the namespace that uses them, and every public name must still resolve,
 be listed by dir(tf), and import with `from tfteach import ...`.
 """
-import json
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
+
+from tests.tf_reference import tfteach_json
 
 import tfteach as tf
 from tfteach import _lazy_names
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HEAVY = ("google.protobuf", "tensorboard", "PIL", "matplotlib", "graphviz", "ipywidgets",
          "IPython", "numba.cuda")
 
 
-def fresh(code):
-    """Runs `code` in a new interpreter with this worktree's tfteach; its stdout as JSON."""
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    env.pop("NUMBA_ENABLE_CUDASIM", None)      # conftest's simulator: not a user's process
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env=env, cwd=ROOT, timeout=300)
-    assert out.returncode == 0, out.stderr[-3000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
+fresh = tfteach_json      # `code` in a new interpreter with this worktree's tfteach
 
 
 def test_import_and_a_tiny_run_load_no_heavy_library():

@@ -8,7 +8,7 @@ import contextlib
 import numpy as np
 import pytest
 
-from tests.tf_reference import tf1_behaviour
+from tests.tf_reference import eager_tensorflow_json, tf1_behaviour, tfteach_json
 
 import tfteach
 
@@ -177,20 +177,12 @@ print(json.dumps([[float(v) for v in a.ravel()] for a in out]))
 def test_eager_streams_and_op_seeds(namespace):
     """Eagerly: seedless ops under a global seed, seeded ops continuing their stream,
     and `set_seed` starting again, as TensorFlow's eager context does them."""
-    import json
-    import subprocess
-    import sys
-    from tests.tf_reference import eager_tensorflow_json
     reference = {"v2": "import tensorflow as tf",
                  "v1 eager": "import tensorflow.compat.v1 as tf\ntf.enable_eager_execution()"}
     ours = {"v2": "import tfteach.v2 as tf",
             "v1 eager": "import tfteach as tf\ntf.enable_eager_execution()"}
     expected = eager_tensorflow_json(EAGER_PROGRAM.format(imports=reference[namespace]))
-    done = subprocess.run([sys.executable, "-c", EAGER_PROGRAM.format(
-        imports=ours[namespace])], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    got = json.loads(done.stdout.strip().splitlines()[-1])
-    assert got == expected
+    assert tfteach_json(EAGER_PROGRAM.format(imports=ours[namespace])) == expected
 
 
 FUNCTION_PROGRAM = """
@@ -224,16 +216,8 @@ random_seed.get_seed = _get_seed
 def test_a_tf_function_takes_the_global_seed():
     """A traced graph takes the global seed, as TF's FuncGraph: a program that sets it
     draws the same numbers in every run, TensorFlow's, call after call."""
-    import json
-    import subprocess
-    import sys
-    from tests.tf_reference import eager_tensorflow_json
     expected = eager_tensorflow_json(FUNCTION_PROGRAM.format(imports=TF115_GRAPH_SEEDS))
-    runs = []
-    for _ in range(2):
-        done = subprocess.run([sys.executable, "-c", FUNCTION_PROGRAM.format(
-            imports="import tfteach.v2 as tf")], capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stderr[-3000:]
-        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    ours = FUNCTION_PROGRAM.format(imports="import tfteach.v2 as tf")
+    runs = [tfteach_json(ours) for _ in range(2)]
     assert runs[0] == runs[1] == expected
     assert expected[1] != expected[4]             # the second call draws on

@@ -19,6 +19,7 @@ import sys
 import pytest
 
 _tf1 = None
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def tensorflow_v1():
@@ -101,6 +102,17 @@ def run_eager_tensorflow(code):
                           env=env, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
+
+
+def tfteach_json(code):
+    """Runs `code` in a new interpreter with this worktree's tfteach, as a user's process
+    (no CUDA simulator); the JSON value it prints last."""
+    env = dict(os.environ, PYTHONPATH=_ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.pop("NUMBA_ENABLE_CUDASIM", None)      # conftest's simulator: not a user's process
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, cwd=_ROOT, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def eager_tensorflow_json(code):
