@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import tfteach
+from tfteach.ops import nest
 
 from tf_reference import tensorflow_v1, tf1_behaviour
 
@@ -231,3 +232,39 @@ def test_same_scope_twice_with_new_cells_is_an_error_in_both():
     first = "Variable rnn/basic_lstm_cell/kernel already exists, disallowed."
     assert str(theirs.value).startswith(first)
     assert str(ours.value).startswith(first)
+
+
+# -- names a student prints ---------------------------------------------------------------
+def _names(tf, cells, kind):
+    """The names of what dynamic_rnn returns, for `print(outputs, state)`."""
+    seq = tf.placeholder(tf.float32, [None, 5, 3])
+    lengths = tf.placeholder(tf.int32, [None])
+    if kind == "lstm":
+        out, state = tf.nn.dynamic_rnn(cells.BasicLSTMCell(4), seq, dtype=tf.float32)
+    elif kind == "gru_lengths_time_major":
+        out, state = tf.nn.dynamic_rnn(cells.GRUCell(4), tf.transpose(seq, [1, 0, 2]),
+                                       sequence_length=lengths, time_major=True,
+                                       dtype=tf.float32)
+    elif kind == "multi":
+        multi = cells.MultiRNNCell([cells.LSTMCell(4), cells.GRUCell(2)])
+        out, state = tf.nn.dynamic_rnn(multi, seq, dtype=tf.float32)
+    else:
+        out, state = tf.nn.bidirectional_dynamic_rnn(cells.LSTMCell(3), cells.LSTMCell(3),
+                                                     seq, dtype=tf.float32)
+    if kind == "gru_lengths_time_major":
+        # time-major outputs are TF's TensorArray stack, tfteach's grown tensor
+        # (docs/rnn.md, "Differences"): only the state's names are TF's there
+        return [t.name for t in nest.flatten(state)]
+    return [t.name for t in nest.flatten((out, state))]
+
+
+@pytest.mark.parametrize("kind", ["lstm", "gru_lengths_time_major", "multi", "bidirectional"])
+def test_dynamic_rnn_results_have_tensorflows_names(kind):
+    # TF 1.15's loop has an iteration counter (maximum_iterations=time_steps) as loop
+    # variable 0, so the final state is `rnn/while/Exit_3`, not `Exit_2`.
+    v1 = tensorflow_v1()
+    cells = _tf_cells()
+    with tf1_behaviour(), v1.Graph().as_default():
+        expected = _names(v1, cells, kind)
+    with tfteach.Graph().as_default():
+        assert _names(tfteach, tfteach.nn.rnn_cell, kind) == expected

@@ -5,7 +5,8 @@
 - `dynamic_rnn(cell, x)` builds the cell's ops ONCE, as the body of a `tf.while_loop`
   (scope `rnn/while/`): the loop runs the body once per time step, so the number of
   steps may be unknown when the graph is built (x: [batch, time, depth], time None).
-  Its loop variables are (time, outputs so far, state); TF1 collects the outputs in a
+  Its loop variables are (time, outputs so far, state), after the iteration counter of
+  `maximum_iterations=` the time steps (as TF 1.15); TF1 collects the outputs in a
   TensorArray, tfteach (which has none) in a tensor that grows by one step per
   iteration. The gradient flows back through the loop (ops/while_grad.py).
 - `sequence_length=[len_0, ...]`: past its length a sequence's output is zeros and its
@@ -216,10 +217,12 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, parallel_iterations, swap_mem
                   tuple(tensor_shape.TensorShape([None]).concatenate(s)
                         for s in output_shapes),
                   nest.map_structure(lambda t: t.shape, state))
+    # maximum_iterations as TF 1.15 passes it: its counter is loop variable 0, so the
+    # loop's ops and results have TF's names (the final state is `rnn/while/Exit_3`...).
     _, outputs, final_state = control_flow_ops.while_loop(
         lambda time, *_: time < loop_bound, time_step, (time, outputs_so_far, state),
         shape_invariants=invariants, parallel_iterations=parallel_iterations,
-        swap_memory=swap_memory)
+        maximum_iterations=time_steps, swap_memory=swap_memory)
 
     final_outputs = []
     for output, shape in zip(outputs, output_shapes):
