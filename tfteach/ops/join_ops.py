@@ -75,7 +75,7 @@ def concat(values, axis, name="concat"):
             axis_t = convert_to_tensor(axis, name="concat_dim", dtype=dtypes.int32)
             axis_t.shape.assert_has_rank(0)
             return identity(values[0], name=scope)
-        tensors = convert_list_input(values, "values", "ConcatV2")
+        tensors = convert_list_input(values, "values", "ConcatV2", minimum=2)
         axis_t = convert_to_tensor(axis, name="axis", preferred_dtype=dtypes.int32)
         index_dtype_of(axis_t, "axis")
         return apply_op("ConcatV2", tensors + [axis_t],

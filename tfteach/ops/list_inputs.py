@@ -8,11 +8,13 @@ from tfteach.framework import dtypes
 from tfteach.framework.convert import convert_to_tensor, is_tensor
 from tfteach.ops.eager_type_errors import is_eager_value, mismatch_error
 
-__all__ = ["convert_list_input"]
+__all__ = ["convert_list_input", "check_list_length"]
 
 
-def convert_list_input(values, arg_name, op_type):
-    """`values` as a list of tensors of one dtype, or TF's TypeError naming the types."""
+def convert_list_input(values, arg_name, op_type, minimum=1):
+    """`values` as a list of tensors of one dtype, or TF's TypeError naming the types
+    (TF's ValueError for a list shorter than the op definition's `minimum`)."""
+    check_list_length(values, arg_name, op_type, minimum)
     dtype = None
     for v in values:
         if is_tensor(v):
@@ -47,3 +49,10 @@ def index_dtype_of(tensor, arg_name, allowed=(dtypes.int32, dtypes.int64)):
                         "values: %s" % (arg_name, tensor.dtype.base_dtype.name,
                                         ", ".join(d.name for d in allowed)))
     return tensor.dtype.base_dtype
+
+
+def check_list_length(values, arg_name, op_type, minimum):
+    """TF's op-definition check of a list input's length (`N >= minimum`)."""
+    if len(values) < minimum:
+        raise ValueError("List argument '%s' to '%s' Op with length %d shorter than minimum "
+                         "length %d." % (arg_name, op_type, len(values), minimum))

@@ -11,6 +11,7 @@ from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import gradient, register_op
 from tfteach.kernels.cpu.output_limits import check_shape, wrap_int32
 from tfteach.kernels.cpu.shape_kernels import invalid_argument, list_outputs, shape_text
+from tfteach.ops.list_inputs import check_list_length
 from tfteach.ops.op_builder import ShapeError, apply_op, constant_value
 from tfteach.runtime.placement import register_cpu_only
 
@@ -146,6 +147,7 @@ register_cpu_only("DynamicStitch")
 def dynamic_stitch(indices, data, name=None):
     """merged[indices[m][i]] = data[m][i]: the rows put back at their positions."""
     with name_scope(name, "DynamicStitch", list(indices) + list(data)) as scope:
+        check_list_length(indices, "indices", "DynamicStitch", 1)
         indices = [convert_to_tensor(i, name="indices", dtype=dtypes.int32) for i in indices]
         data = [convert_to_tensor(d, name="data") for d in data]
         kinds = [d.dtype.base_dtype for d in data]

@@ -12,7 +12,7 @@ from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import register_op
 from tfteach.kernels.cpu import shape_kernels
 from tfteach.ops.constant_op import constant
-from tfteach.ops.list_inputs import index_dtype_of
+from tfteach.ops.list_inputs import convert_list_input, index_dtype_of
 from tfteach.ops.op_builder import (ShapeError, apply_op, constant_value,
                                      deprecated_argument_lookup)
 from tfteach.ops.shape_utils import partial_shape_from_tensor, shape_error
@@ -62,7 +62,7 @@ def shape(input, name=None, out_type=dtypes.int32):  # noqa: A002 - TF's argumen
 def shape_n(input, out_type=dtypes.int32, name=None):  # noqa: A002
     """The shapes of several tensors (one ShapeN op)."""
     out_type = _check_out_type(out_type)
-    values = [convert_to_tensor(v) for v in input]
+    values = convert_list_input(list(input), "input", "ShapeN")
     result = apply_op("ShapeN", values, {"N": len(values), "T": values[0].dtype.base_dtype,
                                          "out_type": out_type}, name or "ShapeN")
     return result if isinstance(result, list) else [result]
