@@ -111,6 +111,10 @@ PROGRAMS = {
         *_ph(tf, M, [None, 4])),
     "eye": lambda tf: ([tf.eye(3), tf.eye(2, 4), tf.eye(2, batch_shape=[3], dtype=tf.int32)],
                        None),
+    # sizes that are tensors (the rows of a fed batch): TF's Minimum of the sizes
+    "eye_tensor_sizes": lambda tf: (lambda p, f: (lambda n: (
+        [tf.eye(n), tf.eye(n, 3), tf.eye(2, n, dtype=tf.int32), tf.eye(n, batch_shape=[2]),
+         tf.eye(n, n)], f))(tf.shape(p)[0]))(*_ph(tf, M, [None, 4])),
     "reverse": lambda tf: ([tf.reverse(F, [0, -1]), tf.reverse_v2(M, [1]),
                             tf.reverse(M, [])], None),
     "where": lambda tf: ([tf.where([[True, False], [False, True]]),

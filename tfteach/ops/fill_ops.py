@@ -241,15 +241,23 @@ def matrix_set_diag(input, diagonal, name=None):  # noqa: A002
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
-    """Identity matrix (or a batch of them), as `tf.eye`."""
+    """Identity matrix (or a batch of them), as `tf.eye`. Sizes may be tensors
+    (`tf.eye(tf.shape(x)[0])`): the diagonal's length is then a `Minimum` op, as in TF."""
     from tfteach.ops.join_ops import concat
     with name_scope(name, "eye", [num_rows, num_columns, batch_shape]):
         is_square = num_columns is None
         batch_shape = [] if batch_shape is None else batch_shape
         num_columns = num_rows if num_columns is None else num_columns
         if isinstance(num_rows, Tensor) or isinstance(num_columns, Tensor):
-            raise NotImplementedError("tf.eye with tensor sizes needs tf.minimum (not in tfteach "
-                                      "yet); pass Python ints")
+            from tfteach.ops.math_ops import minimum
+            diag_size = minimum(num_rows, num_columns)
+            batch_shape = convert_to_tensor(batch_shape, name="shape", dtype=dtypes.int32)
+            diag_shape = concat((batch_shape, [diag_size]), 0)
+            shape = None if is_square else concat((batch_shape, [num_rows, num_columns]), 0)
+            diag_ones = ones(diag_shape, dtype=dtype)
+            if is_square:
+                return matrix_diag(diag_ones)
+            return matrix_set_diag(zeros(shape, dtype=dtype), diag_ones)
         if not all(isinstance(n, (int, np.integer)) for n in (num_rows, num_columns)):
             raise TypeError("num_rows and num_columns must be positive integer values.")
         if num_rows < 0 or num_columns < 0:
