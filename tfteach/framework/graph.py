@@ -16,6 +16,14 @@ _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
 _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-/>]*$")
 
 
+def _name_text(name):
+    """A name given as bytes, as text; any other non-string is TF's TypeError (its name
+    scopes match names against a regex: Python's words)."""
+    if isinstance(name, bytes):
+        return name.decode("utf-8")
+    raise TypeError("expected string or bytes-like object, got '%s'" % type(name).__name__)
+
+
 class GraphKeys:
     """Standard collection names, as `tf.GraphKeys`."""
     GLOBAL_VARIABLES = "variables"
@@ -109,9 +117,11 @@ class Graph:
     def create_op(self, op_type, inputs, dtypes=None, input_types=None, name=None,
                   attrs=None, op_def=None, compute_shapes=True, compute_device=True):
         """Adds an op of a registered type; `tf.Graph.create_op`'s signature."""
-        return self._create_op(op_type, list(inputs), attrs, name)
+        # no name scope on this path: a bad name is the op's own, as TF's Operation says
+        return self._create_op(op_type, list(inputs), attrs, name, name_words="node")
 
-    def _create_op(self, op_type, inputs, attrs=None, name=None, control_inputs=()):
+    def _create_op(self, op_type, inputs, attrs=None, name=None, control_inputs=(),
+                   name_words="scope"):
         """The single place an op is born: name, device, control deps, shapes."""
         from tfteach.framework.operation import Operation
         self._check_not_finalized()
@@ -119,12 +129,17 @@ class Graph:
         with self._lock:
             if name is None:
                 name = op_type
+            elif name.__class__ is not str:
+                name = _name_text(name)
             if name.endswith("/"):
                 name = name[:-1]              # a scope name used as an op name: verbatim
             else:
                 name = self.unique_name(name)
             if not _VALID_OP_NAME.match(name):
-                raise ValueError("'%s' is not a valid node name" % name)
+                # TF's ops take their name through a name scope (op_def_library), which
+                # checks it first: its words; a Const it makes with Graph.create_op
+                words = "node" if op_type == "Const" else name_words
+                raise ValueError("'%s' is not a valid %s name" % (name, words))
             if name in self._nodes_by_name:
                 raise ValueError("Duplicate node name in graph: '%s'" % name)
             context = self._control_flow_context
@@ -183,7 +198,7 @@ class Graph:
         """Opens a name scope; `"a/"` re-enters scope `a` verbatim, `None`/`""` resets."""
         if name:
             if not isinstance(name, str):
-                name = name.decode("utf-8") if isinstance(name, bytes) else str(name)
+                name = _name_text(name)
             regex = _VALID_SCOPE_NAME if self._name_stack else _VALID_OP_NAME
             if not regex.match(name):
                 raise ValueError("'%s' is not a valid scope name" % name)
