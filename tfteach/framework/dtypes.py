@@ -214,7 +214,7 @@ def as_dtype(type_value):
         return bool
     elif type_value in (bytes, str, np.bytes_, np.str_):
         return string
-    else:
+    elif type_value is not None:        # NumPy reads None as float64; TF has no such rule
         try:
             npd = np.dtype(type_value)
         except TypeError:

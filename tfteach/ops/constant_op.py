@@ -126,8 +126,12 @@ register_op("Placeholder", _placeholder_shape, cpu=_placeholder_kernel)
 
 def placeholder(dtype, shape=None, name=None):
     """A value the program must feed, as `tf.placeholder`."""
+    try:
+        dtype = dtypes.as_dtype(dtype)
+    except TypeError:      # TF's op-definition library converts the attr: its words
+        raise TypeError("Expected DataType for argument 'dtype' not %r." % (dtype,)) from None
     shape = tensor_shape.as_shape(shape) if shape is not None else tensor_shape.unknown_shape()
-    return apply_op("Placeholder", [], {"dtype": dtypes.as_dtype(dtype), "shape": shape},
+    return apply_op("Placeholder", [], {"dtype": dtype, "shape": shape},
                     name or "Placeholder")
 
 

@@ -123,6 +123,8 @@ def _multiply_dims(a, b):
 def _tile_shape(op):
     x, multiples_t = op._inputs
     dtype = x.dtype.base_dtype
+    if multiples_t.shape.ndims not in (None, 1):     # `tf.tile(x, 3)`: a vector, as TF says
+        raise ShapeError("Shape must be rank 1 but is rank %d" % multiples_t.shape.ndims)
     multiples = partial_shape_from_tensor(multiples_t)
     if x.shape.ndims is not None:
         rank = x.shape.ndims

@@ -62,6 +62,8 @@ def shape(input, name=None, out_type=dtypes.int32):  # noqa: A002 - TF's argumen
 def shape_n(input, out_type=dtypes.int32, name=None):  # noqa: A002
     """The shapes of several tensors (one ShapeN op)."""
     out_type = _check_out_type(out_type)
+    if not isinstance(input, (list, tuple)):
+        raise TypeError("Expected list for 'input' argument to 'shape_n' Op, not %s." % (input,))
     values = convert_list_input(list(input), "input", "ShapeN")
     result = apply_op("ShapeN", values, {"N": len(values), "T": values[0].dtype.base_dtype,
                                          "out_type": out_type}, name or "ShapeN")
