@@ -84,12 +84,46 @@ def smart_cond(pred, true_fn, false_fn, name=None):
 
 
 class InputSpec:
-    """What inputs a layer accepts (kept for API compatibility; checks ndim only)."""
+    """What inputs a layer accepts: ranks and sizes of axes, checked by every call
+    (`assert_input_compatibility`) before the layer builds or adds ops."""
 
     def __init__(self, dtype=None, shape=None, ndim=None, max_ndim=None, min_ndim=None,
                  axes=None):
         self.dtype, self.shape, self.ndim = dtype, shape, ndim
         self.max_ndim, self.min_ndim, self.axes = max_ndim, min_ndim, axes or {}
+
+
+def assert_input_compatibility(spec, inputs, layer_name):
+    """TF 1.15's check of a layer's inputs against its InputSpec, with its words (the
+    double colon before "expected min_ndim" is TF's)."""
+    if spec is None:
+        return
+    for index, x in enumerate(inputs if isinstance(inputs, (list, tuple)) else [inputs]):
+        shape = x.get_shape()
+        ndim = shape.ndims
+        start = "Input %d of layer %s is incompatible with the layer: " % (index, layer_name)
+        if ndim is None:
+            if spec.ndim is not None or spec.min_ndim is not None or \
+                    spec.max_ndim is not None:
+                raise ValueError(start + "its rank is undefined, but the layer requires a "
+                                 "defined rank.")
+            continue
+        if spec.ndim is not None and ndim != spec.ndim:
+            raise ValueError(start + "expected ndim=%d, found ndim=%d. Full shape received: "
+                             "%s" % (spec.ndim, ndim, shape.as_list()))
+        if spec.max_ndim is not None and ndim > spec.max_ndim:
+            raise ValueError(start + "expected max_ndim=%d, found ndim=%d"
+                             % (spec.max_ndim, ndim))
+        if spec.min_ndim is not None and ndim < spec.min_ndim:
+            raise ValueError(start + ": expected min_ndim=%d, found ndim=%d. Full shape "
+                             "received: %s" % (spec.min_ndim, ndim, shape.as_list()))
+        dims = shape.as_list()
+        for axis, value in spec.axes.items():
+            if value is not None and dims[int(axis)] not in (value, None):
+                raise ValueError("Input %d of layer %s is incompatible with the layer: "
+                                 "expected axis %s of input shape to have value %s but "
+                                 "received input with shape %s"
+                                 % (index, layer_name, axis, value, dims))
 
 
 class Layer:
@@ -254,6 +288,7 @@ class Layer:
                                auxiliary_name_scope=False) as current:
             self._current_scope = current
             with name_scope(self._name_scope()):
+                assert_input_compatibility(self.input_spec, inputs, self.name)
                 if not self.built:
                     first = inputs[0] if isinstance(inputs, (list, tuple)) else inputs
                     if self._dtype is None and hasattr(first, "dtype"):

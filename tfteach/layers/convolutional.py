@@ -75,6 +75,7 @@ class Conv2D(base.Layer):
                                         initializer=self.bias_initializer,
                                         regularizer=self.bias_regularizer,
                                         constraint=self.bias_constraint, dtype=self.dtype)
+        self.input_spec = base.InputSpec(ndim=4, axes={self._channel_axis(): input_dim})
         self.built = True
 
     def _nn_format(self):

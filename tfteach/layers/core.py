@@ -53,6 +53,8 @@ class Dense(base.Layer):
                                         initializer=self.bias_initializer,
                                         regularizer=self.bias_regularizer,
                                         constraint=self.bias_constraint, dtype=self.dtype)
+        # a later call must bring inputs of the same width (TF's words if not)
+        self.input_spec = base.InputSpec(min_ndim=2, axes={-1: last_dim})
         self.built = True
 
     def call(self, inputs):

@@ -9,6 +9,7 @@ from tfteach.kernels.cpu import index_kernels
 from tfteach.ops.list_inputs import index_dtype_of
 from tfteach.ops.op_builder import ShapeError, apply_op, constant_value
 from tfteach.ops.shape_utils import shape_error
+from tfteach.ops.typed_inputs import convert_fixed_type
 
 __all__ = ["gather", "gather_nd", "one_hot", "unsorted_segment_sum"]
 
@@ -148,7 +149,8 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
                             .format(on_dtype, off_dtype))
         indices_t = convert_to_tensor(indices, name="indices")
         index_dtype_of(indices_t, "indices", (dtypes.uint8, dtypes.int32, dtypes.int64))
-        depth_t = convert_to_tensor(depth, name="depth", dtype=dtypes.int32)
+        # depth: int32 (TF's OpDef): a float depth gets the op-definition library's words
+        depth_t, = convert_fixed_type("OneHot", [("depth", depth)], dtypes.int32)
         on_t = convert_to_tensor(on_value, name="on_value", dtype=dtype)
         off_t = convert_to_tensor(off_value, name="off_value", dtype=dtype)
         return apply_op("OneHot", [indices_t, depth_t, on_t, off_t],
