@@ -18,6 +18,8 @@ CASES = {
     "tile by a fed scalar": lambda tf: tf.tile(tf.constant([1.0, 2.0]),
                                                tf.placeholder(tf.int32, [])),
     "shape_n of one tensor": lambda tf: tf.shape_n(tf.constant([1.0, 2.0])),
+    "one_hot of a float depth": lambda tf: tf.one_hot([1, 2], 3.0),
+    "one_hot of a float tensor depth": lambda tf: tf.one_hot([1, 2], tf.constant(3.0)),
 }
 
 
@@ -28,6 +30,10 @@ TF_1_15_WORDS = {
     "cast to None": NO_DTYPE, "zeros of dtype None": NO_DTYPE, "as_dtype(None)": NO_DTYPE,
     "shape_n of one tensor": "Expected list for 'input' argument to 'shape_n' Op, not "
                              "Tensor(\"Const:0\", shape=(2,), dtype=float32).",
+    # TF 2 words the inner conversion error "Expected int32, but got 3.0 of type 'float'."
+    "one_hot of a float depth": "Expected int32 passed to parameter 'depth' of op 'OneHot', "
+                                "got 3.0 of type 'float' instead. Error: Expected int32, got "
+                                "3.0 of type 'float' instead.",
 }
 
 
