@@ -239,3 +239,28 @@ def test_build_errors_match(kind):
         # TF 2 prints the node as '{{node Assign}} = ...'; TF 1.15 as 'Assign' (op: ...).
         our_line, their_line = our_line.split(" for ")[0], their_line.split(" for ")[0]
     assert our_line == their_line
+
+
+def _initialized_checks(tf):
+    """tf.assert_variables_initialized with one of two variables initialized, then both:
+    its graph and what each run gives (the error's class and first line, or the ranks)."""
+    graph = tf.Graph()
+    with graph.as_default():
+        v = tf.Variable([1.0, 2.0], name="v")
+        w = tf.Variable(3.0, name="w")
+        check = tf.assert_variables_initialized()
+        ops = [(op.name, op.type) for op in graph.get_operations()]
+        results = []
+        with tf.Session(graph=graph) as sess:
+            for init in (v.initializer, w.initializer):
+                sess.run(init)
+                try:
+                    results.append(sess.run(check).tolist())
+                except Exception as e:  # noqa: BLE001 - the error is what we compare
+                    results.append((type(e).__name__, first_message_line(e)))
+    return ops, results
+
+
+def test_assert_variables_initialized_reads_the_variables_as_tensorflow():
+    # Before, its Rank ops were folded to constants, so it passed with w uninitialized.
+    assert _initialized_checks(tfteach) == _initialized_checks(tensorflow_v1())

@@ -82,9 +82,15 @@ def size(input, name=None, out_type=dtypes.int32):  # noqa: A002
 
 def rank(input, name=None):  # noqa: A002
     """The number of dimensions of `input`; a constant when it is known statically."""
+    return rank_internal(input, name)
+
+
+def rank_internal(input, name=None, optimize=True):  # noqa: A002
+    """`rank`; with optimize=False always a Rank op, which reads its input when it runs
+    (TF's rank_internal: tf.assert_variables_initialized relies on that read)."""
     with name_scope(name, "Rank", [input]) as scope:
         x = convert_to_tensor(input)
-        if x.shape.ndims is not None:
+        if optimize and x.shape.ndims is not None:
             return constant(x.shape.ndims, dtypes.int32, name=scope)
         return apply_op("Rank", [x], {"T": x.dtype.base_dtype}, scope)
 

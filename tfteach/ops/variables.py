@@ -429,7 +429,14 @@ def assert_variables_initialized(var_list=None):
     if not var_list:
         return None
     tf = _array_ops()
-    ranks = [tf.rank(v._ref() if isinstance(v, Variable) else v) for v in var_list]
+    from tfteach.ops.shape_ops import rank_internal
+    # Rank ops that run (not the constants a known rank folds to): reading an
+    # uninitialized variable is what fails, as in TF
+    ranks = []
+    for v in var_list:
+        with tf.colocate_with(v.op):
+            ranks.append(rank_internal(v._ref() if isinstance(v, Variable) else v,
+                                       optimize=False))
     return ranks[0] if len(ranks) == 1 else tf.stack(ranks)
 
 
