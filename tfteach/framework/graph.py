@@ -80,6 +80,8 @@ class Graph:
         self._name_stack = ""
         self._device_stack = []          # strings or functions, outermost first
         self._control_stack = []         # _ControlDependencies blocks
+        self._colocation_stack = []      # ops new ops are colocated with (colocate_with)
+        self._attr_scope_map = {}        # attrs every new op gets (_attr_scope)
         self._collections = {}
         self._finalized = False
         self._last_id = 0
@@ -161,7 +163,19 @@ class Graph:
                 note = getattr(e, "input_tensors_note", "")
                 raise ValueError("%s for '%s' (op: '%s') with input shapes: %s%s."
                                  % (e, name, op_type, shapes, note)) from None
+            for key, value in self._attr_scope_map.items():
+                op._attrs.setdefault(key, value)
             op._device = self._device_for(op)
+            colocated = self._colocation_stack
+            if name_words == "scope" and op_def.ref_inputs:
+                # TF's op-definition library colocates an op with the variables it takes
+                # by reference (Assign, ApplyAdam): `_class: ["loc:@w"]`, w's device
+                colocated = colocated + [inputs[i].op for i in op_def.ref_inputs
+                                         if i < len(inputs)]
+                if not self._colocation_stack:
+                    op._device = ""      # colocate_with clears the device scopes
+            if colocated:
+                self._colocate(op, colocated)
             self._nodes_by_name[name] = op
             self._nodes_in_order.append(op)
             self._version = op._id
@@ -214,6 +228,50 @@ class Graph:
             yield new_stack + "/" if new_stack else ""
         finally:
             self._name_stack = old_stack
+
+    # -- colocation ---------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _colocate_with(self, op, ignore_existing=False):
+        """Ops created inside share `op`'s colocation groups and device (TF's
+        `colocate_with`): their `_class` attr lists the groups; the device scopes of
+        the outside do not apply inside, as in TF."""
+        if op is None and not ignore_existing:
+            raise ValueError("Trying to reset colocation (op is None) but ignore_existing "
+                             "is not True")
+        device_stack, self._device_stack = self._device_stack, []
+        saved = self._colocation_stack
+        self._colocation_stack = ([] if ignore_existing else list(saved)) + \
+            ([op] if op is not None else [])
+        try:
+            yield
+        finally:
+            self._device_stack = device_stack
+            self._colocation_stack = saved
+
+    @staticmethod
+    def _colocate(op, colocated):
+        """`op` joins the groups of the ops in `colocated` (sorted, as TF writes them),
+        and takes the device of the first that has one."""
+        groups = set()
+        device = None
+        for other in colocated:
+            groups.update(other.colocation_groups())
+            if device is None and other.device:
+                device = other.device
+        op._attrs["_class"] = sorted(g.decode("utf-8") for g in groups)   # text, as imported
+        if device is not None:
+            op._device = device
+
+    @contextlib.contextmanager
+    def _attr_scope(self, attr_map):
+        """Ops created inside get these attrs (unless they set them), as TF's
+        Graph._attr_scope (a Variable's initializer takes its `_class` this way)."""
+        saved = self._attr_scope_map
+        self._attr_scope_map = dict(saved, **attr_map)
+        try:
+            yield
+        finally:
+            self._attr_scope_map = saved
 
     # -- devices --------------------------------------------------------------------------
     @contextlib.contextmanager

@@ -97,9 +97,20 @@ def container(container_name):
     yield container_name
 
 
-@contextlib.contextmanager
 def colocate_with(op, ignore_existing=False):
-    yield
+    """Ops created inside are colocated with `op` (an Operation, Tensor or Variable):
+    they share its device and list its colocation groups in their `_class` attr."""
+    if op is not None and not hasattr(op, "colocation_groups"):
+        op = _op_to_colocate_with(op)
+    return graph_lib.get_default_graph()._colocate_with(op, ignore_existing)
+
+
+def _op_to_colocate_with(value):
+    """The op `colocate_with` means: a tensor's op; a variable's VariableV2 op."""
+    ref = getattr(value, "_ref", None)
+    if callable(ref):
+        value = ref()
+    return getattr(value, "op", value)
 
 
 def add_to_collection(name, value):

@@ -4,6 +4,7 @@ An Operation has a unique name, an op type registered in `framework.registry`, i
 tensors, control inputs, attributes, a requested device, and output Tensors whose dtypes
 and static shapes its type's shape function computed when it was built.
 """
+from tfteach.framework.attr_values import EXPORTED_PRIVATE_ATTRS
 from tfteach.framework.node_def import NodeDef
 
 __all__ = ["Operation"]
@@ -75,7 +76,17 @@ class Operation:
         return NodeDef(self._name, self.type, inputs, self._device, self._public_attrs())
 
     def _public_attrs(self):
-        return {k: v for k, v in self._attrs.items() if not k.startswith("_")}
+        # private attrs stay inside tfteach, except those TF writes too (`_class`)
+        return {k: v for k, v in self._attrs.items()
+                if not k.startswith("_") or k in EXPORTED_PRIVATE_ATTRS}
+
+    def colocation_groups(self):
+        """The colocation groups of this op (`loc:@name` entries, as bytes): those of its
+        `_class` attr, or its own name's."""
+        groups = [g if isinstance(g, bytes) else g.encode("utf-8")
+                  for g in self._attrs.get("_class") or ()]
+        groups = [g for g in groups if g.startswith(b"loc:@")]
+        return groups or [("loc:@%s" % self._name).encode("utf-8")]
 
     def get_attr(self, name):
         try:

@@ -131,8 +131,10 @@ class CondContext(ControlFlowContext):
         graph = self.graph
         # The Switch sits between the branch and its outside: built in the outer context
         # (which may switch `tensor` again, for nested conds), free of control deps.
+        # Colocated with `tensor` (TF's _SwitchRefOrTensor): `_class: ["loc:@x"]`.
         with building_in(graph, self.outer_context), graph.control_dependencies(None), \
-                (graph.name_scope(scope) if scope else contextlib.nullcontext()):
+                (graph.name_scope(scope) if scope else contextlib.nullcontext()), \
+                graph._colocate_with(tensor.op, ignore_existing=True):
             outputs = switch(tensor, self.pred_id)
         switch_op = outputs[0].op
         switch_op._control_flow_context = self

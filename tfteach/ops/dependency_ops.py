@@ -63,8 +63,11 @@ def with_dependencies(dependencies, output_tensor, name=None):
     graph = graph_of(list(dependencies) + [output_tensor])
     with graph.as_default(), name_scope(name, "control_dependency",
                                         list(dependencies) + [output_tensor]) as scope:
-        with graph.control_dependencies(dependencies):
-            return identity(convert.convert_to_tensor(output_tensor), name=scope)
+        output_tensor = convert.convert_to_tensor(output_tensor)
+        # colocated with the tensor it passes on, as TF's (`_class: ["loc:@x"]`)
+        with graph._colocate_with(output_tensor.op), \
+                graph.control_dependencies(dependencies):
+            return identity(output_tensor, name=scope)
 
 
 def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 - TF's name

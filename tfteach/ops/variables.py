@@ -113,31 +113,39 @@ class Variable:
         graph = graph_lib.get_default_graph()
         with _InitScope(graph), name_scope(name, "Variable", values) as scope:
             graph = graph_lib.get_default_graph()
-            if init_from_fn:
-                with graph.name_scope("Initializer"), graph.device(None):
-                    self._initial_value = convert.convert_to_tensor(
-                        initial_value(), name="initial_value", dtype=dtype)
-            else:
-                self._initial_value = convert.convert_to_tensor(
-                    initial_value, name="initial_value", dtype=dtype)
-                if self._initial_value.op._control_flow_context is not None:
-                    raise ValueError(
-                        "Initializer for variable %s is from inside a control-flow "
-                        "construct, such as a loop or conditional. When creating a "
-                        "variable inside a loop or conditional, use a lambda as the "
-                        "initializer." % scope)
-            shape = (self._initial_value.shape if validate_shape
-                     else tensor_shape.unknown_shape())
-            self._variable = state_ops.variable_op_v2(
-                shape, self._initial_value.dtype.base_dtype, name=scope)
+            # As TF: a callable initializer's ops and the variable are colocated with the
+            # variable that does not exist yet (`_class: ["loc:@w"]`).
+            with graph._attr_scope({"_class": ["loc:@" + scope[:-1]]}) if init_from_fn \
+                    else nullcontext():
+                self._initial_value = self._initial_value_tensor(
+                    graph, initial_value, init_from_fn, dtype, scope)
+                shape = (self._initial_value.shape if validate_shape
+                         else tensor_shape.unknown_shape())
+                self._variable = state_ops.variable_op_v2(
+                    shape, self._initial_value.dtype.base_dtype, name=scope)
             if validate_shape and not self._initial_value.shape.is_fully_defined():
                 raise ValueError("initial_value must have a shape specified: %s"
                                  % self._initial_value)
             self._initializer_op = state_ops.assign(
                 self._variable, self._initial_value, validate_shape=validate_shape).op
-            with graph.device(caching_device) if caching_device else nullcontext():
+            with graph.device(caching_device) if caching_device else \
+                    graph._colocate_with(self._variable.op):
                 self._snapshot = identity(self._variable, name="read")
         graph.add_to_collections(collections, self)
+
+    @staticmethod
+    def _initial_value_tensor(graph, initial_value, init_from_fn, dtype, scope):
+        if init_from_fn:
+            with graph.name_scope("Initializer"), graph.device(None):
+                return convert.convert_to_tensor(initial_value(), name="initial_value",
+                                                 dtype=dtype)
+        value = convert.convert_to_tensor(initial_value, name="initial_value", dtype=dtype)
+        if value.op._control_flow_context is not None:
+            raise ValueError(
+                "Initializer for variable %s is from inside a control-flow construct, "
+                "such as a loop or conditional. When creating a variable inside a loop or "
+                "conditional, use a lambda as the initializer." % scope)
+        return value
 
     # -- VariableDef (meta graphs, framework/meta_graph.py) -----------------------------
     def _init_from_proto(self, variable_def, import_scope=None):

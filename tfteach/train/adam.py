@@ -77,8 +77,9 @@ class AdamOptimizer(optimizer.Optimizer):
         graph = graph_lib.get_default_graph()
         with graph.control_dependencies(update_ops):
             beta1_power, beta2_power = self._get_beta_accumulators()
-            update_beta1 = beta1_power.assign(beta1_power * self._beta1_t,
-                                              use_locking=self._use_locking)
-            update_beta2 = beta2_power.assign(beta2_power * self._beta2_t,
-                                              use_locking=self._use_locking)
+            with graph._colocate_with(beta1_power.op):
+                update_beta1 = beta1_power.assign(beta1_power * self._beta1_t,
+                                                  use_locking=self._use_locking)
+                update_beta2 = beta2_power.assign(beta2_power * self._beta2_t,
+                                                  use_locking=self._use_locking)
         return group(*update_ops + [update_beta1, update_beta2], name=name_scope)

@@ -16,6 +16,7 @@ TRAIN_OP collection. Subclasses provide `_create_slots`, `_prepare`, `_apply_den
 from tfteach.framework import convert, dtypes
 from tfteach.framework import graph as graph_lib
 from tfteach.framework.graph import GraphKeys
+from tfteach.framework import graph_functions
 from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.tensor import Tensor
 from tfteach.ops import state_ops, variables
@@ -188,12 +189,14 @@ class Optimizer:
             for grad, var, processor in converted:
                 if grad is None:
                     continue
-                with name_scope("update_" + var.op.name):
+                # the update ops sit with their variable (`_class: ["loc:@w"]`), as TF's
+                with name_scope("update_" + var.op.name), graph._colocate_with(var.op):
                     update_ops.append(processor.update_op(self, grad))
             if global_step is None:
                 apply_updates = self._finish(update_ops, name)
             else:
-                with graph.control_dependencies([self._finish(update_ops, "update")]):
+                with graph.control_dependencies([self._finish(update_ops, "update")]), \
+                        graph._colocate_with(global_step.op):
                     apply_updates = state_ops.assign_add(global_step, 1, name=name)
             if isinstance(apply_updates, Tensor):
                 apply_updates = apply_updates.op
@@ -251,7 +254,8 @@ class Optimizer:
         key = (name, _graph_key(colocate_with.graph))
         v = self._non_slot_dict.get(key, None)
         if v is None:
-            v = variables.Variable(initial_value, name=name, trainable=False)
+            with graph_functions.colocate_with(colocate_with):
+                v = variables.Variable(initial_value, name=name, trainable=False)
             self._non_slot_dict[key] = v
         return v
 

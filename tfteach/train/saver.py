@@ -165,7 +165,8 @@ class Saver:
             save = io_ops.save_v2(filename, constant(names, name="SaveV2/tensor_names"),
                                   constant([""] * len(names),
                                            name="SaveV2/shape_and_slices"), refs)
-            with graph.control_dependencies([save]):
+            # TF's with_dependencies: colocated with the filename it passes on
+            with graph.control_dependencies([save]), graph._colocate_with(filename.op):
                 save_tensor = identity(filename, name="control_dependency")
             # TF loads every tensor on the CPU ("for compatibility"), then assigns.
             with graph.device("/cpu:0"):

@@ -7,7 +7,10 @@ Adam's two slots of `W` are `W/Adam` and `W/Adam_1`. The name comes from a varia
 scope `<primary>/<optimizer name>`, made unique the way variable scopes are, and
 `get_variable("")` inside it -- which is why the second Adam slot gets the `_1`.
 """
+import contextlib
+
 from tfteach.framework import tensor_shape
+from tfteach.framework.graph_functions import colocate_with
 from tfteach.ops import init_ops, variable_scope, variables
 
 __all__ = ["create_slot", "create_slot_with_initializer", "create_zeros_slot"]
@@ -15,6 +18,11 @@ __all__ = ["create_slot", "create_slot_with_initializer", "create_zeros_slot"]
 
 def _prefix(primary):
     return primary.op.name
+
+
+def _colocated(primary, colocate_with_primary):
+    """A slot's ops sit with its primary (`_class: ["loc:@w"]`), as TF's slots."""
+    return colocate_with(primary) if colocate_with_primary else contextlib.nullcontext()
 
 
 def _create_slot_var(primary, val, validate_shape, shape, dtype):
@@ -33,7 +41,8 @@ def _create_slot_var(primary, val, validate_shape, shape, dtype):
 def create_slot(primary, val, name, colocate_with_primary=True):
     """A slot for `primary` whose initial value is the tensor `val`."""
     validate_shape = val.get_shape().is_fully_defined()
-    with variable_scope.variable_scope(None, _prefix(primary) + "/" + name):
+    with variable_scope.variable_scope(None, _prefix(primary) + "/" + name), \
+            _colocated(primary, colocate_with_primary):
         return _create_slot_var(primary, val, validate_shape, None, None)
 
 
@@ -41,7 +50,8 @@ def create_slot_with_initializer(primary, initializer, shape, dtype, name,
                                  colocate_with_primary=True):
     """A slot for `primary` filled by `initializer(shape, dtype)`."""
     shape = tensor_shape.as_shape(shape)
-    with variable_scope.variable_scope(None, _prefix(primary) + "/" + name):
+    with variable_scope.variable_scope(None, _prefix(primary) + "/" + name), \
+            _colocated(primary, colocate_with_primary):
         return _create_slot_var(primary, initializer, shape.is_fully_defined(), shape,
                                 dtype)
 
