@@ -263,6 +263,32 @@ def test_restore_errors_match_tensorflows(tmp_path):
     assert "Key not_in_checkpoint not found in checkpoint" in errors[2]
 
 
+def _restore_error_line(tf, path, variable):
+    """The line of the error `restore` raises that holds `variable`'s name."""
+    graph = tf.Graph()
+    with graph.as_default():
+        variable(tf)
+        saver = tf.train.Saver()
+        with tf.Session(graph=graph) as sess:
+            with pytest.raises(tf.errors.OpError) as info:
+                saver.restore(sess, path)
+    return type(info.value).__name__, [line for line in str(info.value).split("\n")
+                                       if "tensor_name" in line]
+
+
+def test_a_dtype_mismatch_names_the_dtypes_as_tensorflow_does(tmp_path):
+    # DataTypeString's names: "float" and "double", not Python's float32 and float64.
+    _, _, path = train_and_save(tfteach, linear_regression, str(tmp_path))
+
+    def variable(tf):
+        tf.Variable(tf.zeros([1, 1], tf.float64), name="weight")
+
+    ours = _restore_error_line(tfteach, path, variable)
+    assert ours == ("InvalidArgumentError", [
+        "tensor_name = weight; expected dtype double does not equal original dtype float"])
+    assert ours == _restore_error_line(tensorflow_v1(), path, variable)
+
+
 @pytest.mark.parametrize("model", MODELS[:3], ids=lambda m: m.__name__)
 def test_meta_graphs_and_checkpoints_move_both_ways(tmp_path, model):
     # The notes' restore without Python code: import_meta_graph + restore. (The LSTM is

@@ -23,6 +23,7 @@ from tfteach.framework.errors import (InvalidArgumentError, NotFoundError,
                                       UnimplementedError)
 from tfteach.framework.registry import not_differentiable, register_op
 from tfteach.io.tensor_bundle import BundleReader, write_bundle
+from tfteach.ops.eager_type_errors import cpp_type_name
 from tfteach.ops.op_builder import apply_op, unknown
 
 __all__ = ["save_v2", "restore_v2"]
@@ -84,9 +85,10 @@ def _restore_kernel(ctx, prefix, tensor_names, shape_and_slices):
     for name, dtype in zip(names, wanted):
         stored = reader.dtype(name)      # NotFoundError: "Key ... not found in checkpoint"
         if stored != dtype:
+            # TF's DataTypeString names: "float", "double", as 1.15 printed them
             raise InvalidArgumentError(None, None, "tensor_name = %s; expected dtype %s does "
-                                       "not equal original dtype %s" % (name, dtype.name,
-                                                                         stored.name))
+                                       "not equal original dtype %s" % (
+                                           name, cpp_type_name(dtype), cpp_type_name(stored)))
         values.append(reader.get_tensor(name))
     return values[0] if len(values) == 1 else tuple(values)
 
