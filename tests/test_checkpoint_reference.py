@@ -446,3 +446,15 @@ def test_sharded_savers_interoperate(tmp_path):
                 loading.train.Saver(sharded=True).restore(sess, path)
                 np.testing.assert_array_equal(sess.run(w), [[1.5, 2.5]])
                 assert sess.run(step) == 4
+
+
+def test_one_variable_under_two_names_is_refused_as_in_tensorflow():
+    messages = []
+    for tf in (tensorflow_v1(), tfteach):
+        with tf.Graph().as_default():
+            w = tf.Variable([1.0, 2.0], name="w")
+            with pytest.raises(ValueError) as info:
+                tf.train.Saver({"old_w": w, "w": w})
+            messages.append(str(info.value))
+    assert messages[1] == messages[0] == (
+        "The same saveable will be restored with two names: w")

@@ -64,6 +64,13 @@ def _names_to_variables(var_list):
                 raise TypeError("names_to_saveables must be a dict mapping string names to "
                                 "Tensors/Variables. Not a variable: %s" % (var,))
             out[name] = var
+        seen = set()
+        for name in sorted(out):        # TF's order: the later name is the one reported
+            op = _ref_of(out[name]).op
+            if op in seen:
+                raise ValueError("The same saveable will be restored with two names: %s"
+                                 % name)
+            seen.add(op)
         return out
     if not isinstance(var_list, (list, tuple, set)):
         raise TypeError("Variables to save should be passed in a dict or a list: %s"
