@@ -52,6 +52,19 @@ def test_audio_wav_bytes_equal_tensorflows():
     assert ours == theirs
 
 
+def test_media_tags_count_the_outputs_asked_for_not_those_made():
+    # One image with the default max_outputs=3 is "one/image/0"; three with
+    # max_outputs=1 are "three/image" (TF's kernels: "the tag depends on the number of
+    # requested images (not the number produced)"). Audio alike.
+    theirs, ours = _summaries(lambda tf: [
+        tf.summary.image("one", tf.constant(IMAGES[:1])),
+        tf.summary.image("three", tf.constant(IMAGES), max_outputs=1),
+        tf.summary.audio("clip", tf.constant(SOUND[:1]), 4000)])
+    tags = [[v.tag for v in summary.value] for summary in ours]
+    assert tags == [["one/image/0"], ["three/image"], ["clip/audio/0"]]
+    assert tags == [[v.tag for v in summary.value] for summary in theirs]
+
+
 @pytest.mark.parametrize("images, max_outputs", [
     (IMAGES, 1), (IMAGES, 3), (np.abs(IMAGES[..., :1]), 5), (IMAGES[..., :1] * 0, 2),
     ((IMAGES * 50 + 100).clip(0, 255).astype(np.uint8), 2)])

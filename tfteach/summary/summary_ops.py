@@ -82,9 +82,11 @@ def _shape_text(shape):
     return "[%s]" % ",".join(str(d) for d in shape)
 
 
-def _media_tag(base, kind, count, i):
-    """TF's tags: `name/image` for one image, `name/image/0`, `name/image/1`, ... else."""
-    return "%s/%s" % (base, kind) if count == 1 else "%s/%s/%d" % (base, kind, i)
+def _media_tag(base, kind, max_outputs, i):
+    """TF's tags: `name/image` when one image was asked for (max_outputs=1), else
+    `name/image/0`, `name/image/1`, ... even when the batch holds one image: the tag
+    depends on the number requested, not the number produced (TF's kernels)."""
+    return "%s/%s" % (base, kind) if max_outputs <= 1 else "%s/%s/%d" % (base, kind, i)
 
 
 def _image_kernel(ctx, tag, tensor):
@@ -98,7 +100,8 @@ def _image_kernel(ctx, tag, tensor):
     images = to_uint8_images(tensor[:count], color)
     summary = Summary()
     for i in range(count):
-        value = summary.value.add(tag=_media_tag(_text(tag), "image", count, i))
+        value = summary.value.add(tag=_media_tag(_text(tag), "image",
+                                                 ctx.attrs["max_images"], i))
         value.image.height, value.image.width, value.image.colorspace = images[i].shape
         value.image.encoded_image_string = encode_png(images[i])
     return _serialized(summary)
@@ -111,7 +114,8 @@ def _audio_kernel(ctx, tag, tensor, sample_rate):
     count = min(ctx.attrs["max_outputs"], tensor.shape[0])
     summary = Summary()
     for i in range(count):
-        value = summary.value.add(tag=_media_tag(_text(tag), "audio", count, i))
+        value = summary.value.add(tag=_media_tag(_text(tag), "audio",
+                                                 ctx.attrs["max_outputs"], i))
         value.audio.sample_rate = float(sample_rate)
         value.audio.num_channels = tensor.shape[2]
         value.audio.length_frames = tensor.shape[1]
