@@ -96,3 +96,18 @@ def test_merge_with_duplicate_tags_is_tensorflows_error():
     theirs, ours = errors_of_both(build)
     assert type(ours).__name__ == type(theirs).__name__ == "InvalidArgumentError"
     assert first_line(ours) in str(theirs)
+
+
+def test_a_closed_file_writer_warns_as_tensorflows(tmp_path):
+    found = []
+    for tf in (tensorflow_v1(), tfteach):
+        writer = tf.summary.FileWriter(str(tmp_path / tf.__name__))
+        writer.close()
+        with pytest.warns(UserWarning) as record:
+            writer.add_summary(tf.Summary(value=[tf.Summary.Value(tag="t",
+                                                                  simple_value=1.0)]))
+            writer.flush()
+        found.append([str(w.message) for w in record])
+    assert found[1] == found[0] == 2 * [
+        "Attempting to use a closed FileWriter. The operation will be a noop unless the "
+        "FileWriter is explicitly reopened."]

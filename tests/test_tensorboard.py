@@ -126,7 +126,10 @@ def test_session_log_flush_close_and_reopen(tmp_path):
     events = [tf.Event.FromString(e) for e in read_records(open(files[0], "rb").read())]
     assert events[1].session_log.status == tf.SessionLog.START and events[1].step == 5
     writer.close()
-    writer.add_summary(tf.Summary(value=[tf.Summary.Value(tag="t", simple_value=1.0)]))
+    with pytest.warns(UserWarning, match="^Attempting to use a closed FileWriter. The "
+                      "operation will be a noop unless the FileWriter is explicitly "
+                      "reopened.$"):
+        writer.add_summary(tf.Summary(value=[tf.Summary.Value(tag="t", simple_value=1.0)]))
     writer.reopen()
     writer.add_summary(tf.Summary(value=[tf.Summary.Value(tag="t", simple_value=2.0)]), 3)
     writer.close()
