@@ -16,8 +16,8 @@ class CheckpointReader:
     """What `NewCheckpointReader` returns: the checkpoint's names, shapes, dtypes and
     values. Every value read is checked against its CRC-32C (DataLossError if not)."""
 
-    def __init__(self, prefix):
-        self._bundle = BundleReader(prefix)
+    def __init__(self, bundle):
+        self._bundle = bundle           # a BundleReader (open_bundle)
 
     def get_variable_to_shape_map(self):
         return {name: self._bundle.shape(name) for name in self._bundle.keys()}
@@ -35,8 +35,9 @@ class CheckpointReader:
         return self._bundle.debug_string().encode("utf-8")
 
 
-def NewCheckpointReader(filepattern):  # noqa: N802 - TensorFlow's name
-    """A CheckpointReader for the V2 checkpoint with prefix `filepattern`."""
+def open_bundle(filepattern):
+    """The BundleReader of the V2 checkpoint with prefix `filepattern`, with the errors
+    of TF's NewCheckpointReader (which tf.train.Checkpoint.restore reads through too)."""
     filepattern = os.fspath(filepattern)
     if isinstance(filepattern, bytes):
         filepattern = filepattern.decode("utf-8")
@@ -47,7 +48,12 @@ def NewCheckpointReader(filepattern):  # noqa: N802 - TensorFlow's name
         raise NotFoundError(None, None, "Unsuccessful TensorSliceReader constructor: %s "
                             "is not a V2 checkpoint (its .index file is missing); "
                             "tfteach reads V2 checkpoints only" % filepattern)
-    return CheckpointReader(filepattern)
+    return BundleReader(filepattern)
+
+
+def NewCheckpointReader(filepattern):  # noqa: N802 - TensorFlow's name
+    """A CheckpointReader for the V2 checkpoint with prefix `filepattern`."""
+    return CheckpointReader(open_bundle(filepattern))
 
 
 def _checkpoint_filename(ckpt_dir_or_file):
