@@ -20,7 +20,7 @@ import numpy as np
 from tfteach import logging
 from tfteach.estimator import eval_hooks, input_fn_call, summary_io, warm_starting
 from tfteach.estimator.model_fn import EstimatorSpec, ModeKeys
-from tfteach.estimator.run_config import RunConfig
+from tfteach.estimator.run_config import RunConfig, get_default_session_config
 from tfteach.framework import graph as graph_lib
 from tfteach.framework.graph import GraphKeys
 from tfteach.train import basic_session_run_hooks as hooks_lib
@@ -84,6 +84,8 @@ class Estimator:
         if not model_dir:
             model_dir = tempfile.mkdtemp()
             logging.warning("Using temporary folder as model directory: %s", model_dir)
+        if config.session_config is None:       # TF 1.15's default, logged below
+            config = config.replace(session_config=get_default_session_config())
         self._config = config.replace(model_dir=model_dir)
         logging.info("Using config: %s", str(vars(self._config)))
         self._model_dir = model_dir
