@@ -111,3 +111,20 @@ def test_a_closed_file_writer_warns_as_tensorflows(tmp_path):
     assert found[1] == found[0] == 2 * [
         "Attempting to use a closed FileWriter. The operation will be a noop unless the "
         "FileWriter is explicitly reopened."]
+
+
+def test_merge_names_its_op_in_a_scope_of_its_name_as_tensorflow():
+    # name_scope(name, "Merge") around MergeSummary(name=name): "mm/mm", "Merge_1/...".
+    names = []
+    for tf in (tensorflow_v1(), tfteach):
+        with tf.Graph().as_default():
+            a = tf.summary.scalar("a", tf.constant(1.0))
+            with tf.name_scope("train"):
+                b = tf.summary.scalar("b", tf.constant(2.0))
+                merged = [tf.summary.merge_all(), tf.summary.merge([a, b], name="mm")]
+            merged += [tf.summary.merge_all(), tf.summary.merge([a], name="mm"),
+                       tf.summary.merge_all(name="all"), tf.summary.merge([b], name="a b")]
+            names.append([t.name for t in merged])
+    assert names[1] == ["train/Merge/MergeSummary:0", "train/mm/mm:0", "Merge/MergeSummary:0",
+                        "mm/mm:0", "all/all:0", "a_b/a_b:0"]
+    assert names[1] == names[0]

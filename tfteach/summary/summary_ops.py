@@ -270,7 +270,11 @@ def merge(inputs, collections=None, name=None):
     """`tf.summary.merge`: one Summary with the values of all `inputs` (duplicate tags
     are an InvalidArgumentError when it runs)."""
     inputs = [convert.convert_to_tensor(i) for i in inputs]
-    val = apply_op("MergeSummary", inputs, {"N": len(inputs)}, name=name or "Merge/MergeSummary")
+    # TF 1.15: name_scope(name, "Merge") around merge_summary(name=name), so the op of
+    # merge(..., name="m") is "m/m", and merge_all()'s "Merge/MergeSummary".
+    name = _clean_tag(name)
+    with graph_lib.get_default_graph().name_scope(name or "Merge"):
+        val = apply_op("MergeSummary", inputs, {"N": len(inputs)}, name=name or "MergeSummary")
     if collections:
         _collect(val, collections)
     return val
