@@ -139,6 +139,10 @@ def test_log_lines_as_tf(tmp_path):
     # Steps 1, 4, 7: the global step after each logged run (TF 1.15's ref variable).
     assert [line.split("step = ")[1].split(" ")[0] for line in losses] == ["1", "4", "7"]
     assert losses[1].endswith(" sec)")
+    # TF 1.15's hook order: the step counter's line comes before the loss of its step.
+    rates = [line for line in lines if line.startswith(("loss = ", "global_step/sec: "))]
+    assert [line.split(":")[0].split(" =")[0] for line in rates] == [
+        "loss", "global_step/sec", "loss", "global_step/sec", "loss"]
     assert "Saving checkpoints for 0 into %s." % os.path.join(est.model_dir, "model.ckpt") \
         in lines
     assert any(line.startswith("Loss for final step: ") for line in lines)
