@@ -458,3 +458,23 @@ def test_one_variable_under_two_names_is_refused_as_in_tensorflow():
             messages.append(str(info.value))
     assert messages[1] == messages[0] == (
         "The same saveable will be restored with two names: w")
+
+
+def test_the_global_step_collection_imports_as_a_variable(tmp_path):
+    # TF registers VariableDef proto functions for "global_step" too: after
+    # import_meta_graph, tf.train.get_global_step() is the variable, for both files.
+    tf1 = tensorflow_v1()
+    found = []
+    for saving in (tf1, tfteach):
+        graph = saving.Graph()
+        with graph.as_default():
+            y, train, train_feed, _ = linear_regression(saving)
+            with saving.Session(graph=graph) as sess:
+                sess.run(saving.global_variables_initializer())
+                path = saving.train.Saver().save(sess, str(tmp_path / saving.__name__ / "m"))
+        for loading in (tf1, tfteach):
+            with loading.Graph().as_default():
+                loading.train.import_meta_graph(path + ".meta")
+                step = loading.train.get_global_step()
+                found.append((isinstance(step, loading.Variable), step.name, str(step.dtype)))
+    assert found == 4 * [(True, "global_step:0", "<dtype: 'int64_ref'>")]
