@@ -248,8 +248,11 @@ def scalar(name, data, step=None, description=None):
     """`tf.summary.scalar`: the value as a float32 scalar, plugin "scalars"."""
     shape = getattr(data, "shape", np.shape(data))
     if tensor_shape.as_shape(shape).ndims not in (0, None):
-        raise ValueError("Expected scalar shape for %s, saw shape: %s."
-                         % (name, tuple(tensor_shape.as_shape(shape).as_list())))
+        # tf.debugging.assert_scalar's words: eagerly it names no tensor
+        seen = tuple(tensor_shape.as_shape(shape).as_list())
+        if eager_mode.executing_eagerly():
+            raise ValueError("Expected scalar shape, saw shape: %s." % (seen,))
+        raise ValueError("Expected scalar shape for %s, saw shape: %s." % (name, seen))
     return _emit(name, _metadata("scalars", description), step, data,
                  lambda value: make_tensor_proto(value.astype(np.float32)))
 
