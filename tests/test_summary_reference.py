@@ -128,3 +128,41 @@ def test_merge_names_its_op_in_a_scope_of_its_name_as_tensorflow():
     assert names[1] == ["train/Merge/MergeSummary:0", "train/mm/mm:0", "Merge/MergeSummary:0",
                         "mm/mm:0", "all/all:0", "a_b/a_b:0"]
     assert names[1] == names[0]
+
+
+def test_summary_ops_and_their_inputs_are_named_as_tensorflows():
+    # TF's op wrappers name a converted input after the op's input: loss/tags, h/tag,
+    # au/sample_rate, tx/serialized_summary_metadata, in the summary's scope.
+    def build(tf):
+        a = tf.constant(1.0, name="a")
+        tf.summary.scalar("loss", a)
+        tf.summary.histogram("h", a)
+        tf.summary.image("im", tf.zeros([1, 2, 2, 1]))
+        tf.summary.audio("au", tf.zeros([1, 4]), 8000)
+        tf.summary.text("tx", tf.constant("s"))
+        tf.summary.tensor_summary("ts", a, summary_description="d")
+        tf.summary.merge_all()
+    ops = []
+    for tf in (tensorflow_v1(), tfteach):
+        with tf.Graph().as_default() as graph:
+            build(tf)
+            ops.append([(op.name, op.type) for op in graph.get_operations()])
+    assert ops[1][:3] == [("a", "Const"), ("loss/tags", "Const"), ("loss", "ScalarSummary")]
+    assert ops[1] == ops[0]
+
+
+@pytest.mark.parametrize("summary, dtype", [("scalar", "bool"), ("histogram", "string"),
+                                            ("image", "int32")])
+def test_a_tensor_of_a_dtype_the_op_refuses_is_tensorflows_type_error(summary, dtype):
+    # Their `T` attrs: TF's realnumbertypes; an image uint8 or a float.
+    messages = []
+    for tf in (tensorflow_v1(), tfteach):
+        with tf.Graph().as_default():
+            value = tf.zeros([1, 2, 2, 1], tf.as_dtype(dtype))
+            with pytest.raises(TypeError) as info:
+                getattr(tf.summary, summary)("s", value)
+            messages.append(str(info.value))
+    assert messages[1] == messages[0]
+    assert messages[1].startswith("Value passed to parameter '%s' has DataType %s not in "
+                                  "list of allowed values: " % (
+                                      "tensor" if summary == "image" else "values", dtype))
