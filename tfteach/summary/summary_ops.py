@@ -20,7 +20,7 @@ from tfteach.framework import graph as graph_lib
 from tfteach.framework.errors import InvalidArgumentError
 from tfteach.framework.graph import GraphKeys
 from tfteach.framework.registry import not_differentiable, register_op
-from tfteach.framework.tensor_proto import make_tensor_proto
+from tfteach.framework.tensor_proto import tensor_content_proto
 from tfteach.io.tf_protos import Summary, SummaryMetadata
 from tfteach.ops.op_builder import apply_op
 from tfteach.summary.histogram import histogram_proto
@@ -129,7 +129,7 @@ def _tensor_kernel(ctx, tag, tensor, serialized_metadata):
     value = summary.value.add(tag=_text(tag))
     value.metadata.ParseFromString(_as_bytes(serialized_metadata))
     dtype = ctx.op.inputs[1].dtype.base_dtype
-    value.tensor.CopyFrom(make_tensor_proto(np.asarray(tensor), dtype=dtype))
+    value.tensor.CopyFrom(tensor_content_proto(np.asarray(tensor), dtype=dtype))
     return _serialized(summary)
 
 
