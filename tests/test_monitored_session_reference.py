@@ -77,13 +77,23 @@ def test_hooks_log_and_write_as_tensorflows(tmp_path):
         "loss = 1.0, step = 1", "global_step/sec: X", "loss = 0.4096, step = 3 (X sec)",
         "global_step/sec: X", "loss = 0.16777213, step = 5 (X sec)",
         "Saving checkpoints for 5 into %s." % str(tmp_path / "tfteach" / "model.ckpt")]
-    assert ours[0] == [line.replace(str(tmp_path / "tf"), str(tmp_path / "tfteach"))
-                       for line in theirs[0]]
+    # TF reads a ref variable fetched with the op that updates it in no fixed order, so
+    # now and then its hooks see the step before the update (and warn that it did not
+    # move): compare with TF the kinds of lines and events, in order, not their steps.
+    assert _kinds(ours[0]) == _kinds(theirs[0])
     # The checkpoint saver writes the graph and the meta graph, as FileWriter did.
-    assert [e[:2] for e in ours[1][:5]] == [
+    assert [e[:2] for e in ours[1]] == [
         (0, "file_version"), (0, "graph_def"), (0, "meta_graph_def"), (0, "graph_def"),
-        (0, "meta_graph_def")]
-    assert ours[1] == theirs[1]
+        (0, "meta_graph_def"), (0, "session_log"), (1, "session_log"), (1, "summary"),
+        (3, "summary"), (3, "summary"), (5, "summary"), (5, "summary"), (5, "session_log")]
+    assert sorted(map(str, (e[1:] for e in ours[1]))) == sorted(
+        map(str, (e[1:] for e in theirs[1])))
+
+
+def _kinds(lines):
+    """Each line's first two words ("loss =", "global_step/sec: X", "Saving checkpoints")."""
+    return [" ".join(line.split()[:2]) for line in lines
+            if not line.startswith("It seems that global step")]
 
 
 def test_a_global_step_that_does_not_move_is_warned_about_as_tensorflow(tmp_path,
