@@ -166,3 +166,32 @@ def test_a_tensor_of_a_dtype_the_op_refuses_is_tensorflows_type_error(summary, d
     assert messages[1].startswith("Value passed to parameter '%s' has DataType %s not in "
                                   "list of allowed values: " % (
                                       "tensor" if summary == "image" else "values", dtype))
+
+
+def test_summary_iterator_reports_a_damaged_file_as_tensorflow(tmp_path):
+    # TF reads an event file with its TFRecord reader: a missing file, a truncated or a
+    # corrupted record are its NotFoundError / DataLossError, after the good events.
+    import glob
+    writer = tfteach.summary.FileWriter(str(tmp_path / "logs"))
+    for step in range(3):
+        writer.add_summary(tfteach.Summary(value=[tfteach.Summary.Value(
+            tag="x", simple_value=step)]), step)
+    writer.close()
+    data = open(glob.glob(str(tmp_path / "logs" / "events.*"))[0], "rb").read()
+    (tmp_path / "truncated").write_bytes(data[:-5])
+    (tmp_path / "flipped").write_bytes(data[:30] + bytes([data[30] ^ 1]) + data[31:])
+    found = []
+    for tf in (tensorflow_v1(), tfteach):
+        for name in ("truncated", "flipped", "missing"):
+            steps = []
+            with pytest.raises(tf.errors.OpError) as info:
+                for event in tf.train.summary_iterator(str(tmp_path / name)):
+                    steps.append(event.step)
+            # TF 2 appends "' failed with Read less bytes than requested" (not in 1.15)
+            found.append((steps, type(info.value).__name__,
+                          str(info.value).split("'")[0]))
+    assert found[3:] == found[:3]
+    assert found[3][:2] == ([0, 0, 1], "DataLossError")
+    assert found[3][2].startswith("truncated record at ")
+    assert found[5][1:] == ("NotFoundError", "%s; No such file or directory"
+                            % (tmp_path / "missing"))
