@@ -263,6 +263,119 @@ def test_restore_errors_match_tensorflows(tmp_path):
     assert "Key not_in_checkpoint not found in checkpoint" in errors[2]
 
 
+def _as_in_1_15(message):
+    # TF 2's Status prints its code as FAILED_PRECONDITION; 1.15's as "Failed precondition".
+    return message.replace("FAILED_PRECONDITION: ", "Failed precondition: ").replace(
+        "DATA_LOSS: ", "Data loss: ")
+
+
+def _errors_for_paths(tf, paths):
+    """[(error class, the line naming the file)] of `restore` and of NewCheckpointReader
+    for each path."""
+    found = []
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.Variable([1.0, 2.0], name="w")
+        saver = tf.train.Saver()
+        with tf.Session(graph=graph) as sess:
+            for path in paths:
+                for call in (lambda: saver.restore(sess, path),
+                             lambda: tf.train.NewCheckpointReader(path)):
+                    with pytest.raises(tf.errors.OpError) as info:
+                        call()
+                    lines = [line for line in str(info.value).split("\n")
+                             if "table file" in line or "Tensor name" in line]
+                    found.append((type(info.value).__name__, _as_in_1_15(lines[0])))
+    return found
+
+
+def test_a_path_that_is_no_checkpoint_fails_as_in_tensorflow(tmp_path):
+    # The checkpoint's directory, its .meta or .data file, or the state file instead of
+    # the prefix: TF reads them as V1 checkpoints, which fails with a DataLossError.
+    graph = tfteach.Graph()
+    with graph.as_default():
+        w = tfteach.Variable([1.0, 2.0], name="w")
+        saver = tfteach.train.Saver()
+        with tfteach.Session(graph=graph) as sess:
+            sess.run(w.initializer)
+            saver.save(sess, str(tmp_path / "ckpt" / "m"), global_step=3)
+    directory = str(tmp_path / "ckpt")
+    paths = [directory + "/" + name for name in (
+        "", "m-3.meta", "m-3.data-00000-of-00001", "checkpoint")] + [directory]
+    ours = _errors_for_paths(tfteach, paths)
+    assert ours[0] == ("DataLossError", "Unable to open table file %s/: Failed precondition: "
+                       "%s; Is a directory: perhaps your file is in a different file format "
+                       "and you need to use a different restore operator?" % (directory,
+                                                                              directory))
+    assert ours[1] == ours[0]
+    assert ours[2][1].endswith("m-3.meta: Data loss: not an sstable (bad magic number): "
+                               "perhaps your file is in a different file format and you "
+                               "need to use a different restore operator?")
+    assert ours == _errors_for_paths(tensorflow_v1(), paths)
+
+
+def test_restoring_from_the_index_file_finds_no_tensor_as_in_tensorflow(tmp_path):
+    # "m-3.index" is a table: TF's V1 reader opens it and finds no tensor "w" in it.
+    graph = tfteach.Graph()
+    with graph.as_default():
+        w = tfteach.Variable([1.0, 2.0], name="w")
+        saver = tfteach.train.Saver()
+        with tfteach.Session(graph=graph) as sess:
+            sess.run(w.initializer)
+            path = saver.save(sess, str(tmp_path / "m"), global_step=3) + ".index"
+    errors = []
+    for tf in (tensorflow_v1(), tfteach):
+        graph = tf.Graph()
+        with graph.as_default():
+            tf.Variable([1.0, 2.0], name="w")
+            saver = tf.train.Saver()
+            with tf.Session(graph=graph) as sess:
+                with pytest.raises(tf.errors.NotFoundError) as info:
+                    saver.restore(sess, path)
+        errors.append([line for line in str(info.value).split("\n")
+                       if line.startswith(("Restoring", "Tensor name"))])
+    assert errors[1] == errors[0]
+    assert errors[1][1] == 'Tensor name "w" not found in checkpoint files ' + path
+
+
+def test_a_damaged_index_gives_tensorflows_words(tmp_path):
+    _, _, path = train_and_save(tfteach, linear_regression, str(tmp_path))
+    with open(path + ".index", "r+b") as f:
+        f.truncate(os.path.getsize(path + ".index") - 3)
+    with pytest.raises(tensorflow_v1().errors.OpError) as theirs:
+        tensorflow_v1().train.NewCheckpointReader(path)
+    # TF 1.15 raised the status's own class (TF 2.21's binding raises a plain OpError).
+    with pytest.raises(tfteach.errors.DataLossError) as ours:
+        tfteach.train.NewCheckpointReader(path)
+    assert str(ours.value) == str(theirs.value) == "not an sstable (bad magic number)"
+
+
+def _restore_error_line(tf, path, variable):
+    """The line of the error `restore` raises that holds `variable`'s name."""
+    graph = tf.Graph()
+    with graph.as_default():
+        variable(tf)
+        saver = tf.train.Saver()
+        with tf.Session(graph=graph) as sess:
+            with pytest.raises(tf.errors.OpError) as info:
+                saver.restore(sess, path)
+    return type(info.value).__name__, [line for line in str(info.value).split("\n")
+                                       if "tensor_name" in line]
+
+
+def test_a_dtype_mismatch_names_the_dtypes_as_tensorflow_does(tmp_path):
+    # DataTypeString's names: "float" and "double", not Python's float32 and float64.
+    _, _, path = train_and_save(tfteach, linear_regression, str(tmp_path))
+
+    def variable(tf):
+        tf.Variable(tf.zeros([1, 1], tf.float64), name="weight")
+
+    ours = _restore_error_line(tfteach, path, variable)
+    assert ours == ("InvalidArgumentError", [
+        "tensor_name = weight; expected dtype double does not equal original dtype float"])
+    assert ours == _restore_error_line(tensorflow_v1(), path, variable)
+
+
 @pytest.mark.parametrize("model", MODELS[:3], ids=lambda m: m.__name__)
 def test_meta_graphs_and_checkpoints_move_both_ways(tmp_path, model):
     # The notes' restore without Python code: import_meta_graph + restore. (The LSTM is
@@ -333,3 +446,35 @@ def test_sharded_savers_interoperate(tmp_path):
                 loading.train.Saver(sharded=True).restore(sess, path)
                 np.testing.assert_array_equal(sess.run(w), [[1.5, 2.5]])
                 assert sess.run(step) == 4
+
+
+def test_one_variable_under_two_names_is_refused_as_in_tensorflow():
+    messages = []
+    for tf in (tensorflow_v1(), tfteach):
+        with tf.Graph().as_default():
+            w = tf.Variable([1.0, 2.0], name="w")
+            with pytest.raises(ValueError) as info:
+                tf.train.Saver({"old_w": w, "w": w})
+            messages.append(str(info.value))
+    assert messages[1] == messages[0] == (
+        "The same saveable will be restored with two names: w")
+
+
+def test_the_global_step_collection_imports_as_a_variable(tmp_path):
+    # TF registers VariableDef proto functions for "global_step" too: after
+    # import_meta_graph, tf.train.get_global_step() is the variable, for both files.
+    tf1 = tensorflow_v1()
+    found = []
+    for saving in (tf1, tfteach):
+        graph = saving.Graph()
+        with graph.as_default():
+            y, train, train_feed, _ = linear_regression(saving)
+            with saving.Session(graph=graph) as sess:
+                sess.run(saving.global_variables_initializer())
+                path = saving.train.Saver().save(sess, str(tmp_path / saving.__name__ / "m"))
+        for loading in (tf1, tfteach):
+            with loading.Graph().as_default():
+                loading.train.import_meta_graph(path + ".meta")
+                step = loading.train.get_global_step()
+                found.append((isinstance(step, loading.Variable), step.name, str(step.dtype)))
+    assert found == 4 * [(True, "global_step:0", "<dtype: 'int64_ref'>")]

@@ -139,6 +139,10 @@ def test_log_lines_as_tf(tmp_path):
     # Steps 1, 4, 7: the global step after each logged run (TF 1.15's ref variable).
     assert [line.split("step = ")[1].split(" ")[0] for line in losses] == ["1", "4", "7"]
     assert losses[1].endswith(" sec)")
+    # TF 1.15's hook order: the step counter's line comes before the loss of its step.
+    rates = [line for line in lines if line.startswith(("loss = ", "global_step/sec: "))]
+    assert [line.split(":")[0].split(" =")[0] for line in rates] == [
+        "loss", "global_step/sec", "loss", "global_step/sec", "loss"]
     assert "Saving checkpoints for 0 into %s." % os.path.join(est.model_dir, "model.ckpt") \
         in lines
     assert any(line.startswith("Loss for final step: ") for line in lines)
@@ -283,6 +287,35 @@ def test_run_config_defaults_and_checks():
         tf.estimator.RunConfig(save_checkpoints_steps=1, save_checkpoints_secs=1)
     with pytest.raises(ValueError, match="is not supported by RunConfig.replace()"):
         config.replace(cluster_spec=None)
+
+
+def test_the_config_an_estimator_logs_is_tf_1_15s(tmp_path):
+    # TF 2.21 has no tf.estimator: the line is TF 1.15's, as its notebooks show it (the
+    # RunConfig's attributes in TF's order, the default session config filled in).
+    with log_lines() as lines:
+        est = tf.estimator.Estimator(lambda features, labels, mode: None,
+                                     model_dir=str(tmp_path))
+    line = [line for line in lines if line.startswith("Using config: ")][0]
+    cluster = repr(est.config.cluster_spec)
+    assert line == (
+        "Using config: {'_model_dir': '%s', '_tf_random_seed': None, "
+        "'_save_summary_steps': 100, '_save_checkpoints_steps': None, "
+        "'_save_checkpoints_secs': 600, '_session_config': allow_soft_placement: true\n"
+        "graph_options {\n  rewrite_options {\n    meta_optimizer_iterations: ONE\n  }\n}\n"
+        ", '_keep_checkpoint_max': 5, '_keep_checkpoint_every_n_hours': 10000, "
+        "'_log_step_count_steps': 100, '_train_distribute': None, '_device_fn': None, "
+        "'_protocol': None, '_eval_distribute': None, '_experimental_distribute': None, "
+        "'_experimental_max_worker_delay_secs': None, '_session_creation_timeout_secs': "
+        "7200, '_service': None, '_cluster_spec': %s, '_task_type': 'worker', "
+        "'_task_id': 0, '_global_id_in_cluster': 0, '_master': '', '_evaluation_master': "
+        "'', '_is_chief': True, '_num_ps_replicas': 0, '_num_worker_replicas': 1}"
+        % (tmp_path, cluster))
+    assert cluster.startswith("<") and "ClusterSpec object at 0x" in cluster
+    assert not est.config.cluster_spec and est.config.cluster_spec.as_dict() == {}
+    given = tf.ConfigProto(log_device_placement=True)
+    est = tf.estimator.Estimator(lambda features, labels, mode: None, model_dir=str(tmp_path),
+                                 config=tf.estimator.RunConfig(session_config=given))
+    assert est.config.session_config == given
 
 
 def test_keep_checkpoint_max_counts_the_checkpoints_of_earlier_runs(tmp_path):

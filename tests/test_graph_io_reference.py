@@ -344,3 +344,22 @@ def test_graph_def_without_default_attrs_from_tensorflow_runs_in_tfteach(name):
     tf = tensorflow_v1()
     with tf1_behaviour():
         _check_both_ways(tf, tfteach, name, strip_default_attrs=True)
+
+
+@pytest.mark.parametrize("value, dtype", [
+    (0.1, "float32"), ([[1.5]], "float64"), (7, "int32"), (2 ** 40, "int64"),
+    ([True, False, True], "bool"), ([1.0, 2.0, 3.0], "float32"), (1 + 2j, "complex64"),
+    ([[1, 2], [3, 4]], "int64"), (b"s", "string")])
+def test_tensor_protos_are_encoded_as_tensorflows(value, dtype):
+    # TF's make_tensor_proto: one element in its typed field (float_val: 0.1), more in
+    # tensor_content, bools and complex numbers always typed; a Const holds the same.
+    tf1 = tensorflow_v1()
+    theirs = tf1.make_tensor_proto(value, dtype=tf1.as_dtype(dtype))
+    ours = tfteach.make_tensor_proto(value, dtype=tfteach.as_dtype(dtype))
+    assert ours.SerializeToString() == theirs.SerializeToString()
+    graph_defs = []
+    for tf in (tf1, tfteach):
+        with tf.Graph().as_default() as graph:
+            tf.constant(value, tf.as_dtype(dtype), name="c")
+            graph_defs.append(graph.as_graph_def().node[0].attr["value"].SerializeToString())
+    assert graph_defs[1] == graph_defs[0]

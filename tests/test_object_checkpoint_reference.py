@@ -123,3 +123,33 @@ def test_objects_naming_their_own_children(eager, tmp_path):
     slots.hidden["v"].assign(0.0)
     tf.train.Checkpoint(opt=slots).restore(path).assert_consumed()
     assert float(slots.hidden["v"].numpy()) == 3.0
+
+
+def test_restoring_a_missing_path_or_a_directory_fails_as_tensorflow(eager, tmp_path):
+    # Checkpoint.restore reads through NewCheckpointReader: its errors. (TF 2 prefixes
+    # "Error when restoring from checkpoint or SavedModel at PATH: " and adds a line
+    # "Please double-check that the path is correct ...", which 1.15 had not.)
+    tf = eager
+    tf.train.Checkpoint(v=tf.Variable([1.0])).save(str(tmp_path / "ckpt"))
+    paths = [str(tmp_path / "nope" / "ckpt-1"), str(tmp_path)]
+    theirs = _run_tensorflow("""
+        found = []
+        for path in %r:
+            try:
+                tf.train.Checkpoint(v=tf.Variable([0.0])).restore(path)
+            except tf.errors.OpError as e:
+                found.append([type(e).__name__, e.message.replace(
+                    "Error when restoring from checkpoint or SavedModel at %%s: " %% path, "")
+                    .replace("FAILED_PRECONDITION: ", "Failed precondition: ")
+                    .splitlines()[0]])
+        print(json.dumps(found))
+    """ % paths)
+    ours = []
+    for path in paths:
+        with pytest.raises(tf.errors.OpError) as info:
+            tf.train.Checkpoint(v=tf.Variable([0.0])).restore(path)
+        ours.append([type(info.value).__name__, info.value.message])
+    assert ours[0] == ["NotFoundError", "Unsuccessful TensorSliceReader constructor: Failed "
+                       "to find any matching files for " + paths[0]]
+    assert ours[1][0] == "DataLossError"
+    assert ours == theirs

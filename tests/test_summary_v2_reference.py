@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from eager_helpers import eager, tf2  # noqa: F401 - fixtures
-from tf_reference import run_eager_tensorflow
+from tf_reference import eager_tensorflow_json, run_eager_tensorflow
 from tfteach.framework.tensor_proto import make_ndarray
 from tfteach.summary.summary_iterator import summary_iterator
 
@@ -108,3 +108,20 @@ def test_event_accumulator_reads_ours_as_tensorflows(theirs, ours):
                       acc.Tensors(tag)] + [acc.SummaryMetadata(tag).plugin_data.plugin_name]
                 for tag in acc.Tags()["tensors"]}
     assert read(ours) == read(theirs)
+
+
+def test_a_vector_given_to_scalar_is_tensorflows_eager_error(tf2, tmp_path):
+    # tf.debugging.assert_scalar's eager words: no tensor name.
+    theirs = eager_tensorflow_json(textwrap.dedent("""
+        import json
+        import tensorflow as tf
+        with tf.summary.create_file_writer(%r).as_default():
+            try:
+                tf.summary.scalar("loss", [1.0, 2.0], step=0)
+            except ValueError as e:
+                print(json.dumps(str(e)))
+    """ % str(tmp_path / "tf")))
+    with tf2.summary.create_file_writer(str(tmp_path / "tfteach")).as_default():
+        with pytest.raises(ValueError) as info:
+            tf2.summary.scalar("loss", [1.0, 2.0], step=0)
+    assert str(info.value) == theirs == "Expected scalar shape, saw shape: (2,)."

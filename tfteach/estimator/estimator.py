@@ -20,7 +20,7 @@ import numpy as np
 from tfteach import logging
 from tfteach.estimator import eval_hooks, input_fn_call, summary_io, warm_starting
 from tfteach.estimator.model_fn import EstimatorSpec, ModeKeys
-from tfteach.estimator.run_config import RunConfig
+from tfteach.estimator.run_config import RunConfig, get_default_session_config
 from tfteach.framework import graph as graph_lib
 from tfteach.framework.graph import GraphKeys
 from tfteach.train import basic_session_run_hooks as hooks_lib
@@ -84,6 +84,8 @@ class Estimator:
         if not model_dir:
             model_dir = tempfile.mkdtemp()
             logging.warning("Using temporary folder as model directory: %s", model_dir)
+        if config.session_config is None:       # TF 1.15's default, logged below
+            config = config.replace(session_config=get_default_session_config())
         self._config = config.replace(model_dir=model_dir)
         logging.info("Using config: %s", str(vars(self._config)))
         self._model_dir = model_dir
@@ -174,7 +176,7 @@ class Estimator:
             spec, input_hooks, global_step = self._build(input_fn, ModeKeys.TRAIN)
             if self._warm_start_settings is not None and not self.latest_checkpoint():
                 warm_starting.warm_start(self._warm_start_settings)
-            loss = self._train_with_spec(spec, global_step, hooks + input_hooks, steps,
+            loss = self._train_with_spec(spec, global_step, input_hooks + hooks, steps,
                                          max_steps, saving_listeners)
         logging.info("Loss for final step: %s.", loss)
         return self
@@ -183,24 +185,30 @@ class Estimator:
         import tfteach as tf
         config = self._config
         tf.summary.scalar("loss", spec.loss)
-        # As TF 1.15 (a ref variable fetched in the training run): the step logged is
-        # the global step after this run's update, "step = 1" for the first run.
-        hooks = list(hooks) + list(spec.training_hooks) + [
-            hooks_lib.NanTensorHook(spec.loss),
-            hooks_lib.LoggingTensorHook({"loss": spec.loss, "step": global_step},
-                                        every_n_iter=config.log_step_count_steps)]
+        # TF 1.15's order: input and caller's hooks, StopAtStepHook, NanTensorHook, the
+        # loss log, the model_fn's training_hooks (MonitoredTrainingSession runs them
+        # after its own). As TF 1.15 (a ref variable fetched in the training run): the
+        # step logged is the global step after this run's update, "step = 1" first.
+        hooks = list(hooks)
         if steps is not None or max_steps is not None:
             hooks.append(hooks_lib.StopAtStepHook(steps, max_steps))
+        hooks.append(hooks_lib.NanTensorHook(spec.loss))
+        if config.log_step_count_steps is not None:
+            hooks.append(hooks_lib.LoggingTensorHook(
+                {"loss": spec.loss, "step": global_step},
+                every_n_iter=config.log_step_count_steps))
+        hooks.extend(spec.training_hooks)
         scaffold = spec.scaffold or monitored_session.Scaffold()
         if scaffold.saver is None and not graph_lib.get_default_graph().get_collection(
                 GraphKeys.SAVERS):  # a model_fn's own Saver in SAVERS is used as in TF
             scaffold._saver = self._saver()
-        chief_hooks = list(spec.training_chief_hooks)
+        chief_hooks = []
         if config.save_checkpoints_secs or config.save_checkpoints_steps:
             chief_hooks.append(hooks_lib.CheckpointSaverHook(
                 self._model_dir, save_secs=config.save_checkpoints_secs,
                 save_steps=config.save_checkpoints_steps, scaffold=scaffold,
                 listeners=saving_listeners))
+        chief_hooks.extend(spec.training_chief_hooks)
         loss = None
         with monitored_session.MonitoredTrainingSession(
                 checkpoint_dir=self._model_dir, scaffold=scaffold, hooks=hooks,

@@ -7,7 +7,7 @@ The cluster properties describe the only cluster tfteach has: one local chief wo
 """
 import copy
 
-__all__ = ["RunConfig"]
+__all__ = ["RunConfig", "get_default_session_config"]
 
 _USE_DEFAULT = object()
 _DEFAULT_SAVE_CHECKPOINTS_SECS = 600
@@ -37,6 +37,7 @@ class RunConfig:
             raise ValueError("tfteach runs on one local worker: tf.distribute strategies "
                              "are explained in lesson 35, not built (train_distribute / "
                              "eval_distribute must be None).")
+        # TF 1.15's attributes in its order: an Estimator logs vars(config) ("Using config").
         self._model_dir = model_dir
         self._tf_random_seed = tf_random_seed
         self._save_summary_steps = save_summary_steps
@@ -46,9 +47,24 @@ class RunConfig:
         self._keep_checkpoint_max = keep_checkpoint_max
         self._keep_checkpoint_every_n_hours = keep_checkpoint_every_n_hours
         self._log_step_count_steps = log_step_count_steps
+        self._train_distribute = None
         self._device_fn = device_fn
         self._protocol = protocol
+        self._eval_distribute = None
+        self._experimental_distribute = experimental_distribute
+        self._experimental_max_worker_delay_secs = experimental_max_worker_delay_secs
         self._session_creation_timeout_secs = session_creation_timeout_secs
+        # The one local worker (TF reads these from TF_CONFIG).
+        self._service = None
+        self._cluster_spec = ClusterSpec()
+        self._task_type = "worker"
+        self._task_id = 0
+        self._global_id_in_cluster = 0
+        self._master = ""
+        self._evaluation_master = ""
+        self._is_chief = True
+        self._num_ps_replicas = 0
+        self._num_worker_replicas = 1
 
     _REPLACEABLE = ("model_dir", "tf_random_seed", "save_summary_steps",
                     "save_checkpoints_steps", "save_checkpoints_secs", "session_config",
@@ -90,11 +106,41 @@ class RunConfig:
     session_creation_timeout_secs = property(
         lambda self: self._session_creation_timeout_secs)
     # The one local worker.
-    train_distribute = eval_distribute = experimental_distribute = None
-    cluster_spec = service = None
-    evaluation_master = master = ""
-    is_chief = True
-    num_ps_replicas = 0
-    num_worker_replicas = 1
-    task_id = global_id_in_cluster = 0
-    task_type = "worker"
+    train_distribute = property(lambda self: self._train_distribute)
+    eval_distribute = property(lambda self: self._eval_distribute)
+    experimental_distribute = property(lambda self: self._experimental_distribute)
+    experimental_max_worker_delay_secs = property(
+        lambda self: self._experimental_max_worker_delay_secs)
+    service = property(lambda self: self._service)
+    cluster_spec = property(lambda self: self._cluster_spec)
+    task_type = property(lambda self: self._task_type)
+    task_id = property(lambda self: self._task_id)
+    global_id_in_cluster = property(lambda self: self._global_id_in_cluster)
+    master = property(lambda self: self._master)
+    evaluation_master = property(lambda self: self._evaluation_master)
+    is_chief = property(lambda self: self._is_chief)
+    num_ps_replicas = property(lambda self: self._num_ps_replicas)
+    num_worker_replicas = property(lambda self: self._num_worker_replicas)
+
+
+class ClusterSpec:
+    """The empty cluster of a local run (TF's `ClusterSpec({})`: no jobs, false)."""
+
+    def as_dict(self):
+        return {}
+
+    @property
+    def jobs(self):
+        return []
+
+    def __bool__(self):
+        return False
+
+
+def get_default_session_config():
+    """TF 1.15's session config of an Estimator given none: soft placement, one round
+    of graph rewrites (what `Using config` prints as '_session_config')."""
+    from tfteach.runtime.config import ConfigProto
+    config = ConfigProto(allow_soft_placement=True)
+    config.graph_options.rewrite_options.meta_optimizer_iterations = 1     # ONE
+    return config

@@ -18,6 +18,10 @@ HINTS = {
                    "sess.run(..., feed_dict={placeholder: value}).",
     "ragged": "Hint: every row of a fed list must have the same length; pad the short rows "
               "(for example with 0) before feeding.",
+    # A directory or one of the checkpoint's files where its prefix belongs.
+    "checkpoint_prefix": "Hint: a checkpoint is named by its prefix, without .index, .meta "
+                         "or .data-...: what saver.save returned, or "
+                         "tf.train.latest_checkpoint(directory).",
 }
 
 

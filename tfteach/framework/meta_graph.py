@@ -29,11 +29,13 @@ TENSORFLOW_VERSION = "1.15.0"
 # GraphDef's loop frames makes tfteach's own while contexts: frame_import.py).
 _CONTROL_FLOW_COLLECTIONS = frozenset({"cond_context", "while_context"})
 
-# The collections whose bytes are VariableDefs (TF's GraphKeys._VARIABLE_COLLECTIONS).
+# The collections whose bytes are VariableDefs (TF's GraphKeys._VARIABLE_COLLECTIONS,
+# and "global_step", for which TF registers the same proto functions): imported, they
+# hold Variables again (tf.train.get_global_step() after import_meta_graph).
 _VARIABLE_COLLECTIONS = frozenset({
     "variables", "local_variables", "metric_variables", "model_variables",
     "trainable_variables", "moving_average_variables", "concatenated_variables",
-    "trainable_resource_variables"})
+    "trainable_resource_variables", "global_step"})
 
 
 # TF's proto functions for GraphKeys.SAVERS: each Saver as its SaverDef's bytes.

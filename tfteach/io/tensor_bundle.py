@@ -114,8 +114,7 @@ class BundleReader:
         try:
             items = read_table(raw)
         except TableError as e:
-            raise DataLossError(None, None, "Unable to open table file %s: %s: perhaps "
-                                "your file is in a different file format" % (path, e)) from None
+            raise DataLossError(None, None, str(e)) from None    # TF's BundleReader status
         if not items or items[0][0] != b"":
             raise DataLossError(None, None, "Unable to read file (%s). Perhaps the file is "
                                 "corrupt (failed to seek to header entry)" % path)

@@ -21,8 +21,11 @@ import numpy as np
 from tfteach.framework import convert, dtypes
 from tfteach.framework.errors import (InvalidArgumentError, NotFoundError,
                                       UnimplementedError)
+from tfteach.framework.hints import with_hint
 from tfteach.framework.registry import not_differentiable, register_op
-from tfteach.io.tensor_bundle import BundleReader, write_bundle
+from tfteach.io.tensor_bundle import BundleReader, index_filename, write_bundle
+from tfteach.io.tensor_slice_reader import open_tables
+from tfteach.ops.eager_type_errors import cpp_type_name
 from tfteach.ops.op_builder import apply_op, unknown
 
 __all__ = ["save_v2", "restore_v2"]
@@ -79,14 +82,20 @@ def _restore_kernel(ctx, prefix, tensor_names, shape_and_slices):
     wanted = ctx.attrs["dtypes"]
     names = _names("RestoreV2", tensor_names, shape_and_slices, len(wanted))
     prefix = _text(prefix.item() if isinstance(prefix, np.ndarray) else prefix)
+    if not os.path.exists(index_filename(prefix)):
+        # TF falls back to its V1 reader, which opens the files matching the prefix.
+        open_tables(prefix)
+        raise with_hint(NotFoundError(None, None, 'Tensor name "%s" not found in checkpoint '
+                                      'files %s' % (names[0], prefix)), "checkpoint_prefix")
     reader = BundleReader(prefix)
     values = []
     for name, dtype in zip(names, wanted):
         stored = reader.dtype(name)      # NotFoundError: "Key ... not found in checkpoint"
         if stored != dtype:
+            # TF's DataTypeString names: "float", "double", as 1.15 printed them
             raise InvalidArgumentError(None, None, "tensor_name = %s; expected dtype %s does "
-                                       "not equal original dtype %s" % (name, dtype.name,
-                                                                         stored.name))
+                                       "not equal original dtype %s" % (
+                                           name, cpp_type_name(dtype), cpp_type_name(stored)))
         values.append(reader.get_tensor(name))
     return values[0] if len(values) == 1 else tuple(values)
 

@@ -14,7 +14,7 @@ from tfteach.framework.convert import convert_to_tensor
 from tfteach.framework.errors import InvalidArgumentError
 from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import not_differentiable, register_op
-from tfteach.framework.tensor_proto import _array_to_proto, make_ndarray
+from tfteach.framework.tensor_proto import make_ndarray, tensor_content_proto
 from tfteach.io.tf_protos import TensorProto
 from tfteach.ops.op_builder import apply_op
 from tfteach.runtime.placement import register_cpu_only
@@ -31,7 +31,7 @@ def _word(dtype):
 def _serialize_kernel(ctx, x):
     dtype = ctx.attrs["T"]
     array = np.asarray(x, dtype=object if dtype == dtypes.string else dtype.np)
-    return np.array(_array_to_proto(array, dtype).SerializeToString(), dtype=object)
+    return np.array(tensor_content_proto(array, dtype).SerializeToString(), dtype=object)
 
 
 def _parse_kernel(ctx, serialized):

@@ -1,13 +1,17 @@
-"""`tf.train.summary_iterator(path)`: the Event protobufs of one event file, in order."""
-from tfteach.io.records import read_records
+"""`tf.train.summary_iterator(path)`: the Event protobufs of one event file, in order.
+
+As TF 1.15's, it reads the file with the TFRecord reader (io/tfrecord.py): a missing file
+is NotFoundError, a damaged or truncated record DataLossError ("truncated record at
+154") after the events before it. (`%tfscalars` reads files still being written with its
+own tolerant reader.)
+"""
 from tfteach.io.tf_protos import Event
+from tfteach.io.tfrecord import iterate_records
 
 __all__ = ["summary_iterator"]
 
 
 def summary_iterator(path):
     """Yields each Event of the event file at `path` (the first is its file_version)."""
-    with open(path, "rb") as f:
-        raw = f.read()
-    for record in read_records(raw):
+    for record in iterate_records(path):
         yield Event.FromString(record)

@@ -20,7 +20,7 @@ from tfteach.framework import graph as graph_lib
 from tfteach.framework.errors import InvalidArgumentError
 from tfteach.framework.graph import GraphKeys
 from tfteach.framework.registry import not_differentiable, register_op
-from tfteach.framework.tensor_proto import make_tensor_proto
+from tfteach.framework.tensor_proto import tensor_content_proto
 from tfteach.io.tf_protos import Summary, SummaryMetadata
 from tfteach.ops.op_builder import apply_op
 from tfteach.summary.histogram import histogram_proto
@@ -82,9 +82,11 @@ def _shape_text(shape):
     return "[%s]" % ",".join(str(d) for d in shape)
 
 
-def _media_tag(base, kind, count, i):
-    """TF's tags: `name/image` for one image, `name/image/0`, `name/image/1`, ... else."""
-    return "%s/%s" % (base, kind) if count == 1 else "%s/%s/%d" % (base, kind, i)
+def _media_tag(base, kind, max_outputs, i):
+    """TF's tags: `name/image` when one image was asked for (max_outputs=1), else
+    `name/image/0`, `name/image/1`, ... even when the batch holds one image: the tag
+    depends on the number requested, not the number produced (TF's kernels)."""
+    return "%s/%s" % (base, kind) if max_outputs <= 1 else "%s/%s/%d" % (base, kind, i)
 
 
 def _image_kernel(ctx, tag, tensor):
@@ -98,7 +100,8 @@ def _image_kernel(ctx, tag, tensor):
     images = to_uint8_images(tensor[:count], color)
     summary = Summary()
     for i in range(count):
-        value = summary.value.add(tag=_media_tag(_text(tag), "image", count, i))
+        value = summary.value.add(tag=_media_tag(_text(tag), "image",
+                                                 ctx.attrs["max_images"], i))
         value.image.height, value.image.width, value.image.colorspace = images[i].shape
         value.image.encoded_image_string = encode_png(images[i])
     return _serialized(summary)
@@ -111,7 +114,8 @@ def _audio_kernel(ctx, tag, tensor, sample_rate):
     count = min(ctx.attrs["max_outputs"], tensor.shape[0])
     summary = Summary()
     for i in range(count):
-        value = summary.value.add(tag=_media_tag(_text(tag), "audio", count, i))
+        value = summary.value.add(tag=_media_tag(_text(tag), "audio",
+                                                 ctx.attrs["max_outputs"], i))
         value.audio.sample_rate = float(sample_rate)
         value.audio.num_channels = tensor.shape[2]
         value.audio.length_frames = tensor.shape[1]
@@ -125,7 +129,7 @@ def _tensor_kernel(ctx, tag, tensor, serialized_metadata):
     value = summary.value.add(tag=_text(tag))
     value.metadata.ParseFromString(_as_bytes(serialized_metadata))
     dtype = ctx.op.inputs[1].dtype.base_dtype
-    value.tensor.CopyFrom(make_tensor_proto(np.asarray(tensor), dtype=dtype))
+    value.tensor.CopyFrom(tensor_content_proto(np.asarray(tensor), dtype=dtype))
     return _serialized(summary)
 
 
@@ -182,6 +186,25 @@ def _summary_scope(name, family=None, values=None):
         yield tag, scope
 
 
+# The dtypes of the ops' `T` attrs, in the order TF's TypeError lists them.
+_REAL_NUMBERS = ("float32, float64, int32, uint8, int16, int8, int64, bfloat16, uint16, "
+                 "float16, uint32, uint64")
+_IMAGE_TYPES = "uint8, float32, float16, float64"
+
+
+def _input_const(value, input_name):
+    """A string input made a Const as TF's op wrappers make it: named after the op's
+    input (`loss/tags`, `h/tag`), in the summary's scope."""
+    return convert.convert_to_tensor(value, dtype=dtypes.string, name=input_name)
+
+
+def _check_dtype(tensor, input_name, allowed):
+    if tensor.dtype.base_dtype.name not in allowed.split(", "):
+        raise TypeError("Value passed to parameter '%s' has DataType %s not in list of "
+                        "allowed values: %s" % (input_name, tensor.dtype.base_dtype.name,
+                                                allowed))
+
+
 def _collect(op_output, collections):
     graph = graph_lib.get_default_graph()
     for key in (collections if collections is not None else [GraphKeys.SUMMARIES]):
@@ -193,8 +216,10 @@ def scalar(name, tensor, collections=None, family=None):
     accepted when building and fails when run, as in TensorFlow."""
     tensor = convert.convert_to_tensor(tensor)
     with _summary_scope(name, family) as (tag, scope):
-        val = apply_op("ScalarSummary", [convert.convert_to_tensor(tag), tensor],
-                       {"T": tensor.dtype.base_dtype}, name=scope)
+        tags = _input_const(tag, "tags")
+        _check_dtype(tensor, "values", _REAL_NUMBERS)
+        val = apply_op("ScalarSummary", [tags, tensor], {"T": tensor.dtype.base_dtype},
+                       name=scope)
     _collect(val, collections)
     return val
 
@@ -203,8 +228,10 @@ def histogram(name, values, collections=None, family=None):
     """`tf.summary.histogram`: the values' histogram in TF's fixed buckets."""
     values = convert.convert_to_tensor(values)
     with _summary_scope(name, family) as (tag, scope):
-        val = apply_op("HistogramSummary", [convert.convert_to_tensor(tag), values],
-                       {"T": values.dtype.base_dtype}, name=scope)
+        tag = _input_const(tag, "tag")
+        _check_dtype(values, "values", _REAL_NUMBERS)
+        val = apply_op("HistogramSummary", [tag, values], {"T": values.dtype.base_dtype},
+                       name=scope)
     _collect(val, collections)
     return val
 
@@ -213,7 +240,9 @@ def image(name, tensor, max_outputs=3, collections=None, family=None):
     """`tf.summary.image`: up to `max_outputs` images of a [N, H, W, 1|3|4] tensor."""
     tensor = convert.convert_to_tensor(tensor)
     with _summary_scope(name, family) as (tag, scope):
-        val = apply_op("ImageSummary", [convert.convert_to_tensor(tag), tensor],
+        tag = _input_const(tag, "tag")
+        _check_dtype(tensor, "tensor", _IMAGE_TYPES)
+        val = apply_op("ImageSummary", [tag, tensor],
                        {"T": tensor.dtype.base_dtype, "max_images": int(max_outputs),
                         "bad_color": _DEFAULT_BAD_COLOR.copy()}, name=scope)
     _collect(val, collections)
@@ -224,9 +253,11 @@ def audio(name, tensor, sample_rate, max_outputs=3, collections=None, family=Non
     """`tf.summary.audio`: up to `max_outputs` clips of a [N, frames(, channels)] tensor
     of samples in [-1, 1]."""
     tensor = convert.convert_to_tensor(tensor, dtype=dtypes.float32)
-    rate = convert.convert_to_tensor(sample_rate, dtype=dtypes.float32)
     with _summary_scope(name, family) as (tag, scope):
-        val = apply_op("AudioSummaryV2", [convert.convert_to_tensor(tag), tensor, rate],
+        rate = convert.convert_to_tensor(sample_rate, dtype=dtypes.float32,
+                                         name="sample_rate")
+        tag = _input_const(tag, "tag")
+        val = apply_op("AudioSummaryV2", [tag, tensor, rate],
                        {"max_outputs": int(max_outputs)}, name=scope)
     _collect(val, collections)
     return val
@@ -242,10 +273,11 @@ def tensor_summary(name, tensor, summary_description=None, collections=None,
     if display_name is not None:
         summary_metadata.display_name = display_name
     tensor = convert.convert_to_tensor(tensor)
-    metadata = convert.convert_to_tensor(summary_metadata.SerializeToString(),
-                                         dtype=dtypes.string)
     with _summary_scope(name, family) as (tag, scope):
-        val = apply_op("TensorSummaryV2", [convert.convert_to_tensor(tag), tensor, metadata],
+        tag = _input_const(tag, "tag")
+        metadata = _input_const(summary_metadata.SerializeToString(),
+                                "serialized_summary_metadata")
+        val = apply_op("TensorSummaryV2", [tag, tensor, metadata],
                        {"T": tensor.dtype.base_dtype}, name=scope)
     _collect(val, collections)
     return val
@@ -266,7 +298,11 @@ def merge(inputs, collections=None, name=None):
     """`tf.summary.merge`: one Summary with the values of all `inputs` (duplicate tags
     are an InvalidArgumentError when it runs)."""
     inputs = [convert.convert_to_tensor(i) for i in inputs]
-    val = apply_op("MergeSummary", inputs, {"N": len(inputs)}, name=name or "Merge/MergeSummary")
+    # TF 1.15: name_scope(name, "Merge") around merge_summary(name=name), so the op of
+    # merge(..., name="m") is "m/m", and merge_all()'s "Merge/MergeSummary".
+    name = _clean_tag(name)
+    with graph_lib.get_default_graph().name_scope(name or "Merge"):
+        val = apply_op("MergeSummary", inputs, {"N": len(inputs)}, name=name or "MergeSummary")
     if collections:
         _collect(val, collections)
     return val

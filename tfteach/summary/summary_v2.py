@@ -29,7 +29,7 @@ import numpy as np
 
 from tfteach.framework import dtypes, eager_mode, tensor_shape
 from tfteach.framework.registry import not_differentiable, register_op
-from tfteach.framework.tensor_proto import make_tensor_proto
+from tfteach.framework.tensor_proto import tensor_content_proto
 from tfteach.io.tf_protos import Event, Summary, SummaryMetadata
 from tfteach.summary.media import encode_png
 
@@ -241,17 +241,20 @@ def write(tag, tensor, step=None, metadata=None, name=None):
         metadata = SummaryMetadata()
     elif isinstance(metadata, bytes):
         metadata = SummaryMetadata.FromString(metadata)
-    return _emit(tag, metadata, step, tensor, make_tensor_proto)
+    return _emit(tag, metadata, step, tensor, tensor_content_proto)
 
 
 def scalar(name, data, step=None, description=None):
     """`tf.summary.scalar`: the value as a float32 scalar, plugin "scalars"."""
     shape = getattr(data, "shape", np.shape(data))
     if tensor_shape.as_shape(shape).ndims not in (0, None):
-        raise ValueError("Expected scalar shape for %s, saw shape: %s."
-                         % (name, tuple(tensor_shape.as_shape(shape).as_list())))
+        # tf.debugging.assert_scalar's words: eagerly it names no tensor
+        seen = tuple(tensor_shape.as_shape(shape).as_list())
+        if eager_mode.executing_eagerly():
+            raise ValueError("Expected scalar shape, saw shape: %s." % (seen,))
+        raise ValueError("Expected scalar shape for %s, saw shape: %s." % (name, seen))
     return _emit(name, _metadata("scalars", description), step, data,
-                 lambda value: make_tensor_proto(value.astype(np.float32)))
+                 lambda value: tensor_content_proto(value.astype(np.float32)))
 
 
 def histogram_buckets(data, bucket_count=DEFAULT_BUCKET_COUNT):
@@ -277,8 +280,9 @@ def histogram_buckets(data, bucket_count=DEFAULT_BUCKET_COUNT):
 
 def histogram(name, data, step=None, buckets=None, description=None):
     """`tf.summary.histogram`: plugin "histograms", (left, right, count) rows."""
-    return _emit(name, _metadata("histograms", description), step, data, lambda value: make_tensor_proto(
-        histogram_buckets(value, DEFAULT_BUCKET_COUNT if buckets is None else buckets)))
+    count = DEFAULT_BUCKET_COUNT if buckets is None else buckets
+    return _emit(name, _metadata("histograms", description), step, data,
+                 lambda value: tensor_content_proto(histogram_buckets(value, count)))
 
 
 def image(name, data, step=None, max_outputs=3, description=None):
@@ -293,7 +297,7 @@ def image(name, data, step=None, max_outputs=3, description=None):
             images = np.clip(images.astype(np.float32) * 255.5, 0, 255).astype(np.uint8)
         pngs = [encode_png(im) for im in images[:max_outputs]]
         strings = [str(images.shape[2]).encode(), str(images.shape[1]).encode()] + pngs
-        return make_tensor_proto(np.array(strings, dtype=object))
+        return tensor_content_proto(np.array(strings, dtype=object))
     return _emit(name, _metadata("images", description), step, data, tensor)
 
 
@@ -304,5 +308,5 @@ def text(name, data, step=None, description=None):
             raise TypeError("tf.summary.text needs a string tensor, got %s" % value.dtype)
         encoded = np.vectorize(lambda s: s if isinstance(s, bytes) else str(s).encode(),
                                otypes=[object])(value)
-        return make_tensor_proto(encoded)
+        return tensor_content_proto(encoded)
     return _emit(name, _metadata("text", description), step, data, tensor)

@@ -70,8 +70,15 @@ class FileWriter:
                                  file_version="brain.Event:2").SerializeToString())
         self._writer.flush()
 
+    def _warn_if_closed(self):
+        # TF 1.15's FileWriter warns, then drops the event (its queue is closed).
+        if self._closed:
+            warnings.warn("Attempting to use a closed FileWriter. The operation will be a "
+                          "noop unless the FileWriter is explicitly reopened.")
+
     def add_event(self, event):
         """Queues one Event (written at max_queue events, flush_secs, flush or close)."""
+        self._warn_if_closed()
         with self._lock:
             if self._closed:
                 return
@@ -88,6 +95,7 @@ class FileWriter:
         self._last_flush = time.time()
 
     def flush(self):
+        self._warn_if_closed()
         with self._lock:
             if not self._closed:
                 self._write_pending()

@@ -20,7 +20,7 @@ import numpy as np
 from tfteach.framework import dtypes, tensor_shape
 from tfteach.framework.errors import InvalidArgumentError, NotFoundError
 from tfteach.framework.registry import not_differentiable, register_op
-from tfteach.framework.tensor_proto import make_tensor_proto
+from tfteach.framework.tensor_proto import tensor_content_proto
 from tfteach.io.tf_protos import Event, Summary
 from tfteach.summary import summary_ops
 
@@ -137,7 +137,7 @@ def _write_tensor_kernel(ctx, handle, step, tensor, tag, serialized_metadata):
     # In a graph the input's dtype (a float32 tensor stays float32 whatever NumPy made);
     # eagerly (no op) the value's own.
     dtype = ctx.op.inputs[2].dtype.base_dtype if ctx.op is not None else None
-    value.tensor.CopyFrom(make_tensor_proto(np.asarray(tensor), dtype=dtype))
+    value.tensor.CopyFrom(tensor_content_proto(np.asarray(tensor), dtype=dtype))
     _writer(ctx, handle).add_event(Event(step=_step(step), wall_time=time.time(),
                                          summary=summary))
 

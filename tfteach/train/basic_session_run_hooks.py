@@ -191,8 +191,19 @@ class CheckpointSaverHook(SessionRunHook):
             logging.info("Checkpoints are written without .meta files: %s", e)
         write_graph(graph_def, self._checkpoint_dir, "graph.pbtxt")
         self._summary_writer.add_graph(graph)
+        if self._write_meta_graph:          # TF 1.15 adds the meta graph with its Saver
+            self._summary_writer.add_meta_graph(self._meta_graph(graph, graph_def))
         self._save(session, global_step)
         self._timer.update_last_triggered_step(global_step)
+
+    def _meta_graph(self, graph, graph_def):
+        import warnings
+        from tfteach.framework.meta_graph import export_meta_graph
+        saver = self._get_saver()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")       # unserializable collections
+            return export_meta_graph(graph=graph, graph_def=graph_def,
+                                     saver_def=saver.saver_def if saver else None)
 
     def before_run(self, run_context):
         return SessionRunArgs(self._global_step_tensor)
@@ -257,22 +268,38 @@ class StepCounterHook(SessionRunHook):
             from tfteach.summary.writer import FileWriterCache
             self._summary_writer = FileWriterCache.get(self._output_dir)
         self._global_step_tensor = _global_step_or_error("StepCounterHook")
+        self._last_global_step = None
 
     def before_run(self, run_context):
         return SessionRunArgs(self._global_step_tensor)
 
     def after_run(self, run_context, run_values):
-        global_step = int(run_values.results) + 1
-        if self._timer.should_trigger_for_step(global_step):
-            elapsed_time, elapsed_steps = self._timer.update_last_triggered_step(global_step)
-            if elapsed_time is not None and elapsed_time > 0:
-                steps_per_sec = elapsed_steps / elapsed_time
-                if self._summary_writer is not None:
-                    from tfteach.io.tf_protos import Summary
-                    summary = Summary(value=[Summary.Value(tag=self._summary_tag,
-                                                           simple_value=steps_per_sec)])
-                    self._summary_writer.add_summary(summary, global_step)
-                logging.info("%s: %g", self._summary_tag, steps_per_sec)
+        # TF 1.15's: the step fetched with the run may be stale, so when it is near a
+        # trigger the real one is read, and the rate is logged and written at that step.
+        stale_global_step = int(run_values.results)
+        if self._timer.should_trigger_for_step(stale_global_step + 1):
+            global_step = int(run_context.session.run(self._global_step_tensor))
+            if self._timer.should_trigger_for_step(global_step):
+                elapsed_time, elapsed_steps = self._timer.update_last_triggered_step(
+                    global_step)
+                if elapsed_time is not None and elapsed_time > 0:
+                    self._log_and_record(elapsed_steps / elapsed_time, global_step)
+        if stale_global_step == self._last_global_step:
+            logging.log_first_n(
+                logging.WARN, "It seems that global step (tf.train.get_global_step) has not "
+                "been increased. Current value (could be stable): %s vs previous value: %s. "
+                "You could increase the global step by passing tf.train.get_global_step() to "
+                "Optimizer.apply_gradients or Optimizer.minimize.", 5, stale_global_step,
+                self._last_global_step)
+        self._last_global_step = stale_global_step
+
+    def _log_and_record(self, steps_per_sec, global_step):
+        if self._summary_writer is not None:
+            from tfteach.io.tf_protos import Summary
+            summary = Summary(value=[Summary.Value(tag=self._summary_tag,
+                                                   simple_value=steps_per_sec)])
+            self._summary_writer.add_summary(summary, global_step)
+        logging.info("%s: %g", self._summary_tag, steps_per_sec)
 
 
 class SummarySaverHook(SessionRunHook):

@@ -1,11 +1,11 @@
 """Reading checkpoints without a graph: `tf.train.NewCheckpointReader`,
 `list_variables`, `load_variable`, `load_checkpoint` (TF 1.15's checkpoint_utils.py and
 py_checkpoint_reader). They read only the files, never run anything."""
-import glob
 import os
 
 from tfteach.framework.errors import NotFoundError
 from tfteach.io.tensor_bundle import BundleReader, index_filename
+from tfteach.io.tensor_slice_reader import open_tables
 from tfteach.train import checkpoint_management as cm
 
 __all__ = ["CheckpointReader", "NewCheckpointReader", "load_checkpoint", "load_variable",
@@ -16,8 +16,8 @@ class CheckpointReader:
     """What `NewCheckpointReader` returns: the checkpoint's names, shapes, dtypes and
     values. Every value read is checked against its CRC-32C (DataLossError if not)."""
 
-    def __init__(self, prefix):
-        self._bundle = BundleReader(prefix)
+    def __init__(self, bundle):
+        self._bundle = bundle           # a BundleReader (open_bundle)
 
     def get_variable_to_shape_map(self):
         return {name: self._bundle.shape(name) for name in self._bundle.keys()}
@@ -35,19 +35,25 @@ class CheckpointReader:
         return self._bundle.debug_string().encode("utf-8")
 
 
-def NewCheckpointReader(filepattern):  # noqa: N802 - TensorFlow's name
-    """A CheckpointReader for the V2 checkpoint with prefix `filepattern`."""
+def open_bundle(filepattern):
+    """The BundleReader of the V2 checkpoint with prefix `filepattern`, with the errors
+    of TF's NewCheckpointReader (which tf.train.Checkpoint.restore reads through too)."""
     filepattern = os.fspath(filepattern)
     if isinstance(filepattern, bytes):
         filepattern = filepattern.decode("utf-8")
-    if not glob.glob(glob.escape(index_filename(filepattern))):
-        if glob.glob(glob.escape(filepattern)) and os.path.isfile(filepattern):
-            raise NotFoundError(None, None, "Unsuccessful TensorSliceReader constructor: %s "
-                                "is not a V2 checkpoint (its .index file is missing); "
-                                "tfteach reads V2 checkpoints only" % filepattern)
-        raise NotFoundError(None, None, "Unsuccessful TensorSliceReader constructor: Failed "
-                            "to find any matching files for %s" % filepattern)
-    return CheckpointReader(filepattern)
+    if not os.path.exists(index_filename(filepattern)):
+        # TF reads it as a V1 checkpoint: TF's errors for what is not one (a directory,
+        # a .meta file ...); tfteach reads no V1 checkpoint even when it is one.
+        open_tables(filepattern)
+        raise NotFoundError(None, None, "Unsuccessful TensorSliceReader constructor: %s "
+                            "is not a V2 checkpoint (its .index file is missing); "
+                            "tfteach reads V2 checkpoints only" % filepattern)
+    return BundleReader(filepattern)
+
+
+def NewCheckpointReader(filepattern):  # noqa: N802 - TensorFlow's name
+    """A CheckpointReader for the V2 checkpoint with prefix `filepattern`."""
+    return CheckpointReader(open_bundle(filepattern))
 
 
 def _checkpoint_filename(ckpt_dir_or_file):

@@ -201,7 +201,9 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None,  # n
     """A MonitoredSession with TF's default hooks for a chief: step counter, summaries
     and checkpoints in `checkpoint_dir` (TF's defaults: 600 s, 100 steps)."""
     scaffold = scaffold or Scaffold()
-    all_hooks = list(hooks or [])
+    # TF 1.15's order: the chief's hooks and default hooks, then `hooks` (so in a
+    # training log "global_step/sec" comes before a LoggingTensorHook's line).
+    all_hooks = []
     if is_chief:
         all_hooks.extend(chief_only_hooks or [])
         summary_dir = summary_dir or checkpoint_dir
@@ -220,6 +222,7 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None,  # n
                 checkpoint_dir, save_steps=save_checkpoint_steps,
                 save_secs=None if save_checkpoint_steps else save_checkpoint_secs,
                 scaffold=scaffold))
+    all_hooks.extend(hooks or [])
     training_util.get_global_step()
     return MonitoredSession(hooks=all_hooks, scaffold=scaffold,
                             checkpoint_dir=checkpoint_dir if is_chief else None,

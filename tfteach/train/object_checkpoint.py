@@ -23,6 +23,7 @@ import numpy as np
 from tfteach.framework import dtypes, errors
 from tfteach.io import tensor_bundle
 from tfteach.train import checkpoint_management
+from tfteach.train.checkpoint_utils import open_bundle
 
 __all__ = ["Checkpoint", "CheckpointManager"]
 
@@ -237,7 +238,7 @@ class Checkpoint:
         checkpoint yet) restores nothing, as TF."""
         if save_path is None:
             return _RestoreStatus(set(), [], None)
-        reader = tensor_bundle.BundleReader(os.fspath(save_path))
+        reader = open_bundle(save_path)     # TF reads through NewCheckpointReader
         if OBJECT_GRAPH_KEY not in reader.entries:
             raise errors.NotFoundError(
                 None, None, "The checkpoint %s has no %s: it was written by a Saver (name-"

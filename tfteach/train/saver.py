@@ -31,7 +31,7 @@ from tfteach import logging
 from tfteach.framework import errors
 from tfteach.framework import graph as graph_lib
 from tfteach.framework.graph import GraphKeys
-from tfteach.io.tensor_bundle import BundleReader
+from tfteach.io.tensor_bundle import BundleReader, index_filename
 from tfteach.ops import io_ops, state_ops
 from tfteach.ops.constant_op import constant, identity, placeholder_with_default
 from tfteach.ops.dependency_ops import group
@@ -64,6 +64,13 @@ def _names_to_variables(var_list):
                 raise TypeError("names_to_saveables must be a dict mapping string names to "
                                 "Tensors/Variables. Not a variable: %s" % (var,))
             out[name] = var
+        seen = set()
+        for name in sorted(out):        # TF's order: the later name is the one reported
+            op = _ref_of(out[name]).op
+            if op in seen:
+                raise ValueError("The same saveable will be restored with two names: %s"
+                                 % name)
+            seen.add(op)
         return out
     if not isinstance(var_list, (list, tuple, set)):
         raise TypeError("Variables to save should be passed in a dict or a list: %s"
@@ -348,6 +355,8 @@ class Saver:
         Assign runs: TF would assign some variables and then fail on a later one."""
         if self._names_to_vars is None:
             return                      # built from a SaverDef: the ops check
+        if not os.path.exists(index_filename(save_path)):
+            return                      # RestoreV2 gives TF's error of its V1 reader
         reader = BundleReader(save_path)
         for name in sorted(self._names_to_vars):
             ref = _ref_of(self._names_to_vars[name])
@@ -380,4 +389,6 @@ def _wrap_restore_error(err, extra_verbiage):
                "checkpoint. Please ensure that you have not altered the graph expected "
                "based on the checkpoint. Original error:\n\n{}").format(extra_verbiage,
                                                                         err.message)
-    return type(err)(err.node_def, err.op, message)
+    wrapped = type(err)(err.node_def, err.op, message)
+    wrapped.hint = err.hint
+    return wrapped

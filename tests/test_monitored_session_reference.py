@@ -1,0 +1,111 @@
+"""MonitoredTrainingSession against TensorFlow's (tf.compat.v1, graph mode, ref variables:
+TF 1.15's): the lines its hooks log, in order, and the events they write. Skipped without
+TensorFlow."""
+import glob
+import logging
+import re
+
+import pytest
+
+import tfteach
+from tests.tf_reference import tensorflow_v1, tf1_behaviour
+
+pytestmark = pytest.mark.reference
+
+
+@pytest.fixture(autouse=True, scope="module")
+def tensorflow_1_15_variables():
+    with tf1_behaviour():
+        yield
+
+
+def _logged(run):
+    """The "tensorflow" logger's lines (both libraries log there) while `run()` runs."""
+    lines = []
+
+    class Collect(logging.Handler):
+        def emit(self, record):
+            lines.append(record.getMessage())
+    logger = logging.getLogger("tensorflow")
+    handler, level = Collect(), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        run()
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+    # Times vary; TF 2 added the checkpoint listeners' lines, which 1.15 had not.
+    return [re.sub(r"sec: [0-9.e+-]+", "sec: X", re.sub(r"\([0-9.]+ sec\)", "(X sec)", line))
+            for line in lines if "checkpoint listeners" not in line]
+
+
+def _train(tf, logdir, increment=True):
+    graph = tf.Graph()
+    with graph.as_default():
+        step = tf.train.get_or_create_global_step()
+        w = tf.Variable(1.0, name="w")
+        loss = tf.square(w, name="loss")
+        tf.summary.scalar("loss", loss)
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(
+            loss, global_step=step if increment else None)
+        hooks = [tf.train.StopAtStepHook(last_step=5),
+                 tf.train.LoggingTensorHook({"loss": loss, "step": step}, every_n_iter=2)]
+
+        def run():
+            with tf.train.MonitoredTrainingSession(
+                    checkpoint_dir=logdir, hooks=hooks, save_summaries_steps=2,
+                    log_step_count_steps=2) as sess:
+                for _ in range(5 if increment else 4):
+                    sess.run(train)
+        lines = _logged(run)
+    tf.summary.FileWriterCache.clear()
+    events = []
+    for path in sorted(glob.glob(logdir + "/events.out.tfevents.*")):
+        for event in tfteach.train.summary_iterator(path):
+            what = event.WhichOneof("what")
+            events.append((event.step, what, [v.tag for v in event.summary.value]))
+    return lines, events
+
+
+def test_hooks_log_and_write_as_tensorflows(tmp_path):
+    # The default hooks run before the caller's: "global_step/sec" comes before the
+    # LoggingTensorHook's line of the same step, and is written at the real global step.
+    theirs = _train(tensorflow_v1(), str(tmp_path / "tf"))
+    ours = _train(tfteach, str(tmp_path / "tfteach"))
+    assert ours[0][-6:] == [
+        "loss = 1.0, step = 1", "global_step/sec: X", "loss = 0.4096, step = 3 (X sec)",
+        "global_step/sec: X", "loss = 0.16777213, step = 5 (X sec)",
+        "Saving checkpoints for 5 into %s." % str(tmp_path / "tfteach" / "model.ckpt")]
+    # TF reads a ref variable fetched with the op that updates it in no fixed order, so
+    # now and then its hooks see the step before the update (and warn that it did not
+    # move): compare with TF the kinds of lines and events, in order, not their steps.
+    assert _kinds(ours[0]) == _kinds(theirs[0])
+    # The checkpoint saver writes the graph and the meta graph, as FileWriter did.
+    assert [e[:2] for e in ours[1]] == [
+        (0, "file_version"), (0, "graph_def"), (0, "meta_graph_def"), (0, "graph_def"),
+        (0, "meta_graph_def"), (0, "session_log"), (1, "session_log"), (1, "summary"),
+        (3, "summary"), (3, "summary"), (5, "summary"), (5, "summary"), (5, "session_log")]
+    assert sorted(map(str, (e[1:] for e in ours[1]))) == sorted(
+        map(str, (e[1:] for e in theirs[1])))
+
+
+def _kinds(lines):
+    """Each line's first two words ("loss =", "global_step/sec: X", "Saving checkpoints")."""
+    return [" ".join(line.split()[:2]) for line in lines
+            if not line.startswith("It seems that global step")]
+
+
+def test_a_global_step_that_does_not_move_is_warned_about_as_tensorflow(tmp_path,
+                                                                        monkeypatch):
+    # logged for the first 5 times in a process (log_first_n): count from 0 here
+    monkeypatch.setattr(tfteach.logging, "_counts", {})
+    theirs = _train(tensorflow_v1(), str(tmp_path / "tf"), increment=False)[0]
+    ours = _train(tfteach, str(tmp_path / "tfteach"), increment=False)[0]
+    warned = [line for line in ours if line.startswith("It seems that global step")]
+    assert len(warned) == 3 and warned[0] == (
+        "It seems that global step (tf.train.get_global_step) has not been increased. "
+        "Current value (could be stable): 0 vs previous value: 0. You could increase the "
+        "global step by passing tf.train.get_global_step() to Optimizer.apply_gradients or "
+        "Optimizer.minimize.")
+    assert warned == [line for line in theirs if line.startswith("It seems that global")]
