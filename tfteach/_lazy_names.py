@@ -38,6 +38,7 @@ LAZY = {
     "import_graph_def": ("tfteach.framework.importer", "import_graph_def"),
     "make_ndarray": ("tfteach.framework.tensor_proto", "make_ndarray"),
     "make_tensor_proto": ("tfteach.framework.tensor_proto", "make_tensor_proto"),
+    "SparseTensorSpec": ("tfteach.eager.tensor_spec", "SparseTensorSpec"),
     "FixedLenFeature": ("tfteach.ops.parsing_config", "FixedLenFeature"),
     "FixedLenSequenceFeature": ("tfteach.ops.parsing_config", "FixedLenSequenceFeature"),
     "VarLenFeature": ("tfteach.ops.parsing_config", "VarLenFeature"),

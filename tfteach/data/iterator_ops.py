@@ -309,10 +309,6 @@ class EagerIterator(ElementStructured):
         # what the IteratorGetNext kernel reads of its context: the op's attrs
         self._kernel_context = types.SimpleNamespace(attrs=self._attrs)
 
-    @property
-    def element_spec(self):
-        return self._structure
-
     def __iter__(self):
         return self
 
