@@ -99,3 +99,21 @@ def test_eager_element_spec_as_tensorflow(eager):
     namespace = {}
     exec(textwrap.dedent(EAGER_PROGRAM), namespace)      # noqa: S102 - the shared program
     assert json.loads(json.dumps(namespace["run"](eager, np))) == eager_tensorflow_json(code)
+
+
+def _dict_orders(tf):
+    """The key order of the dicts a program gets back: TF's nest packs a dict with the
+    keys in the order the program wrote them (it flattens them sorted)."""
+    with tf.Graph().as_default(), _tf1_shapes(tf):
+        dataset = tf.data.Dataset.from_tensor_slices({"b": [[1., 2.], [3., 4.]], "a": [1, 2]})
+        mapped = dataset.map(lambda e: {"z": e["a"], "y": e["b"]})
+        x = tf.constant(1)
+        branches = tf.cond(tf.constant(True), lambda: {"q": x, "p": x},
+                           lambda: {"q": x, "p": x})
+        return [repr(dataset.element_spec), str(dataset.output_types),
+                str(mapped.output_shapes),
+                list(tf.data.make_one_shot_iterator(mapped).get_next()), list(branches)]
+
+
+def test_dicts_keep_the_programs_key_order_as_tensorflow():
+    assert _dict_orders(tfteach) == _dict_orders(tensorflow_v1())
