@@ -344,6 +344,25 @@ def test_feedable_and_reinitializable_iterators_like_tensorflow():
     assert program(tfteach) == program(tensorflow_v1())
 
 
+def test_iterator_op_names_like_tensorflow():
+    """TF 1.15 names `make_initializer`'s op `make_initializer` (a name scope) and makes
+    each iterator's IteratorToStringHandle with it, which `string_handle()` returns.
+    Before, tfteach named them MakeIterator_1 and made a new handle op at every call."""
+    def program(tf):
+        with tf.Graph().as_default() as graph:
+            dataset = tf.data.Dataset.range(3)
+            one = tf.data.make_one_shot_iterator(dataset)
+            init = tf.data.make_initializable_iterator(dataset)
+            it = tf.data.Iterator.from_structure(tf.int64, tf.TensorShape([]))
+            made = [it.make_initializer(dataset).name,
+                    it.make_initializer(dataset, name="valid_init").name]
+            handles = [one.string_handle().name, one.string_handle().name,
+                       it.string_handle(name="mine").name, init.initializer.name]
+            return made, handles, [op.type for op in graph.get_operations()]
+
+    assert program(tfteach) == program(tensorflow_v1())
+
+
 def test_seeded_random_map_restarts_like_tensorflow():
     def program(tf):
         with tf.Graph().as_default():

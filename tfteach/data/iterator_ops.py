@@ -185,6 +185,9 @@ class Iterator(ElementStructured):
         self._iterator_resource = iterator_resource
         self._initializer = initializer
         self._structure = element_structure
+        # TF 1.15 makes the handle op with the iterator; `string_handle()` returns it
+        with iterator_resource.graph.as_default():
+            self._string_handle = _to_string_handle(iterator_resource, None)
 
     @staticmethod
     def from_structure(output_types, output_shapes=None, shared_name=None,
@@ -230,10 +233,8 @@ class Iterator(ElementStructured):
                 raise TypeError("Expected output shapes compatible with %r but got dataset "
                                 "with output shapes %r."
                                 % (self.output_shapes, dataset.output_shapes))
-        graph = self._iterator_resource.graph
-        with graph.as_default():
-            return apply_op("MakeIterator", [dataset._variant, self._iterator_resource], {},
-                            name or "MakeIterator")
+        with self._iterator_resource.graph.as_default():
+            return _make_iterator(dataset, self._iterator_resource, name or "make_initializer")
 
     def get_next(self, name=None):
         """Tensors of the next element (a new `IteratorGetNext` op at every call)."""
@@ -247,8 +248,21 @@ class Iterator(ElementStructured):
         return structure.pack(self._structure, components)
 
     def string_handle(self, name=None):
-        return apply_op("IteratorToStringHandle", [self._iterator_resource], {},
-                        name or "IteratorToStringHandle")
+        """The iterator's handle, a string tensor (the one op made with the iterator; a
+        new op when `name` is given, as in TF)."""
+        if name is None:
+            return self._string_handle
+        return _to_string_handle(self._iterator_resource, name)
+
+
+def _to_string_handle(iterator_resource, name):
+    return apply_op("IteratorToStringHandle", [iterator_resource], {},
+                    name or "IteratorToStringHandle")
+
+
+def _make_iterator(dataset, iterator_resource, name):
+    """The op that (re)starts `iterator_resource` on `dataset`."""
+    return apply_op("MakeIterator", [dataset._variant, iterator_resource], {}, name)
 
 
 def _element_structure(output_types, output_shapes):
@@ -363,7 +377,6 @@ def make_initializable_iterator(dataset, shared_name=None):
                                                     container="",
                                                     shared_name=shared_name or ""),
                             "Iterator")
-        iterator = Iterator(resource, None, dataset._structure)
-        iterator._initializer = iterator.make_initializer(dataset)
-    return iterator
+        initializer = _make_iterator(dataset, resource, "MakeIterator")
+        return Iterator(resource, initializer, dataset._structure)
 
