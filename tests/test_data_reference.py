@@ -82,6 +82,10 @@ PIPELINES = {
         lambda: iter(ROWS), tf.int32, [None]).padded_batch(2, [None]),
     "padded_batch_fixed": lambda tf: tf.data.Dataset.from_generator(
         lambda: iter(ROWS), tf.int32, [None]).padded_batch(3, [5], padding_values=-1),
+    # a known element shape padded to a larger one (before: "The padded shape (4,) is not
+    # compatible with the corresponding input component shape (2,).")
+    "padded_batch_larger": lambda tf: tf.data.Dataset.from_tensor_slices(
+        np.arange(6).reshape(3, 2)).padded_batch(2, [4]),
     "repeat_take_skip": lambda tf: tf.data.Dataset.range(5).repeat(3).skip(4).take(8),
     "take_all": lambda tf: tf.data.Dataset.range(5).take(-1),
     "unbatch": lambda tf: tf.data.Dataset.from_tensor_slices(X.reshape(3, 2, 4)).apply(

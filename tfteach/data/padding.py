@@ -33,10 +33,21 @@ def _padded_shape_tensor(value, spec, index):
         dims = [-1 if d is None else int(d) for d in static.as_list()]
         tensor = convert.convert_to_tensor(np.array(dims, dtype=np.int64),
                                            dtype=dtypes.int64, name="padded_shape_%d" % index)
-    if not static.is_compatible_with(spec.shape):
+    if not _can_pad(static, spec.shape):
         raise ValueError("The padded shape %s is not compatible with the corresponding input "
                          "component shape %s." % (static, spec.shape))
     return tensor, static
+
+
+def _can_pad(padded, shape):
+    """TF 1.15's `_is_padded_shape_compatible_with`: same rank, and no known padded size
+    below the element's known size (a larger one is what padding is for)."""
+    if padded.ndims is None or shape.ndims is None:
+        return True
+    if padded.ndims != shape.ndims:
+        return False
+    return all(p is None or d is None or p >= d
+               for p, d in zip(padded.as_list(), shape.as_list()))
 
 
 def _default_padding(spec):
