@@ -53,6 +53,7 @@ def _same(build):
 
 X = np.arange(24, dtype=np.float32).reshape(6, 4)
 ROWS = [[1], [2, 2, 2], [3, 3], [4], [5, 5, 5, 5]]
+NUL_STRINGS = [b"ab\x00", b"c\x00\x00", b"", b"x"]
 
 PIPELINES = {
     "slices_tuple_dict": lambda tf: tf.data.Dataset.from_tensor_slices(
@@ -104,6 +105,13 @@ PIPELINES = {
     "prefetch_cache": lambda tf: tf.data.Dataset.range(4).cache().repeat(2).prefetch(1),
     "strings": lambda tf: tf.data.Dataset.from_tensor_slices(["a", "bc", ""]).map(
         lambda s: (s, "x")).batch(2),
+    # strings ending in NUL bytes (a serialized Example can) keep them through batch,
+    # unbatch, padded_batch and an op of a map function (before, NumPy's bytes dtype
+    # dropped them: b"ab\x00" came out b"ab")
+    "strings_nul": lambda tf: tf.data.Dataset.from_tensor_slices(NUL_STRINGS).map(
+        lambda s: (s, tf.stack([s]))).batch(2),
+    "strings_nul_unbatch": lambda tf: tf.data.Dataset.from_tensors(NUL_STRINGS).apply(
+        tf.data.experimental.unbatch()).padded_batch(3, ([])),
 }
 
 
@@ -261,6 +269,28 @@ def test_tfrecord_files_cross_between_tensorflow_and_tfteach(tmp_path):
                 _, got = _drain(tf, lambda tf: tf.data.TFRecordDataset(
                     [path], compression_type=compression))
                 assert [bytes(e[0].item()) for e in got] == records
+
+
+def test_parse_example_of_batched_records_like_tensorflow(tmp_path):
+    """Batched serialized Examples whose last byte is 0 (an int64 feature of value 0
+    written last) parse: before, the batch dropped that byte and ParseExample failed
+    ("Could not parse example input")."""
+    path = str(tmp_path / "examples.tfrecord")
+    with tfteach.python_io.TFRecordWriter(path) as writer:
+        for i in range(3):
+            writer.write(tfteach.train.Example(features=tfteach.train.Features(feature={
+                "x": tfteach.train.Feature(float_list=tfteach.train.FloatList(value=[i])),
+                "label": tfteach.train.Feature(
+                    int64_list=tfteach.train.Int64List(value=[i]))})).SerializeToString())
+
+    def build(tf):
+        features = {"x": tf.FixedLenFeature([1], tf.float32),
+                    "label": tf.FixedLenFeature([], tf.int64)}
+        return tf.data.TFRecordDataset(path).batch(3).map(
+            lambda s: tf.parse_example(s, features))
+
+    ours = _same(build)
+    assert ours[1][0][0].tolist() == [0, 1, 2]
 
 
 def _records_until_error(tf, path):
