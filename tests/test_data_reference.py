@@ -180,6 +180,17 @@ ERRORS = {
         # TF 1.15 goes on "could not be converted to the expected type" (tfteach, and
         # test_data.py); TF 2 folds it into "did not match the expected structure".
         "`generator` yielded an element that "),
+    # what the generator itself raises is the error of TF's py_func around it (before:
+    # InvalidArgumentError "division by zero", InternalError "KeyError: 'k'")
+    "generator_raises": (lambda tf: (tf.data.Dataset.from_generator(
+        lambda: (1 / 0 for _ in range(2)), tf.float32), lambda s, n: s.run(n)),
+        "ZeroDivisionError: division by zero\nTraceback (most recent call last):"),
+    "generator_raises_value_error": (lambda tf: (tf.data.Dataset.from_generator(
+        lambda: (int("x") for _ in range(2)), tf.int32), lambda s, n: s.run(n)),
+        "ValueError: invalid literal for int() with base 10: 'x'\nTraceback"),
+    "generator_raises_key_error": (lambda tf: (tf.data.Dataset.from_generator(
+        lambda: ({}["k"] for _ in range(2)), tf.int32), lambda s, n: s.run(n)),
+        "KeyError: 'k'\nTraceback"),
     "batch_shapes": (lambda tf: (tf.data.Dataset.from_generator(
         lambda: iter([[1], [1, 2]]), tf.int64).batch(2), lambda s, n: s.run(n)),
         "Cannot batch tensors with different shapes in component 0. First element had "
