@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import tfteach
-from tf_reference import tensorflow_v1
+from tf_reference import own_message, tensorflow_v1
 
 pytest.importorskip("tensorflow")
 pytestmark = pytest.mark.reference
@@ -455,6 +455,42 @@ def test_list_files_and_reading_files_of_a_dataset_like_tensorflow(tmp_path):
     assert ours[0] == theirs[0] == "InvalidArgumentError"
     assert "No files matched pattern: " + none in theirs[1]
     assert "No files matched pattern: " + none in ours[1]
+
+
+def test_read_file_pipeline_like_tensorflow(tmp_path):
+    """`tf.read_file` (TF 1.15's ReadFile; tfteach had none: AttributeError): a file's
+    bytes, here the first step of an image pipeline, and its errors."""
+    from tfteach.io.png_format import encode as encode_png
+    for i in range(3):
+        image = np.full((2, 3, 1), 40 * i, np.uint8)
+        (tmp_path / ("im%d.png" % i)).write_bytes(encode_png(image))
+    (tmp_path / "raw.bin").write_bytes(b"ab\x00")
+
+    def build(tf):
+        return tf.data.Dataset.list_files(str(tmp_path / "*.png"), shuffle=False).map(
+            lambda f: tf.image.decode_png(tf.read_file(f)))
+
+    ours = _same(build)
+    assert [int(e[0][0, 0, 0]) for e in ours[1]] == [0, 40, 80]
+
+    def program(tf):
+        with tf.Graph().as_default():
+            raw = tf.io.read_file(str(tmp_path / "raw.bin"))
+            missing = tf.read_file(str(tmp_path / "nope.bin"))
+            out = [raw.name, raw.op.inputs[0].name, raw.shape.as_list()]
+            try:
+                tf.read_file([str(tmp_path / "raw.bin")])
+            except ValueError as e:
+                out.append(str(e).split(" for ")[0])
+            with tf.Session() as sess:
+                out.append(sess.run(raw))
+                try:
+                    sess.run(missing)
+                except tf.errors.NotFoundError as e:
+                    out.append(own_message(e))
+            return out
+
+    assert program(tfteach) == program(tensorflow_v1())
 
 
 def test_note_004_tfrecord_example_program_like_tensorflow(tmp_path):

@@ -72,6 +72,7 @@ LAZY = {
     "TFRecordReader": ("tfteach.ops.reader_ops", "TFRecordReader"),
     "WholeFileReader": ("tfteach.ops.reader_ops", "WholeFileReader"),
     "matching_files": ("tfteach.ops.reader_ops", "matching_files"),
+    "read_file": ("tfteach.ops.reader_ops", "read_file"),
     "count_up_to": ("tfteach.ops.count_up_to_op", "count_up_to"),
 }
 # TensorFlow's protocol buffers (tf.GraphDef ...), as the tensorboard package ships them.
