@@ -389,6 +389,37 @@ def test_feedable_and_reinitializable_iterators_like_tensorflow():
     assert program(tfteach) == program(tensorflow_v1())
 
 
+def test_iterators_from_structure_take_output_classes_like_tensorflow():
+    """`output_classes` of `from_structure` / `from_string_handle` makes a component a
+    SparseTensor (before, tfteach ignored it: make_initializer refused a dataset of
+    SparseTensors, "Expected output classes <class '...Tensor'> ...")."""
+    def program(tf):
+        with tf.Graph().as_default():
+            sp = tf.SparseTensor(indices=[[0, 1]], values=[1.0], dense_shape=[2, 3])
+            ds = tf.data.Dataset.from_tensors(sp).repeat(2)
+            structure = dict(output_types=tf.data.get_output_types(ds),
+                             output_shapes=tf.data.get_output_shapes(ds),
+                             output_classes=tf.data.get_output_classes(ds))
+            it = tf.data.Iterator.from_structure(**structure)
+            init, nxt = it.make_initializer(ds), it.get_next()
+            handle = tf.placeholder(tf.string, [])
+            fed = tf.data.Iterator.from_string_handle(handle, **structure).get_next()
+            one = tf.data.make_one_shot_iterator(ds)
+            out = [type(nxt).__name__, type(fed).__name__,
+                   it.output_classes.__name__, nxt.dense_shape.shape.as_list()]
+            with tf.Session() as sess:
+                sess.run(init)
+                value = sess.run(nxt)
+                out.append([value.indices.tolist(), value.values.tolist(),
+                            value.dense_shape.tolist()])
+                value = sess.run(fed, {handle: sess.run(one.string_handle())})
+                out.append([value.indices.tolist(), value.values.tolist(),
+                            value.dense_shape.tolist()])
+            return out
+
+    assert program(tfteach) == program(tensorflow_v1())
+
+
 def test_iterator_op_names_like_tensorflow():
     """TF 1.15 names `make_initializer`'s op `make_initializer` (a name scope) and makes
     each iterator's IteratorToStringHandle with it, which `string_handle()` returns.

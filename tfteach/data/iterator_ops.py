@@ -194,7 +194,7 @@ class Iterator(ElementStructured):
                        output_classes=None):
         """An iterator not bound to a dataset: `make_initializer(dataset)` for each
         dataset of this structure it should iterate over."""
-        element = _element_structure(output_types, output_shapes)
+        element = _element_structure(output_types, output_shapes, output_classes)
         resource = apply_op("IteratorV2", [], dict(_type_attrs(element), container="",
                                                     shared_name=shared_name or ""),
                             "Iterator")
@@ -204,7 +204,7 @@ class Iterator(ElementStructured):
     def from_string_handle(string_handle, output_types, output_shapes=None,
                            output_classes=None):
         """The iterator whose `string_handle()` value `string_handle` holds (fed)."""
-        element = _element_structure(output_types, output_shapes)
+        element = _element_structure(output_types, output_shapes, output_classes)
         handle = convert.convert_to_tensor(string_handle, dtype=dtypes.string)
         resource = apply_op("IteratorFromStringHandleV2", [handle], _type_attrs(element),
                             "IteratorFromStringHandleV2")
@@ -265,7 +265,10 @@ def _make_iterator(dataset, iterator_resource, name):
     return apply_op("MakeIterator", [dataset._variant, iterator_resource], {}, name)
 
 
-def _element_structure(output_types, output_shapes):
+def _element_structure(output_types, output_shapes, output_classes=None):
+    """The Spec structure of `from_structure` / `from_string_handle`'s arguments; a
+    component whose class is `tf.SparseTensor` is a sparse one (classes default to
+    `tf.Tensor`, as in TF)."""
     types = structure.map_structure(lambda t: dtypes.as_dtype(t).base_dtype, output_types)
     if output_shapes is None:
         shapes = structure.map_structure(lambda _: tensor_shape.unknown_shape(), types)
@@ -276,8 +279,11 @@ def _element_structure(output_types, output_shapes):
     if not structure.same_structure(types, shapes):
         raise TypeError("output_shapes %s must have the structure of output_types %s"
                         % (output_shapes, output_types))
-    return structure.pack(types, [Spec(t, s) for t, s in zip(structure.flatten(types),
-                                                              structure.flatten(shapes))])
+    flat_types, flat_shapes = structure.flatten(types), structure.flatten(shapes)
+    classes = ([Tensor] * len(flat_types) if output_classes is None
+               else structure.flatten(output_classes))
+    return structure.pack(types, [Spec(t, s, c is sparse.SparseTensor) for t, s, c
+                                  in zip(flat_types, flat_shapes, classes)])
 
 
 def _refuse_captured_state(dataset):
