@@ -251,6 +251,19 @@ def test_batch_of_different_shapes_is_refused():
             sess.run(ds.make_one_shot_iterator().get_next())
 
 
+def test_padding_values_must_have_the_components_dtype():
+    # TF 1.15's words (dataset_ops._padding_value_to_tensor); TF 2 rewords them, so the
+    # class is checked against TensorFlow in test_data_reference.py
+    ds = tf.data.Dataset.range(3).map(lambda x: tf.fill([x], x))
+    with pytest.raises(TypeError, match=r"^Padding value tensor \(Tensor\(\"padding_value:0\", "
+                                        r"shape=\(\), dtype=int32\)\) does not match output "
+                                        r"type: <dtype: 'int64'>$"):
+        ds.padded_batch(2, [None], padding_values=-7)
+    with pytest.raises(ValueError, match="Padding value should be a scalar, but is not"):
+        ds.padded_batch(2, [None], padding_values=np.array([1, 2]))
+    assert ds.padded_batch(2, [None], padding_values=np.int64(-7)).output_types == tf.int64
+
+
 def test_padded_batch_pads_to_the_longest_or_the_given_shape():
     rows = [[1], [2, 2, 2], [3, 3], [4]]
     ds = tf.data.Dataset.from_generator(lambda: iter(rows), tf.int32, [None])

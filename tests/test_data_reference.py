@@ -238,6 +238,13 @@ def _build_error(build):
 
 
 BUILD_ERRORS = {
+    # a padding value of another dtype than its component (a Python int, int32, for an
+    # int64 one) is refused; before, tfteach converted it. TF 1.15's words "Padding value
+    # tensor (...) does not match output type: <dtype: 'int64'>" (tfteach's, checked in
+    # test_data.py), TF 2's "Invalid `padding_values`": the dtype text is compared.
+    "padding_value_type": (lambda tf: tf.data.Dataset.range(3).map(
+        lambda x: tf.fill([x], x)).padded_batch(2, [None], padding_values=-7),
+        "<dtype: 'int64'>"),
     # TF 1.15 says "Two datasets to concatenate have different types ..." (tfteach's
     # words); TF 2 "Incompatible dataset elements": only the class is compared.
     "concatenate_types": (lambda tf: tf.data.Dataset.range(3).concatenate(

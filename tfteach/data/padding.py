@@ -50,6 +50,18 @@ def _can_pad(padded, shape):
                for p, d in zip(padded.as_list(), shape.as_list()))
 
 
+def _padding_value_tensor(value, spec):
+    """TF 1.15's `_padding_value_to_tensor`: a scalar of exactly the component's dtype
+    (a Python 0 for an int64 component is an int32, refused as in TF)."""
+    tensor = convert.convert_to_tensor(value, name="padding_value")
+    if not tensor.shape.is_compatible_with(tensor_shape.TensorShape([])):
+        raise ValueError("Padding value should be a scalar, but is not: %s" % tensor)
+    if tensor.dtype.base_dtype != spec.dtype:
+        raise TypeError("Padding value tensor (%s) does not match output type: %s"
+                        % (tensor, spec.dtype))
+    return tensor
+
+
 def _default_padding(spec):
     return "" if spec.dtype == dtypes.string else np.zeros((), dtype=spec.dtype.np)
 
@@ -77,8 +89,7 @@ def padded_batch(dataset, batch_size, padded_shapes, padding_values, drop_remain
         tensor, static = _padded_shape_tensor(shape, spec, i)
         shape_tensors.append(tensor)
         statics.append(static)
-        value_tensors.append(convert.convert_to_tensor(value, dtype=spec.dtype,
-                                                       name="padding_value_%d" % i))
+        value_tensors.append(_padding_value_tensor(value, spec))
     static_drop = constant_value(drop)
     known = _static_int(size) if static_drop is not None and bool(static_drop) else None
     element = structure.pack(dataset._structure, [
