@@ -852,6 +852,12 @@ def test_sparse_components_refused_where_tf_refuses_or_tfteach_lacks_them():
     with pytest.raises(TypeError, match="Expected output classes"):
         it = tf.data.Iterator.from_structure(tf.int32, [4])
         it.make_initializer(ds)
+    # TF 1.15's words (iterator_ops.make_initializer): "output class" for the dataset's
+    # (tfteach said "classes"; TF 2 later made both plural)
+    with pytest.raises(TypeError, match=r"^Expected output classes <class '[\w.]*\.Tensor'> "
+                                        r"but got dataset with output class <class "
+                                        r"'[\w.]*\.SparseTensor'>\.$"):
+        tf.data.Iterator.from_structure(tf.int32, [4]).make_initializer(ds)
 
 
 def test_variant_and_resource_dtypes_are_tfs():

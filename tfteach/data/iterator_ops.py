@@ -197,7 +197,7 @@ class Iterator(ElementStructured):
         element = _element_structure(output_types, output_shapes, output_classes)
         resource = apply_op("IteratorV2", [], dict(_type_attrs(element), container="",
                                                     shared_name=shared_name or ""),
-                            "Iterator")
+                            "IteratorV2")
         return Iterator(resource, None, element)
 
     @staticmethod
@@ -222,7 +222,7 @@ class Iterator(ElementStructured):
             raise TypeError("Expected output types %r but got dataset with output types %r."
                             % (self.output_types, dataset.output_types))
         if dataset.output_classes != self.output_classes:
-            raise TypeError("Expected output classes %r but got dataset with output classes "
+            raise TypeError("Expected output classes %r but got dataset with output class "
                             "%r." % (self.output_classes, dataset.output_classes))
         if dataset.output_types != self.output_types:
             raise TypeError("Expected output types %r but got dataset with output types %r."
@@ -382,7 +382,7 @@ def make_initializable_iterator(dataset, shared_name=None):
         resource = apply_op("IteratorV2", [], dict(_type_attrs(dataset._structure),
                                                     container="",
                                                     shared_name=shared_name or ""),
-                            "Iterator")
+                            "IteratorV2")
         initializer = _make_iterator(dataset, resource, "MakeIterator")
         return Iterator(resource, initializer, dataset._structure)
 
