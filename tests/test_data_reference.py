@@ -95,6 +95,9 @@ PIPELINES = {
         tf.data.experimental.map_and_batch(lambda x: (x, x * x), 3)),
     "map_and_batch_drop": lambda tf: tf.data.Dataset.range(7).apply(
         tf.data.experimental.map_and_batch(lambda x: x * 2, 3, drop_remainder=True)),
+    # (before: tfteach had no tf.data.experimental.enumerate_dataset)
+    "enumerate_dataset": lambda tf: tf.data.Dataset.from_tensor_slices(X).apply(
+        tf.data.experimental.enumerate_dataset(start=2)),
     "parallel_interleave": lambda tf: tf.data.Dataset.range(1, 5).apply(
         tf.data.experimental.parallel_interleave(
             lambda x: tf.data.Dataset.from_tensors(x).repeat(x), cycle_length=2,
