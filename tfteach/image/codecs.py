@@ -10,6 +10,7 @@ from tfteach.framework.graph_functions import name_scope
 from tfteach.image.colors import convert_image_dtype
 from tfteach.ops import math_ops
 from tfteach.ops.image import codec_ops
+from tfteach.ops.typed_inputs import convert_fixed_type
 
 __all__ = ["decode_jpeg", "decode_png", "decode_gif", "decode_bmp", "decode_image",
            "decode_and_crop_jpeg", "extract_jpeg_shape", "encode_jpeg", "encode_png",
@@ -110,21 +111,24 @@ def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None,
 def encode_jpeg(image, format="", quality=95, progressive=False,  # noqa: A002 - TF's name
                 optimize_size=False, chroma_downsampling=True, density_unit="in",
                 x_density=300, y_density=300, xmp_metadata="", name=None):
-    """uint8 [height, width, 1 or 3] -> JPEG bytes (a scalar string tensor)."""
-    image = convert_to_tensor(image, name="image")
-    if image.dtype.base_dtype != dtypes.uint8:
-        raise TypeError("Value passed to parameter 'image' has DataType %s not in list of "
-                        "allowed values: uint8" % image.dtype.base_dtype.name)
+    """uint8 [height, width, 1 or 3] -> JPEG bytes (a scalar string tensor).
+
+    `image` is EncodeJpeg's fixed-type uint8 input, converted as TF's op_def_library
+    converts one: a NumPy array or list becomes uint8 (`EncodeJpeg/image`), a tensor of
+    another dtype is TF's TypeError ("Input 'image' of 'EncodeJpeg' Op has type float32
+    that does not match expected type of uint8.")."""
     if format not in ("", "grayscale", "rgb"):
         raise ValueError("format must be '', 'grayscale' or 'rgb', got %r" % (format,))
-    return codec_ops.encode("EncodeJpeg", image,
-                            {"format": format, "quality": int(quality),
-                             "progressive": bool(progressive),
-                             "optimize_size": bool(optimize_size),
-                             "chroma_downsampling": bool(chroma_downsampling),
-                             "density_unit": density_unit, "x_density": int(x_density),
-                             "y_density": int(y_density), "xmp_metadata": xmp_metadata},
-                            name)
+    with name_scope(name, "EncodeJpeg", [image]) as scope:
+        (image,) = convert_fixed_type("EncodeJpeg", [("image", image)], dtypes.uint8)
+        return codec_ops.encode("EncodeJpeg", image,
+                                {"format": format, "quality": int(quality),
+                                 "progressive": bool(progressive),
+                                 "optimize_size": bool(optimize_size),
+                                 "chroma_downsampling": bool(chroma_downsampling),
+                                 "density_unit": density_unit, "x_density": int(x_density),
+                                 "y_density": int(y_density), "xmp_metadata": xmp_metadata},
+                                scope)
 
 
 def encode_jpeg_variable_quality(images, quality, name=None):
