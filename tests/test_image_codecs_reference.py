@@ -245,3 +245,19 @@ def test_encode_jpeg_converts_its_input_as_tensorflow():
         return out
 
     assert program(tfteach) == program(tensorflow_v1())
+
+
+def test_codec_ops_name_their_constant_inputs_as_tensorflow():
+    """Bytes given as Python values become constants inside the op's name scope, as
+    TF's generated wrappers make them (`DecodeJpeg/contents`; before: contents_1);
+    encode_png's image converts to a plain Const first, as TF's wrapper converts it."""
+    def program(tf):
+        with tf.Graph().as_default():
+            made = [tf.image.decode_png(b"x"), tf.image.decode_jpeg(b"x"),
+                    tf.image.extract_jpeg_shape(b"x"),
+                    tf.image.decode_and_crop_jpeg(b"x", [0, 0, 1, 1]),
+                    tf.image.decode_gif(b"x"), tf.image.decode_bmp(b"x", name="bmp"),
+                    tf.image.encode_png(np.zeros((2, 2, 3), np.uint8))]
+            return [(t.name, [i.name for i in t.op.inputs]) for t in made]
+
+    assert program(tfteach) == program(tensorflow_v1())

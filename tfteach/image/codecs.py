@@ -21,6 +21,16 @@ def _contents(contents):
     return convert_to_tensor(contents, dtypes.string, name="contents")
 
 
+def _decode(op_type, contents, attrs, name, crop_window=None):
+    """The `op_type` op on `contents`, its Python inputs made constants inside the op's
+    name scope as TF's generated wrappers make them (`DecodeJpeg/contents`)."""
+    with name_scope(name, op_type, [contents]) as scope:
+        extra = ([] if crop_window is None else
+                 [convert_to_tensor(crop_window, dtypes.int32, name="crop_window")])
+        return codec_ops.decode(op_type, _contents(contents), attrs, scope,
+                                extra_inputs=extra)
+
+
 def _check_channels(channels, allowed, what):
     if channels not in allowed:
         raise ValueError("channels must be in (%s) for %s" % (", ".join(map(str, allowed)),
@@ -33,10 +43,9 @@ def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True,
     """JPEG bytes -> uint8 [height, width, channels] (0: as in the file, 1: grey,
     3: RGB); `ratio` 1, 2, 4 or 8 shrinks while decoding. Like TF 1.x it also decodes
     PNG and single-frame GIF bytes."""
-    return codec_ops.decode("DecodeJpeg", _contents(contents),
-                            _jpeg_attrs(channels, ratio, fancy_upscaling,
-                                        try_recover_truncated, acceptable_fraction,
-                                        dct_method), name)
+    return _decode("DecodeJpeg", contents,
+                   _jpeg_attrs(channels, ratio, fancy_upscaling, try_recover_truncated,
+                               acceptable_fraction, dct_method), name)
 
 
 def _jpeg_attrs(channels, ratio, fancy_upscaling, try_recover_truncated,
@@ -53,11 +62,9 @@ def decode_and_crop_jpeg(contents, crop_window, channels=0, ratio=1, fancy_upsca
                          try_recover_truncated=False, acceptable_fraction=1, dct_method="",
                          name=None):
     """decode_jpeg, then only the window crop_window = [y, x, height, width]."""
-    window = convert_to_tensor(crop_window, dtypes.int32, name="crop_window")
-    return codec_ops.decode("DecodeAndCropJpeg", _contents(contents),
-                            _jpeg_attrs(channels, ratio, fancy_upscaling,
-                                        try_recover_truncated, acceptable_fraction,
-                                        dct_method), name, extra_inputs=[window])
+    return _decode("DecodeAndCropJpeg", contents,
+                   _jpeg_attrs(channels, ratio, fancy_upscaling, try_recover_truncated,
+                               acceptable_fraction, dct_method), name, crop_window)
 
 
 def extract_jpeg_shape(contents, output_type=dtypes.int32, name=None):
@@ -66,8 +73,7 @@ def extract_jpeg_shape(contents, output_type=dtypes.int32, name=None):
     if output_type not in (dtypes.int32, dtypes.int64):
         raise TypeError("Value for attr 'output_type' of %s is not in the list of allowed "
                         "values: int32, int64" % output_type.name)
-    return codec_ops.decode("ExtractJpegShape", _contents(contents),
-                            {"output_type": output_type}, name)
+    return _decode("ExtractJpegShape", contents, {"output_type": output_type}, name)
 
 
 def decode_png(contents, channels=0, dtype=dtypes.uint8, name=None):
@@ -77,19 +83,17 @@ def decode_png(contents, channels=0, dtype=dtypes.uint8, name=None):
     if dtype not in (dtypes.uint8, dtypes.uint16):
         raise TypeError("Value for attr 'dtype' of %s is not in the list of allowed values: "
                         "uint8, uint16" % dtype.name)
-    return codec_ops.decode("DecodePng", _contents(contents),
-                            {"channels": int(channels), "dtype": dtype}, name)
+    return _decode("DecodePng", contents, {"channels": int(channels), "dtype": dtype}, name)
 
 
 def decode_gif(contents, name=None):
     """GIF bytes -> uint8 [num_frames, height, width, 3]."""
-    return codec_ops.decode("DecodeGif", _contents(contents), {}, name)
+    return _decode("DecodeGif", contents, {}, name)
 
 
 def decode_bmp(contents, channels=0, name=None):
     """BMP bytes -> uint8 [height, width, channels]."""
-    return codec_ops.decode("DecodeBmp", _contents(contents), {"channels": int(channels)},
-                            name)
+    return _decode("DecodeBmp", contents, {"channels": int(channels)}, name)
 
 
 def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None,
@@ -142,7 +146,7 @@ def encode_jpeg_variable_quality(images, quality, name=None):
 def encode_png(image, compression=-1, name=None):
     """uint8 or uint16 [height, width, 1..4] -> PNG bytes; compression -1 (zlib's
     default) or 0..9."""
-    image = convert_to_tensor(image, name="image")
+    image = convert_to_tensor(image)         # (TF 1.15 converts it so: a Const)
     if image.dtype.base_dtype not in (dtypes.uint8, dtypes.uint16):
         raise TypeError("Value passed to parameter 'image' has DataType %s not in list of "
                         "allowed values: uint8, uint16" % image.dtype.base_dtype.name)
