@@ -251,6 +251,19 @@ def test_batch_of_different_shapes_is_refused():
             sess.run(ds.make_one_shot_iterator().get_next())
 
 
+def test_padding_values_must_have_the_components_dtype():
+    # TF 1.15's words (dataset_ops._padding_value_to_tensor); TF 2 rewords them, so the
+    # class is checked against TensorFlow in test_data_reference.py
+    ds = tf.data.Dataset.range(3).map(lambda x: tf.fill([x], x))
+    with pytest.raises(TypeError, match=r"^Padding value tensor \(Tensor\(\"padding_value:0\", "
+                                        r"shape=\(\), dtype=int32\)\) does not match output "
+                                        r"type: <dtype: 'int64'>$"):
+        ds.padded_batch(2, [None], padding_values=-7)
+    with pytest.raises(ValueError, match="Padding value should be a scalar, but is not"):
+        ds.padded_batch(2, [None], padding_values=np.array([1, 2]))
+    assert ds.padded_batch(2, [None], padding_values=np.int64(-7)).output_types == tf.int64
+
+
 def test_padded_batch_pads_to_the_longest_or_the_given_shape():
     rows = [[1], [2, 2, 2], [3, 3], [4]]
     ds = tf.data.Dataset.from_generator(lambda: iter(rows), tf.int32, [None])
@@ -703,8 +716,10 @@ def test_a_saver_and_a_summary_writer_work_beside_a_pipeline(tmp_path):
 
 def test_repr_of_nested_elements_is_tfs():
     ds = tf.data.Dataset.from_tensor_slices({"b": np.zeros((2, 3)), "a": np.arange(2)})
-    assert repr(ds) == "<DatasetV1Adapter shapes: {a: (), b: (3,)}, types: {a: tf.int64, " \
-                       "b: tf.float64}>"
+    # the keys in the program's order: TF's nest packs a dict in its template's key order
+    # (this asserted sorted keys before; tests/test_data_element_spec_reference.py)
+    assert repr(ds) == "<DatasetV1Adapter shapes: {b: (3,), a: ()}, types: {b: tf.float64, " \
+                       "a: tf.int64}>"
     single = tf.data.Dataset.range(3).batch(2)
     assert repr(single) == "<DatasetV1Adapter shapes: (?,), types: tf.int64>"
 
@@ -837,6 +852,12 @@ def test_sparse_components_refused_where_tf_refuses_or_tfteach_lacks_them():
     with pytest.raises(TypeError, match="Expected output classes"):
         it = tf.data.Iterator.from_structure(tf.int32, [4])
         it.make_initializer(ds)
+    # TF 1.15's words (iterator_ops.make_initializer): "output class" for the dataset's
+    # (tfteach said "classes"; TF 2 later made both plural)
+    with pytest.raises(TypeError, match=r"^Expected output classes <class '[\w.]*\.Tensor'> "
+                                        r"but got dataset with output class <class "
+                                        r"'[\w.]*\.SparseTensor'>\.$"):
+        tf.data.Iterator.from_structure(tf.int32, [4]).make_initializer(ds)
 
 
 def test_variant_and_resource_dtypes_are_tfs():

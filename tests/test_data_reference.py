@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import tfteach
-from tf_reference import tensorflow_v1
+from tf_reference import own_message, tensorflow_v1
 
 pytest.importorskip("tensorflow")
 pytestmark = pytest.mark.reference
@@ -53,6 +53,7 @@ def _same(build):
 
 X = np.arange(24, dtype=np.float32).reshape(6, 4)
 ROWS = [[1], [2, 2, 2], [3, 3], [4], [5, 5, 5, 5]]
+NUL_STRINGS = [b"ab\x00", b"c\x00\x00", b"", b"x"]
 
 PIPELINES = {
     "slices_tuple_dict": lambda tf: tf.data.Dataset.from_tensor_slices(
@@ -82,6 +83,10 @@ PIPELINES = {
         lambda: iter(ROWS), tf.int32, [None]).padded_batch(2, [None]),
     "padded_batch_fixed": lambda tf: tf.data.Dataset.from_generator(
         lambda: iter(ROWS), tf.int32, [None]).padded_batch(3, [5], padding_values=-1),
+    # a known element shape padded to a larger one (before: "The padded shape (4,) is not
+    # compatible with the corresponding input component shape (2,).")
+    "padded_batch_larger": lambda tf: tf.data.Dataset.from_tensor_slices(
+        np.arange(6).reshape(3, 2)).padded_batch(2, [4]),
     "repeat_take_skip": lambda tf: tf.data.Dataset.range(5).repeat(3).skip(4).take(8),
     "take_all": lambda tf: tf.data.Dataset.range(5).take(-1),
     "unbatch": lambda tf: tf.data.Dataset.from_tensor_slices(X.reshape(3, 2, 4)).apply(
@@ -90,6 +95,9 @@ PIPELINES = {
         tf.data.experimental.map_and_batch(lambda x: (x, x * x), 3)),
     "map_and_batch_drop": lambda tf: tf.data.Dataset.range(7).apply(
         tf.data.experimental.map_and_batch(lambda x: x * 2, 3, drop_remainder=True)),
+    # (before: tfteach had no tf.data.experimental.enumerate_dataset)
+    "enumerate_dataset": lambda tf: tf.data.Dataset.from_tensor_slices(X).apply(
+        tf.data.experimental.enumerate_dataset(start=2)),
     "parallel_interleave": lambda tf: tf.data.Dataset.range(1, 5).apply(
         tf.data.experimental.parallel_interleave(
             lambda x: tf.data.Dataset.from_tensors(x).repeat(x), cycle_length=2,
@@ -100,6 +108,13 @@ PIPELINES = {
     "prefetch_cache": lambda tf: tf.data.Dataset.range(4).cache().repeat(2).prefetch(1),
     "strings": lambda tf: tf.data.Dataset.from_tensor_slices(["a", "bc", ""]).map(
         lambda s: (s, "x")).batch(2),
+    # strings ending in NUL bytes (a serialized Example can) keep them through batch,
+    # unbatch, padded_batch and an op of a map function (before, NumPy's bytes dtype
+    # dropped them: b"ab\x00" came out b"ab")
+    "strings_nul": lambda tf: tf.data.Dataset.from_tensor_slices(NUL_STRINGS).map(
+        lambda s: (s, tf.stack([s]))).batch(2),
+    "strings_nul_unbatch": lambda tf: tf.data.Dataset.from_tensors(NUL_STRINGS).apply(
+        tf.data.experimental.unbatch()).padded_batch(3, ([])),
 }
 
 
@@ -168,6 +183,17 @@ ERRORS = {
         # TF 1.15 goes on "could not be converted to the expected type" (tfteach, and
         # test_data.py); TF 2 folds it into "did not match the expected structure".
         "`generator` yielded an element that "),
+    # what the generator itself raises is the error of TF's py_func around it (before:
+    # InvalidArgumentError "division by zero", InternalError "KeyError: 'k'")
+    "generator_raises": (lambda tf: (tf.data.Dataset.from_generator(
+        lambda: (1 / 0 for _ in range(2)), tf.float32), lambda s, n: s.run(n)),
+        "ZeroDivisionError: division by zero\nTraceback (most recent call last):"),
+    "generator_raises_value_error": (lambda tf: (tf.data.Dataset.from_generator(
+        lambda: (int("x") for _ in range(2)), tf.int32), lambda s, n: s.run(n)),
+        "ValueError: invalid literal for int() with base 10: 'x'\nTraceback"),
+    "generator_raises_key_error": (lambda tf: (tf.data.Dataset.from_generator(
+        lambda: ({}["k"] for _ in range(2)), tf.int32), lambda s, n: s.run(n)),
+        "KeyError: 'k'\nTraceback"),
     "batch_shapes": (lambda tf: (tf.data.Dataset.from_generator(
         lambda: iter([[1], [1, 2]]), tf.int64).batch(2), lambda s, n: s.run(n)),
         "Cannot batch tensors with different shapes in component 0. First element had "
@@ -215,6 +241,13 @@ def _build_error(build):
 
 
 BUILD_ERRORS = {
+    # a padding value of another dtype than its component (a Python int, int32, for an
+    # int64 one) is refused; before, tfteach converted it. TF 1.15's words "Padding value
+    # tensor (...) does not match output type: <dtype: 'int64'>" (tfteach's, checked in
+    # test_data.py), TF 2's "Invalid `padding_values`": the dtype text is compared.
+    "padding_value_type": (lambda tf: tf.data.Dataset.range(3).map(
+        lambda x: tf.fill([x], x)).padded_batch(2, [None], padding_values=-7),
+        "<dtype: 'int64'>"),
     # TF 1.15 says "Two datasets to concatenate have different types ..." (tfteach's
     # words); TF 2 "Incompatible dataset elements": only the class is compared.
     "concatenate_types": (lambda tf: tf.data.Dataset.range(3).concatenate(
@@ -257,6 +290,28 @@ def test_tfrecord_files_cross_between_tensorflow_and_tfteach(tmp_path):
                 _, got = _drain(tf, lambda tf: tf.data.TFRecordDataset(
                     [path], compression_type=compression))
                 assert [bytes(e[0].item()) for e in got] == records
+
+
+def test_parse_example_of_batched_records_like_tensorflow(tmp_path):
+    """Batched serialized Examples whose last byte is 0 (an int64 feature of value 0
+    written last) parse: before, the batch dropped that byte and ParseExample failed
+    ("Could not parse example input")."""
+    path = str(tmp_path / "examples.tfrecord")
+    with tfteach.python_io.TFRecordWriter(path) as writer:
+        for i in range(3):
+            writer.write(tfteach.train.Example(features=tfteach.train.Features(feature={
+                "x": tfteach.train.Feature(float_list=tfteach.train.FloatList(value=[i])),
+                "label": tfteach.train.Feature(
+                    int64_list=tfteach.train.Int64List(value=[i]))})).SerializeToString())
+
+    def build(tf):
+        features = {"x": tf.FixedLenFeature([1], tf.float32),
+                    "label": tf.FixedLenFeature([], tf.int64)}
+        return tf.data.TFRecordDataset(path).batch(3).map(
+            lambda s: tf.parse_example(s, features))
+
+    ours = _same(build)
+    assert ours[1][0][0].tolist() == [0, 1, 2]
 
 
 def _records_until_error(tf, path):
@@ -344,6 +399,58 @@ def test_feedable_and_reinitializable_iterators_like_tensorflow():
     assert program(tfteach) == program(tensorflow_v1())
 
 
+def test_iterators_from_structure_take_output_classes_like_tensorflow():
+    """`output_classes` of `from_structure` / `from_string_handle` makes a component a
+    SparseTensor (before, tfteach ignored it: make_initializer refused a dataset of
+    SparseTensors, "Expected output classes <class '...Tensor'> ...")."""
+    def program(tf):
+        with tf.Graph().as_default():
+            sp = tf.SparseTensor(indices=[[0, 1]], values=[1.0], dense_shape=[2, 3])
+            ds = tf.data.Dataset.from_tensors(sp).repeat(2)
+            structure = dict(output_types=tf.data.get_output_types(ds),
+                             output_shapes=tf.data.get_output_shapes(ds),
+                             output_classes=tf.data.get_output_classes(ds))
+            it = tf.data.Iterator.from_structure(**structure)
+            init, nxt = it.make_initializer(ds), it.get_next()
+            handle = tf.placeholder(tf.string, [])
+            fed = tf.data.Iterator.from_string_handle(handle, **structure).get_next()
+            one = tf.data.make_one_shot_iterator(ds)
+            out = [type(nxt).__name__, type(fed).__name__,
+                   it.output_classes.__name__, nxt.dense_shape.shape.as_list()]
+            with tf.Session() as sess:
+                sess.run(init)
+                value = sess.run(nxt)
+                out.append([value.indices.tolist(), value.values.tolist(),
+                            value.dense_shape.tolist()])
+                value = sess.run(fed, {handle: sess.run(one.string_handle())})
+                out.append([value.indices.tolist(), value.values.tolist(),
+                            value.dense_shape.tolist()])
+            return out
+
+    assert program(tfteach) == program(tensorflow_v1())
+
+
+def test_iterator_op_names_like_tensorflow():
+    """TF 1.15 names `make_initializer`'s op `make_initializer` (a name scope) and makes
+    each iterator's IteratorToStringHandle with it, which `string_handle()` returns.
+    Before, tfteach named them MakeIterator_1 and made a new handle op at every call."""
+    def program(tf):
+        with tf.Graph().as_default() as graph:
+            dataset = tf.data.Dataset.range(3)
+            one = tf.data.make_one_shot_iterator(dataset)
+            init = tf.data.make_initializable_iterator(dataset)
+            it = tf.data.Iterator.from_structure(tf.int64, tf.TensorShape([]))
+            made = [it.make_initializer(dataset).name,
+                    it.make_initializer(dataset, name="valid_init").name]
+            handles = [one.string_handle().name, one.string_handle().name,
+                       it.string_handle(name="mine").name, init.initializer.name]
+            # the iterators' nodes are named IteratorV2, IteratorV2_1 (before: Iterator)
+            return made, handles, [(op.name, op.type) for op in graph.get_operations()
+                                   if op.type != "Const"]
+
+    assert program(tfteach) == program(tensorflow_v1())
+
+
 def test_seeded_random_map_restarts_like_tensorflow():
     def program(tf):
         with tf.Graph().as_default():
@@ -391,6 +498,42 @@ def test_list_files_and_reading_files_of_a_dataset_like_tensorflow(tmp_path):
     assert ours[0] == theirs[0] == "InvalidArgumentError"
     assert "No files matched pattern: " + none in theirs[1]
     assert "No files matched pattern: " + none in ours[1]
+
+
+def test_read_file_pipeline_like_tensorflow(tmp_path):
+    """`tf.read_file` (TF 1.15's ReadFile; tfteach had none: AttributeError): a file's
+    bytes, here the first step of an image pipeline, and its errors."""
+    from tfteach.io.png_format import encode as encode_png
+    for i in range(3):
+        image = np.full((2, 3, 1), 40 * i, np.uint8)
+        (tmp_path / ("im%d.png" % i)).write_bytes(encode_png(image))
+    (tmp_path / "raw.bin").write_bytes(b"ab\x00")
+
+    def build(tf):
+        return tf.data.Dataset.list_files(str(tmp_path / "*.png"), shuffle=False).map(
+            lambda f: tf.image.decode_png(tf.read_file(f)))
+
+    ours = _same(build)
+    assert [int(e[0][0, 0, 0]) for e in ours[1]] == [0, 40, 80]
+
+    def program(tf):
+        with tf.Graph().as_default():
+            raw = tf.io.read_file(str(tmp_path / "raw.bin"))
+            missing = tf.read_file(str(tmp_path / "nope.bin"))
+            out = [raw.name, raw.op.inputs[0].name, raw.shape.as_list()]
+            try:
+                tf.read_file([str(tmp_path / "raw.bin")])
+            except ValueError as e:
+                out.append(str(e).split(" for ")[0])
+            with tf.Session() as sess:
+                out.append(sess.run(raw))
+                try:
+                    sess.run(missing)
+                except tf.errors.NotFoundError as e:
+                    out.append(own_message(e))
+            return out
+
+    assert program(tfteach) == program(tensorflow_v1())
 
 
 def test_note_004_tfrecord_example_program_like_tensorflow(tmp_path):

@@ -221,3 +221,43 @@ def test_jpeg_shape_crop_and_quality_functions():
     # edges may differ by a level or two
     same(expected[2:4], got[2:4], atol=3)
     same(expected[4:], got[4:], atol=8)      # two encoders, two DCTs
+
+
+def test_encode_jpeg_converts_its_input_as_tensorflow():
+    """EncodeJpeg's `image` is a fixed uint8 input: a NumPy array or list is converted to
+    uint8 (named EncodeJpeg/image), a tensor of another dtype is op_def_library's
+    TypeError. Before, tfteach refused both with a type attr's words ("Value passed to
+    parameter 'image' has DataType float32 not in list of allowed values: uint8")."""
+    def program(tf):
+        out = []
+        with tf.Graph().as_default():
+            encoded = tf.image.encode_jpeg(np.full((2, 3, 3), 200.7, np.float32))
+            out.append([encoded.name, encoded.op.inputs[0].name])
+            listed = tf.image.encode_jpeg([[[1, 2, 3]]], name="enc")
+            out.append([listed.name, listed.op.inputs[0].name])
+            for value in (tf.zeros((4, 4, 3)), tf.zeros((4, 4, 3), tf.int32)):
+                try:
+                    tf.image.encode_jpeg(value)
+                except TypeError as e:
+                    out.append(str(e))
+            with tf.Session() as sess:
+                out.append(sess.run(tf.image.decode_jpeg(encoded)).shape)
+        return out
+
+    assert program(tfteach) == program(tensorflow_v1())
+
+
+def test_codec_ops_name_their_constant_inputs_as_tensorflow():
+    """Bytes given as Python values become constants inside the op's name scope, as
+    TF's generated wrappers make them (`DecodeJpeg/contents`; before: contents_1);
+    encode_png's image converts to a plain Const first, as TF's wrapper converts it."""
+    def program(tf):
+        with tf.Graph().as_default():
+            made = [tf.image.decode_png(b"x"), tf.image.decode_jpeg(b"x"),
+                    tf.image.extract_jpeg_shape(b"x"),
+                    tf.image.decode_and_crop_jpeg(b"x", [0, 0, 1, 1]),
+                    tf.image.decode_gif(b"x"), tf.image.decode_bmp(b"x", name="bmp"),
+                    tf.image.encode_png(np.zeros((2, 2, 3), np.uint8))]
+            return [(t.name, [i.name for i in t.op.inputs]) for t in made]
+
+    assert program(tfteach) == program(tensorflow_v1())

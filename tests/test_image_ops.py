@@ -272,8 +272,14 @@ def test_empty_bytes_and_corrupt_png():
 def test_encode_errors():
     with pytest.raises(ValueError, match="Shape must be rank 3 but is rank 2"):
         tf.image.encode_png(np.zeros((4, 4), np.uint8))
-    with pytest.raises(TypeError, match="DataType float32 not in list of allowed values"):
-        tf.image.encode_jpeg(np.zeros((4, 4, 3), np.float32))
+    # EncodeJpeg's image is a fixed uint8 input: a float32 tensor is op_def_library's
+    # TypeError, a NumPy float array is converted to uint8 (this asserted TF's words for a
+    # type attr, "DataType float32 not in list of allowed values", for the NumPy array;
+    # test_image_codecs_reference.py checks both against TensorFlow)
+    with pytest.raises(TypeError, match=r"^Input 'image' of 'EncodeJpeg' Op has type float32 "
+                                        r"that does not match expected type of uint8\.$"):
+        tf.image.encode_jpeg(tf.zeros((4, 4, 3)))
+    assert tf.image.encode_jpeg(np.zeros((4, 4, 3), np.float32)).op.inputs[0].dtype == tf.uint8
     with pytest.raises(errors.InvalidArgumentError, match="image must have 1 or 3 channels"):
         _run(tf.image.encode_jpeg(np.zeros((4, 4, 4), np.uint8)))
 

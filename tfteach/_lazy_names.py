@@ -38,6 +38,7 @@ LAZY = {
     "import_graph_def": ("tfteach.framework.importer", "import_graph_def"),
     "make_ndarray": ("tfteach.framework.tensor_proto", "make_ndarray"),
     "make_tensor_proto": ("tfteach.framework.tensor_proto", "make_tensor_proto"),
+    "SparseTensorSpec": ("tfteach.eager.tensor_spec", "SparseTensorSpec"),
     "FixedLenFeature": ("tfteach.ops.parsing_config", "FixedLenFeature"),
     "FixedLenSequenceFeature": ("tfteach.ops.parsing_config", "FixedLenSequenceFeature"),
     "VarLenFeature": ("tfteach.ops.parsing_config", "VarLenFeature"),
@@ -71,6 +72,7 @@ LAZY = {
     "TFRecordReader": ("tfteach.ops.reader_ops", "TFRecordReader"),
     "WholeFileReader": ("tfteach.ops.reader_ops", "WholeFileReader"),
     "matching_files": ("tfteach.ops.reader_ops", "matching_files"),
+    "read_file": ("tfteach.ops.reader_ops", "read_file"),
     "count_up_to": ("tfteach.ops.count_up_to_op", "count_up_to"),
 }
 # TensorFlow's protocol buffers (tf.GraphDef ...), as the tensorboard package ships them.

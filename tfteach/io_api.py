@@ -24,10 +24,10 @@ __all__ = ["gfile", "TFRecordCompressionType", "TFRecordOptions", "TFRecordWrite
 # -- queues and file names (helper q's modules; TF 1.15's tf.io has them too) ------------------
 from tfteach.ops.data_flow_ops import (PaddingFIFOQueue, PriorityQueue,  # noqa: F401,E402
                                        QueueBase, RandomShuffleQueue)
-from tfteach.ops.reader_ops import matching_files  # noqa: F401,E402
+from tfteach.ops.reader_ops import matching_files, read_file  # noqa: F401,E402
 from tfteach.train.input import match_filenames_once  # noqa: F401,E402
 __all__ += ["PaddingFIFOQueue", "PriorityQueue", "QueueBase", "RandomShuffleQueue",
-            "matching_files", "match_filenames_once"]
+            "matching_files", "match_filenames_once", "read_file"]
 # -- image codecs (tfteach/image; TF 1.15's tf.io has them too) ------------------------------
 from tfteach.image import (decode_and_crop_jpeg, decode_bmp, decode_gif,  # noqa: F401,E402
                            decode_image, decode_jpeg, decode_png, encode_jpeg, encode_png,

@@ -112,8 +112,13 @@ def _tensor_structure(value, name):
 
 
 class ElementStructured:
-    """`output_types`, `output_shapes` and `output_classes` of what has an element
-    structure in `_structure` (a dataset, an iterator)."""
+    """`element_spec`, `output_types`, `output_shapes` and `output_classes` of what has
+    an element structure in `_structure` (a dataset, an iterator)."""
+
+    @property
+    def element_spec(self):
+        """The element's structure of `tf.TensorSpec` (`tf.SparseTensorSpec`) objects."""
+        return structure.type_specs(self._structure)
 
     @property
     def output_types(self):

@@ -5,8 +5,9 @@
 `shuffle_and_repeat(buffer_size, count, seed)` is `shuffle(...).repeat(count)`, as TF
 1.15 documents it; `parallel_interleave(map_func, cycle_length, block_length=1, ...)`
 is `interleave` in its deterministic order (tfteach reads on the calling thread, so
-`sloppy` and the buffering arguments change nothing). All are used through
-`dataset.apply(...)`.
+`sloppy` and the buffering arguments change nothing); `enumerate_dataset(start=0)` zips
+`Dataset.range(start, <int64 max>)` with the dataset, as TF builds it. All are used
+through `dataset.apply(...)`.
 """
 from tfteach.data import streams, structure
 from tfteach.data.dataset_ops import (_bool_scalar, _static_int, _unknown_batch, dataset_op,
@@ -14,7 +15,7 @@ from tfteach.data.dataset_ops import (_bool_scalar, _static_int, _unknown_batch,
 from tfteach.ops.op_builder import constant_value
 
 __all__ = ["map_and_batch", "unbatch", "shuffle_and_repeat", "parallel_interleave",
-           "AUTOTUNE"]
+           "enumerate_dataset", "AUTOTUNE"]
 
 AUTOTUNE = -1
 
@@ -74,3 +75,11 @@ def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False,
     TF gives with `sloppy=False`)."""
     return lambda dataset: dataset.interleave(map_func, cycle_length=cycle_length,
                                               block_length=block_length)
+
+
+def enumerate_dataset(start=0):
+    """A transformation: (index, element) pairs, the index counting from `start` (an
+    int64 `Dataset.range` zipped with the dataset)."""
+    from tfteach.data.dataset_ops import Dataset
+    largest = 2 ** 63 - 1
+    return lambda dataset: Dataset.zip((Dataset.range(start, largest), dataset))

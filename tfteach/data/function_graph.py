@@ -16,8 +16,10 @@ iterator, as TF instantiates a function's kernels per iterator (checked against 
 re-initialising gives the same numbers again; the epochs of a `repeat` after the `map`
 continue the sequence).
 """
+import numpy as np
+
 from tfteach.framework import graph as graph_lib
-from tfteach.framework import convert
+from tfteach.framework import convert, dtypes
 from tfteach.framework.tensor import Tensor
 from tfteach.data import sparse, structure
 
@@ -151,11 +153,17 @@ class FunctionRunner:
         self._session = inner
         feeds = tuple(traced.arguments) + tuple(traced.graph.captures.values())
         self._plan = executor.Plan(inner, tuple(traced.outputs), feeds, ())
+        # string arguments go in as a Session feeds them: object arrays of bytes (an
+        # element's bytes scalar would become NumPy's bytes dtype in the kernels, which
+        # drops trailing NUL bytes)
+        self._strings = [i for i, t in enumerate(feeds) if t.dtype.base_dtype == dtypes.string]
 
     def __call__(self, args, captured_values):
         """The function's results for one element (component values in, out)."""
         traced = self.traced
         feeds = sparse.unpack_values(traced.argument_specs, args) + list(captured_values)
+        for i in self._strings:
+            feeds[i] = np.asarray(feeds[i], dtype=object)
         results = self._plan.run(feeds)
         if traced.output_structure is None:         # flat_map / interleave: a dataset
             return results

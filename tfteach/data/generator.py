@@ -5,7 +5,10 @@ pass over the dataset (each initialisation, each epoch of a `repeat`), with `arg
 (tensors, evaluated when the iterator is initialised) as NumPy values. Each yielded
 element is checked against `output_types` and `output_shapes` with TF's messages: a
 value that does not convert to the dtype, or has an incompatible shape, stops the
-iterator with InvalidArgumentError at `get_next()`.
+iterator with InvalidArgumentError at `get_next()`. An exception the generator itself
+raises is the error TF's py_func makes of it (ZeroDivisionError: UnknownError, ValueError:
+InvalidArgumentError, ..., the message "ZeroDivisionError: division by zero" and the
+traceback), as TF runs the generator in a py_func.
 """
 import numpy as np
 
@@ -14,6 +17,7 @@ from tfteach.data.dataset_ops import dataset_op
 from tfteach.data.structure import Spec
 from tfteach.framework import convert, dtypes, tensor_shape
 from tfteach.framework.errors import InvalidArgumentError
+from tfteach.ops.script_ops import _raised as _py_func_error
 
 __all__ = ["from_generator"]
 
@@ -59,6 +63,17 @@ def _checked(element, output_types, flat_types, flat_shapes):
     return arrays
 
 
+def _generated(step):
+    """`step()` (calling the generator, or taking its next item); what it raises other
+    than the end of the items is the error of TF's py_func around the generator."""
+    try:
+        return step()
+    except StopIteration:
+        raise
+    except Exception as exc:  # noqa: BLE001 - TF's py_func reports any exception
+        raise _py_func_error(exc, None) from exc
+
+
 def from_generator(generator, output_types, output_shapes=None, args=None):
     if not callable(generator):
         raise TypeError("`generator` must be callable.")
@@ -78,7 +93,12 @@ def from_generator(generator, output_types, output_shapes=None, args=None):
 
     def make(ctx, *arg_values):
         def elements():
-            for item in generator(*arg_values):
+            items = _generated(lambda: iter(generator(*arg_values)))
+            while True:
+                try:
+                    item = _generated(lambda: next(items))
+                except StopIteration:
+                    return
                 yield _checked(item, types, flat_types, flat_shapes)
         return streams.FromIterable(elements)
 

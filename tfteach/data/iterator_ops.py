@@ -185,23 +185,26 @@ class Iterator(ElementStructured):
         self._iterator_resource = iterator_resource
         self._initializer = initializer
         self._structure = element_structure
+        # TF 1.15 makes the handle op with the iterator; `string_handle()` returns it
+        with iterator_resource.graph.as_default():
+            self._string_handle = _to_string_handle(iterator_resource, None)
 
     @staticmethod
     def from_structure(output_types, output_shapes=None, shared_name=None,
                        output_classes=None):
         """An iterator not bound to a dataset: `make_initializer(dataset)` for each
         dataset of this structure it should iterate over."""
-        element = _element_structure(output_types, output_shapes)
+        element = _element_structure(output_types, output_shapes, output_classes)
         resource = apply_op("IteratorV2", [], dict(_type_attrs(element), container="",
                                                     shared_name=shared_name or ""),
-                            "Iterator")
+                            "IteratorV2")
         return Iterator(resource, None, element)
 
     @staticmethod
     def from_string_handle(string_handle, output_types, output_shapes=None,
                            output_classes=None):
         """The iterator whose `string_handle()` value `string_handle` holds (fed)."""
-        element = _element_structure(output_types, output_shapes)
+        element = _element_structure(output_types, output_shapes, output_classes)
         handle = convert.convert_to_tensor(string_handle, dtype=dtypes.string)
         resource = apply_op("IteratorFromStringHandleV2", [handle], _type_attrs(element),
                             "IteratorFromStringHandleV2")
@@ -219,7 +222,7 @@ class Iterator(ElementStructured):
             raise TypeError("Expected output types %r but got dataset with output types %r."
                             % (self.output_types, dataset.output_types))
         if dataset.output_classes != self.output_classes:
-            raise TypeError("Expected output classes %r but got dataset with output classes "
+            raise TypeError("Expected output classes %r but got dataset with output class "
                             "%r." % (self.output_classes, dataset.output_classes))
         if dataset.output_types != self.output_types:
             raise TypeError("Expected output types %r but got dataset with output types %r."
@@ -230,10 +233,8 @@ class Iterator(ElementStructured):
                 raise TypeError("Expected output shapes compatible with %r but got dataset "
                                 "with output shapes %r."
                                 % (self.output_shapes, dataset.output_shapes))
-        graph = self._iterator_resource.graph
-        with graph.as_default():
-            return apply_op("MakeIterator", [dataset._variant, self._iterator_resource], {},
-                            name or "MakeIterator")
+        with self._iterator_resource.graph.as_default():
+            return _make_iterator(dataset, self._iterator_resource, name or "make_initializer")
 
     def get_next(self, name=None):
         """Tensors of the next element (a new `IteratorGetNext` op at every call)."""
@@ -247,11 +248,27 @@ class Iterator(ElementStructured):
         return structure.pack(self._structure, components)
 
     def string_handle(self, name=None):
-        return apply_op("IteratorToStringHandle", [self._iterator_resource], {},
-                        name or "IteratorToStringHandle")
+        """The iterator's handle, a string tensor (the one op made with the iterator; a
+        new op when `name` is given, as in TF)."""
+        if name is None:
+            return self._string_handle
+        return _to_string_handle(self._iterator_resource, name)
 
 
-def _element_structure(output_types, output_shapes):
+def _to_string_handle(iterator_resource, name):
+    return apply_op("IteratorToStringHandle", [iterator_resource], {},
+                    name or "IteratorToStringHandle")
+
+
+def _make_iterator(dataset, iterator_resource, name):
+    """The op that (re)starts `iterator_resource` on `dataset`."""
+    return apply_op("MakeIterator", [dataset._variant, iterator_resource], {}, name)
+
+
+def _element_structure(output_types, output_shapes, output_classes=None):
+    """The Spec structure of `from_structure` / `from_string_handle`'s arguments; a
+    component whose class is `tf.SparseTensor` is a sparse one (classes default to
+    `tf.Tensor`, as in TF)."""
     types = structure.map_structure(lambda t: dtypes.as_dtype(t).base_dtype, output_types)
     if output_shapes is None:
         shapes = structure.map_structure(lambda _: tensor_shape.unknown_shape(), types)
@@ -262,8 +279,11 @@ def _element_structure(output_types, output_shapes):
     if not structure.same_structure(types, shapes):
         raise TypeError("output_shapes %s must have the structure of output_types %s"
                         % (output_shapes, output_types))
-    return structure.pack(types, [Spec(t, s) for t, s in zip(structure.flatten(types),
-                                                              structure.flatten(shapes))])
+    flat_types, flat_shapes = structure.flatten(types), structure.flatten(shapes)
+    classes = ([Tensor] * len(flat_types) if output_classes is None
+               else structure.flatten(output_classes))
+    return structure.pack(types, [Spec(t, s, c is sparse.SparseTensor) for t, s, c
+                                  in zip(flat_types, flat_shapes, classes)])
 
 
 def _refuse_captured_state(dataset):
@@ -308,10 +328,6 @@ class EagerIterator(ElementStructured):
         self._resource.reset(dataset._variant._value)
         # what the IteratorGetNext kernel reads of its context: the op's attrs
         self._kernel_context = types.SimpleNamespace(attrs=self._attrs)
-
-    @property
-    def element_spec(self):
-        return self._structure
 
     def __iter__(self):
         return self
@@ -366,8 +382,7 @@ def make_initializable_iterator(dataset, shared_name=None):
         resource = apply_op("IteratorV2", [], dict(_type_attrs(dataset._structure),
                                                     container="",
                                                     shared_name=shared_name or ""),
-                            "Iterator")
-        iterator = Iterator(resource, None, dataset._structure)
-        iterator._initializer = iterator.make_initializer(dataset)
-    return iterator
+                            "IteratorV2")
+        initializer = _make_iterator(dataset, resource, "MakeIterator")
+        return Iterator(resource, initializer, dataset._structure)
 

@@ -33,10 +33,33 @@ def _padded_shape_tensor(value, spec, index):
         dims = [-1 if d is None else int(d) for d in static.as_list()]
         tensor = convert.convert_to_tensor(np.array(dims, dtype=np.int64),
                                            dtype=dtypes.int64, name="padded_shape_%d" % index)
-    if not static.is_compatible_with(spec.shape):
+    if not _can_pad(static, spec.shape):
         raise ValueError("The padded shape %s is not compatible with the corresponding input "
                          "component shape %s." % (static, spec.shape))
     return tensor, static
+
+
+def _can_pad(padded, shape):
+    """TF 1.15's `_is_padded_shape_compatible_with`: same rank, and no known padded size
+    below the element's known size (a larger one is what padding is for)."""
+    if padded.ndims is None or shape.ndims is None:
+        return True
+    if padded.ndims != shape.ndims:
+        return False
+    return all(p is None or d is None or p >= d
+               for p, d in zip(padded.as_list(), shape.as_list()))
+
+
+def _padding_value_tensor(value, spec):
+    """TF 1.15's `_padding_value_to_tensor`: a scalar of exactly the component's dtype
+    (a Python 0 for an int64 component is an int32, refused as in TF)."""
+    tensor = convert.convert_to_tensor(value, name="padding_value")
+    if not tensor.shape.is_compatible_with(tensor_shape.TensorShape([])):
+        raise ValueError("Padding value should be a scalar, but is not: %s" % tensor)
+    if tensor.dtype.base_dtype != spec.dtype:
+        raise TypeError("Padding value tensor (%s) does not match output type: %s"
+                        % (tensor, spec.dtype))
+    return tensor
 
 
 def _default_padding(spec):
@@ -66,8 +89,7 @@ def padded_batch(dataset, batch_size, padded_shapes, padding_values, drop_remain
         tensor, static = _padded_shape_tensor(shape, spec, i)
         shape_tensors.append(tensor)
         statics.append(static)
-        value_tensors.append(convert.convert_to_tensor(value, dtype=spec.dtype,
-                                                       name="padding_value_%d" % i))
+        value_tensors.append(_padding_value_tensor(value, spec))
     static_drop = constant_value(drop)
     known = _static_int(size) if static_drop is not None and bool(static_drop) else None
     element = structure.pack(dataset._structure, [

@@ -170,6 +170,15 @@ class Shuffle(Stream):
             yield buffer.pop()
 
 
+def _array(value):
+    """A component's value as an array; strings as an object array of bytes (NumPy's
+    bytes dtype would drop trailing NUL bytes, which a serialized Example can end with)."""
+    if isinstance(value, (bytes, str)) or (isinstance(value, np.ndarray) and
+                                          value.dtype.kind in "SU"):
+        return np.asarray(value, dtype=object)
+    return np.asarray(value)
+
+
 def _stack(rows, component):
     from tfteach.data.sparse import SparseTensorValue, batch_sparse
     if isinstance(rows[0], SparseTensorValue):
@@ -182,7 +191,7 @@ def _stack(rows, component):
                 "First element had shape [%s] and element %d had shape [%s]."
                 % (component, ",".join(map(str, first)), i,
                    ",".join(map(str, np.shape(row)))))
-    return np.stack([np.asarray(r) for r in rows])
+    return np.stack([_array(r) for r in rows])
 
 
 def _batches(input_stream, batch_size, drop_remainder):
@@ -221,7 +230,7 @@ class PaddedBatch(Stream):
 
     def elements(self):
         for batch in _batches(self.input, self.batch_size, self.drop):
-            yield [self._pad(c, [np.asarray(r) for r in rows])
+            yield [self._pad(c, [_array(r) for r in rows])
                    for c, rows in enumerate(zip(*batch))]
 
     def _pad(self, component, rows):
@@ -240,7 +249,8 @@ class PaddedBatch(Stream):
         out = np.empty([len(rows)] + shape, dtype=rows[0].dtype)
         out[...] = self.padding_values[component]
         for i, r in enumerate(rows):
-            out[(i,) + tuple(slice(0, n) for n in r.shape)] = r
+            # (a 0-d object array would be stored as itself: its item is the value)
+            out[(i,) + tuple(slice(0, n) for n in r.shape)] = r if r.ndim else r.item()
         return out
 
 
@@ -250,7 +260,7 @@ class Unbatch(Stream):
 
     def elements(self):
         for element in self.input.elements():
-            arrays = [np.asarray(c) for c in element]
+            arrays = [_array(c) for c in element]
             if any(a.ndim == 0 for a in arrays):
                 raise InvalidArgumentError(None, None, "Input element must have a non-scalar "
                                            "value in each component.")

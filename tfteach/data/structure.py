@@ -11,7 +11,7 @@ from tfteach.framework import dtypes, tensor_shape
 from tfteach.ops import nest
 
 __all__ = ["Spec", "is_structure", "flatten", "pack", "map_structure", "specs_of",
-           "same_structure", "describe"]
+           "same_structure", "describe", "type_specs"]
 
 
 class Spec:
@@ -29,9 +29,14 @@ class Spec:
         """The same kind of component (dense or sparse) with another static shape."""
         return Spec(self.dtype, shape, self.sparse)
 
+    def type_spec(self):
+        """The public spec: a `tf.TensorSpec` (no name), or a `tf.SparseTensorSpec`."""
+        from tfteach.eager.tensor_spec import SparseTensorSpec, TensorSpec
+        return (SparseTensorSpec(self.shape, self.dtype) if self.sparse
+                else TensorSpec(self.shape, self.dtype))
+
     def __repr__(self):
-        return "%s(shape=%s, dtype=%r)" % ("SparseTensorSpec" if self.sparse else
-                                           "TensorSpec", self.shape, self.dtype)
+        return repr(self.type_spec())
 
 
 def is_structure(value):
@@ -73,6 +78,12 @@ def same_structure(a, b):
     if len(a) != len(b):
         return False
     return all(same_structure(x, y) for x, y in zip(nest.children(a), nest.children(b)))
+
+
+def type_specs(structure):
+    """`element_spec` (TF 1.15's too): the structure of `tf.TensorSpec`s and
+    `tf.SparseTensorSpec`s of an element."""
+    return map_structure(lambda spec: spec.type_spec(), structure)
 
 
 def describe(structure, what):

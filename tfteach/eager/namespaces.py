@@ -58,7 +58,8 @@ REMOVED_IN_V2 = frozenset((
     "clip_by_average_norm global_norm load_ipython_extension unload_ipython_extension "
     "PACKAGE_VERSION QUANTIZED_DTYPES array_grad control_flow_grad math_grad kernels ops "
     "framework runtime eager examples metrics losses py_func make_template "
-    "random_gamma check_numerics verify_tensor_all_finite add_check_numerics_ops").split())
+    "random_gamma check_numerics verify_tensor_all_finite add_check_numerics_ops "
+    "read_file").split())
 
 
 def _module(name, doc, names):

@@ -10,6 +10,7 @@ from tfteach.framework.graph_functions import name_scope
 from tfteach.image.colors import convert_image_dtype
 from tfteach.ops import math_ops
 from tfteach.ops.image import codec_ops
+from tfteach.ops.typed_inputs import convert_fixed_type
 
 __all__ = ["decode_jpeg", "decode_png", "decode_gif", "decode_bmp", "decode_image",
            "decode_and_crop_jpeg", "extract_jpeg_shape", "encode_jpeg", "encode_png",
@@ -18,6 +19,16 @@ __all__ = ["decode_jpeg", "decode_png", "decode_gif", "decode_bmp", "decode_imag
 
 def _contents(contents):
     return convert_to_tensor(contents, dtypes.string, name="contents")
+
+
+def _decode(op_type, contents, attrs, name, crop_window=None):
+    """The `op_type` op on `contents`, its Python inputs made constants inside the op's
+    name scope as TF's generated wrappers make them (`DecodeJpeg/contents`)."""
+    with name_scope(name, op_type, [contents]) as scope:
+        extra = ([] if crop_window is None else
+                 [convert_to_tensor(crop_window, dtypes.int32, name="crop_window")])
+        return codec_ops.decode(op_type, _contents(contents), attrs, scope,
+                                extra_inputs=extra)
 
 
 def _check_channels(channels, allowed, what):
@@ -32,10 +43,9 @@ def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True,
     """JPEG bytes -> uint8 [height, width, channels] (0: as in the file, 1: grey,
     3: RGB); `ratio` 1, 2, 4 or 8 shrinks while decoding. Like TF 1.x it also decodes
     PNG and single-frame GIF bytes."""
-    return codec_ops.decode("DecodeJpeg", _contents(contents),
-                            _jpeg_attrs(channels, ratio, fancy_upscaling,
-                                        try_recover_truncated, acceptable_fraction,
-                                        dct_method), name)
+    return _decode("DecodeJpeg", contents,
+                   _jpeg_attrs(channels, ratio, fancy_upscaling, try_recover_truncated,
+                               acceptable_fraction, dct_method), name)
 
 
 def _jpeg_attrs(channels, ratio, fancy_upscaling, try_recover_truncated,
@@ -52,11 +62,9 @@ def decode_and_crop_jpeg(contents, crop_window, channels=0, ratio=1, fancy_upsca
                          try_recover_truncated=False, acceptable_fraction=1, dct_method="",
                          name=None):
     """decode_jpeg, then only the window crop_window = [y, x, height, width]."""
-    window = convert_to_tensor(crop_window, dtypes.int32, name="crop_window")
-    return codec_ops.decode("DecodeAndCropJpeg", _contents(contents),
-                            _jpeg_attrs(channels, ratio, fancy_upscaling,
-                                        try_recover_truncated, acceptable_fraction,
-                                        dct_method), name, extra_inputs=[window])
+    return _decode("DecodeAndCropJpeg", contents,
+                   _jpeg_attrs(channels, ratio, fancy_upscaling, try_recover_truncated,
+                               acceptable_fraction, dct_method), name, crop_window)
 
 
 def extract_jpeg_shape(contents, output_type=dtypes.int32, name=None):
@@ -65,8 +73,7 @@ def extract_jpeg_shape(contents, output_type=dtypes.int32, name=None):
     if output_type not in (dtypes.int32, dtypes.int64):
         raise TypeError("Value for attr 'output_type' of %s is not in the list of allowed "
                         "values: int32, int64" % output_type.name)
-    return codec_ops.decode("ExtractJpegShape", _contents(contents),
-                            {"output_type": output_type}, name)
+    return _decode("ExtractJpegShape", contents, {"output_type": output_type}, name)
 
 
 def decode_png(contents, channels=0, dtype=dtypes.uint8, name=None):
@@ -76,19 +83,17 @@ def decode_png(contents, channels=0, dtype=dtypes.uint8, name=None):
     if dtype not in (dtypes.uint8, dtypes.uint16):
         raise TypeError("Value for attr 'dtype' of %s is not in the list of allowed values: "
                         "uint8, uint16" % dtype.name)
-    return codec_ops.decode("DecodePng", _contents(contents),
-                            {"channels": int(channels), "dtype": dtype}, name)
+    return _decode("DecodePng", contents, {"channels": int(channels), "dtype": dtype}, name)
 
 
 def decode_gif(contents, name=None):
     """GIF bytes -> uint8 [num_frames, height, width, 3]."""
-    return codec_ops.decode("DecodeGif", _contents(contents), {}, name)
+    return _decode("DecodeGif", contents, {}, name)
 
 
 def decode_bmp(contents, channels=0, name=None):
     """BMP bytes -> uint8 [height, width, channels]."""
-    return codec_ops.decode("DecodeBmp", _contents(contents), {"channels": int(channels)},
-                            name)
+    return _decode("DecodeBmp", contents, {"channels": int(channels)}, name)
 
 
 def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None,
@@ -110,21 +115,24 @@ def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None,
 def encode_jpeg(image, format="", quality=95, progressive=False,  # noqa: A002 - TF's name
                 optimize_size=False, chroma_downsampling=True, density_unit="in",
                 x_density=300, y_density=300, xmp_metadata="", name=None):
-    """uint8 [height, width, 1 or 3] -> JPEG bytes (a scalar string tensor)."""
-    image = convert_to_tensor(image, name="image")
-    if image.dtype.base_dtype != dtypes.uint8:
-        raise TypeError("Value passed to parameter 'image' has DataType %s not in list of "
-                        "allowed values: uint8" % image.dtype.base_dtype.name)
+    """uint8 [height, width, 1 or 3] -> JPEG bytes (a scalar string tensor).
+
+    `image` is EncodeJpeg's fixed-type uint8 input, converted as TF's op_def_library
+    converts one: a NumPy array or list becomes uint8 (`EncodeJpeg/image`), a tensor of
+    another dtype is TF's TypeError ("Input 'image' of 'EncodeJpeg' Op has type float32
+    that does not match expected type of uint8.")."""
     if format not in ("", "grayscale", "rgb"):
         raise ValueError("format must be '', 'grayscale' or 'rgb', got %r" % (format,))
-    return codec_ops.encode("EncodeJpeg", image,
-                            {"format": format, "quality": int(quality),
-                             "progressive": bool(progressive),
-                             "optimize_size": bool(optimize_size),
-                             "chroma_downsampling": bool(chroma_downsampling),
-                             "density_unit": density_unit, "x_density": int(x_density),
-                             "y_density": int(y_density), "xmp_metadata": xmp_metadata},
-                            name)
+    with name_scope(name, "EncodeJpeg", [image]) as scope:
+        (image,) = convert_fixed_type("EncodeJpeg", [("image", image)], dtypes.uint8)
+        return codec_ops.encode("EncodeJpeg", image,
+                                {"format": format, "quality": int(quality),
+                                 "progressive": bool(progressive),
+                                 "optimize_size": bool(optimize_size),
+                                 "chroma_downsampling": bool(chroma_downsampling),
+                                 "density_unit": density_unit, "x_density": int(x_density),
+                                 "y_density": int(y_density), "xmp_metadata": xmp_metadata},
+                                scope)
 
 
 def encode_jpeg_variable_quality(images, quality, name=None):
@@ -138,7 +146,7 @@ def encode_jpeg_variable_quality(images, quality, name=None):
 def encode_png(image, compression=-1, name=None):
     """uint8 or uint16 [height, width, 1..4] -> PNG bytes; compression -1 (zlib's
     default) or 0..9."""
-    image = convert_to_tensor(image, name="image")
+    image = convert_to_tensor(image)         # (TF 1.15 converts it so: a Const)
     if image.dtype.base_dtype not in (dtypes.uint8, dtypes.uint16):
         raise TypeError("Value passed to parameter 'image' has DataType %s not in list of "
                         "allowed values: uint8, uint16" % image.dtype.base_dtype.name)

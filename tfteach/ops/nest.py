@@ -2,7 +2,8 @@
 
 `tf.cond` and `tf.while_loop` accept and return any such structure: they flatten it into
 a list of tensors, build ops for the flat list and pack the results back. Dicts flatten
-in sorted key order, as TensorFlow's `nest` does.
+in sorted key order and pack back with their keys in the template's order, as
+TensorFlow's `nest` does.
 """
 __all__ = ["is_nested", "flatten", "pack_sequence_as", "assert_same_structure",
            "map_structure", "children", "flatten_with", "pack_with"]
@@ -37,7 +38,10 @@ def flatten_with(structure, nested):
 
 def _rebuild(like, children):
     if isinstance(like, dict):
-        return type(like)(zip(sorted(like), children))
+        # the children come in sorted key order; the keys keep `like`'s order, as TF's
+        # nest packs (`{'b': .., 'a': ..}` prints b first)
+        value_of = dict(zip(sorted(like), children))
+        return type(like)((key, value_of[key]) for key in like)
     if isinstance(like, tuple) and hasattr(like, "_fields"):     # namedtuple
         return type(like)(*children)
     return type(like)(children)

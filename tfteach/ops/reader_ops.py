@@ -1,5 +1,5 @@
 """Readers in the graph: `tf.TFRecordReader`, `TextLineReader`, `WholeFileReader`,
-`FixedLengthRecordReader`, and `tf.matching_files` (TF 1.15's io_ops.py readers).
+`FixedLengthRecordReader`, `tf.matching_files` and `tf.read_file` (TF 1.15's io_ops.py).
 
 As with queues, the reader op (`TFRecordReaderV2`, ...) outputs a `resource` handle to a
 reader kept by each Session (kernels/cpu/readers.py); `reader.read(filename_queue)` is a
@@ -11,14 +11,17 @@ import glob
 import numpy as np
 
 from tfteach.framework import convert, dtypes, tensor_shape
+from tfteach.framework.errors import FailedPreconditionError, NotFoundError
+from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import get_op_def, not_differentiable, register_op
 from tfteach.kernels.cpu import readers
 from tfteach.ops.op_builder import apply_op
+from tfteach.ops.typed_inputs import convert_fixed_type
 from tfteach.runtime.placement import register_cpu_only
 from tfteach.runtime.session_resources import creating_kernel
 
 __all__ = ["ReaderBase", "TFRecordReader", "TextLineReader", "WholeFileReader",
-           "FixedLengthRecordReader", "matching_files"]
+           "FixedLengthRecordReader", "matching_files", "read_file"]
 
 _SCALAR = tensor_shape.TensorShape([])
 
@@ -103,6 +106,40 @@ def matching_files(pattern, name=None):
     """The sorted names of the files matching the glob `pattern` (TF's MatchingFiles)."""
     pattern = convert.convert_to_tensor(pattern, dtype=dtypes.string)
     return apply_op("MatchingFiles", [pattern], {}, name or "MatchingFiles")
+
+
+# TF's ReadFile: a file's bytes, whole (`tf.read_file`, the first step of an image
+# pipeline: `list_files(...).map(lambda f: tf.image.decode_png(tf.read_file(f)))`)
+def _read_file_shape(op):
+    shape = op._inputs[0].shape
+    if shape.ndims is not None and shape.ndims != 0:
+        raise tensor_shape.ShapeError("Shape must be rank 0 but is rank %d" % shape.ndims)
+    return [(dtypes.string, _SCALAR)]
+
+
+def _read_file_kernel(ctx, filename):
+    path = filename.item() if isinstance(filename, np.ndarray) else filename
+    path = path.decode() if isinstance(path, bytes) else str(path)
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        raise NotFoundError(None, None, "%s; No such file or directory" % path) from None
+    except IsADirectoryError:
+        raise FailedPreconditionError(None, None, "%s; Is a directory" % path) from None
+
+
+register_op("ReadFile", _read_file_shape, cpu=_read_file_kernel)
+not_differentiable("ReadFile")
+register_cpu_only("ReadFile")
+
+
+def read_file(filename, name=None):
+    """`tf.read_file(filename)`: the bytes of the file `filename` (a string scalar), read
+    when the op runs; a missing file is NotFoundError then."""
+    with name_scope(name, "ReadFile", [filename]) as scope:
+        (filename,) = convert_fixed_type("ReadFile", [("filename", filename)], dtypes.string)
+        return apply_op("ReadFile", [filename], {}, scope)
 
 
 def _queue_ref(queue):
