@@ -1,0 +1,67 @@
+"""tfteach.v2's Keras (executing eagerly) against tf_keras executing eagerly (TF 2.21 in
+a child process): what a course prints about a model before and after training.
+
+Where TF 1.15 and TF 2.21 differ, tfteach follows 1.15 and the test says so."""
+import importlib.util
+import json
+import textwrap
+
+import pytest
+
+import eager_helpers
+from tf_reference import eager_tensorflow_json
+
+eager, tf2 = eager_helpers.eager, eager_helpers.tf2     # the fixtures the tests use
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("tensorflow") is None
+    or importlib.util.find_spec("tf_keras") is None,
+    reason="TensorFlow / tf_keras is not installed")
+
+
+def _tensorflow(program):
+    """What `program` (with `keras` and `np` given, its answer in `result`) gives on
+    tf_keras, as JSON."""
+    code = ("import json\nimport numpy as np\nimport tf_keras as keras\n"
+            + textwrap.dedent(program) + "\nprint(json.dumps(result))")
+    return eager_tensorflow_json(code)
+
+
+def _ours(tf2, program):
+    import numpy as np
+    namespace = {"keras": tf2.keras, "np": np}
+    exec(textwrap.dedent(program), namespace)     # noqa: S102 - the shared program
+    return json.loads(json.dumps(namespace["result"]))
+
+
+SHAPES = """
+    model = keras.Sequential([keras.layers.Dense(8, activation="relu", input_shape=(4,)),
+                              keras.layers.Dense(2)])
+    features = keras.Model(model.input, model.layers[0].output)
+    result = {"model": [model.input_shape, model.output_shape],
+              "layers": [[l.input_shape, l.output_shape] for l in model.layers],
+              "names": [model.input_names, model.output_names],
+              "features": [features.output_shape,
+                           list(features.predict(np.ones((3, 4))).shape)]}
+"""
+
+
+def test_a_sequential_model_knows_its_shapes_before_it_runs(tf2):
+    # It was built from shapes with no graph of Keras tensors: `output_shape` was
+    # "The layer has never been called", and `model.input` had no value.
+    assert _ours(tf2, SHAPES) == _tensorflow(SHAPES)
+
+
+DEFERRED = """
+    built = keras.Sequential([keras.layers.Dense(3), keras.layers.Dense(2)])
+    built.build((None, 5))
+    fitted = keras.Sequential([keras.layers.Dense(3), keras.layers.Dense(2)])
+    fitted.compile("sgd", "mse")
+    fitted.fit(np.ones((4, 6), "float32"), np.ones((4, 2), "float32"), verbose=0)
+    result = [[m.input_shape, m.output_shape, m.input_names,
+               [l.output_shape for l in m.layers]] for m in (built, fitted)]
+"""
+
+
+def test_a_sequential_model_built_later_knows_its_shapes(tf2):
+    assert _ours(tf2, DEFERRED) == _tensorflow(DEFERRED)
