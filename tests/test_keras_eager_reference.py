@@ -65,3 +65,21 @@ DEFERRED = """
 
 def test_a_sequential_model_built_later_knows_its_shapes(tf2):
     assert _ours(tf2, DEFERRED) == _tensorflow(DEFERRED)
+
+
+NESTED = """
+    inputs = keras.Input(shape=(12,), name="pixels")
+    base = keras.Model(inputs, keras.layers.Dense(6)(inputs), name="base")
+    base.trainable = False
+    stack = keras.Sequential([keras.layers.Dense(5, input_shape=(12,)),
+                              keras.layers.Dense(4)], name="stack")
+    models = [keras.Sequential([base, keras.layers.Dense(1)], name="head"),
+              keras.Sequential([stack, keras.layers.Dense(2)], name="outer")]
+    result = [[m.input_names, m.input_shape, m.output_shape,
+               [l.output_shape for l in m.layers], m.count_params(),
+               len(m.trainable_weights)] for m in models]
+"""
+
+
+def test_a_model_first_in_a_sequential_gives_it_its_input_shape(tf2):
+    assert _ours(tf2, NESTED) == _tensorflow(NESTED)

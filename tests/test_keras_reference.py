@@ -119,6 +119,27 @@ def test_layers_parameter_counts_and_shapes_match_tf_keras(tk, builder):
         [list(w.shape) for w in theirs.weights]
 
 
+def nested_models(keras):
+    """A model as the first layer of a Sequential (a frozen base, a new head)."""
+    inputs = keras.Input(shape=(12,), name="pixels")
+    base = keras.Model(inputs, keras.layers.Dense(6)(inputs), name="base")
+    base.trainable = False
+    stack = keras.Sequential([keras.layers.Dense(5, input_shape=(12,)),
+                              keras.layers.Dense(4)], name="stack")
+    return (keras.Sequential([base, keras.layers.Dense(1)], name="head"),
+            keras.Sequential([stack, keras.layers.Dense(2)], name="outer"))
+
+
+def test_a_model_first_in_a_sequential_gives_it_its_input_shape(tk):
+    # TF 1.15 takes the input shape of the deepest first layer (training_utils.
+    # get_input_shape_and_dtype); the Sequential was left unbuilt ("never been called").
+    def described(keras):
+        return [(model.input_names, model.input_shape, model.output_shape,
+                 [layer.output_shape for layer in model.layers], model.count_params(),
+                 len(model.trainable_weights)) for model in nested_models(keras)]
+    assert described(tf.keras) == described(tk)
+
+
 def test_weight_names_are_keras_names(tk):
     ours = cnn(tf.keras)
     assert [w.name for w in ours.weights[:2]] == ["conv2d/kernel:0", "conv2d/bias:0"]

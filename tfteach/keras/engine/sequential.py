@@ -44,11 +44,13 @@ class Sequential(Model):
         self._stack.append(layer)
         if self.outputs:
             self._extend(layer)
-        elif len(self._stack) == 1 and layer._batch_input_shape is not None:
-            first = InputLayer(batch_input_shape=layer._batch_input_shape,
-                               dtype=layer.dtype, name=layer.name + "_input")
-            self._start(first._inbound_nodes[0].output_tensors[0])
-            self._extend(layer)
+        elif len(self._stack) == 1:
+            batch_input_shape, dtype = _input_shape_and_dtype(layer)
+            if batch_input_shape is not None:
+                first = InputLayer(batch_input_shape=batch_input_shape, dtype=dtype,
+                                   name=layer.name + "_input")
+                self._start(first._inbound_nodes[0].output_tensors[0])
+                self._extend(layer)
 
     def _build_eager_from_data(self, inputs):
         self._build_from_data(inputs)
@@ -123,3 +125,15 @@ class Sequential(Model):
         for entry in entries:
             model.add(deserialize(entry, custom_objects))
         return model
+
+
+def _input_shape_and_dtype(layer):
+    """The batch input shape and dtype `layer` was given, if any. A Sequential or
+    functional model (`Sequential([base_model, Dense(1)])`) has those of its first layer,
+    of the deepest model's first layer when models nest (TF 1.15's
+    training_utils.get_input_shape_and_dtype)."""
+    while isinstance(layer, Sequential) or getattr(layer, "_is_graph_network", False):
+        if not layer.layers:
+            raise ValueError("An empty Model cannot be used as a Layer.")
+        layer = layer.layers[0]
+    return layer._batch_input_shape, layer.dtype
