@@ -83,3 +83,29 @@ NESTED = """
 
 def test_a_model_first_in_a_sequential_gives_it_its_input_shape(tf2):
     assert _ours(tf2, NESTED) == _tensorflow(NESTED)
+
+
+METRICS = """
+    x = np.linspace(0, 1, 160).reshape(40, 4).astype("float32")
+    def results(units, loss, metrics):
+        model = keras.Sequential([keras.layers.Dense(
+            units, activation="sigmoid" if units == 1 else "softmax", input_shape=(4,),
+            kernel_initializer=keras.initializers.Constant(0.3))])
+        model.compile("sgd", loss, metrics=metrics)
+        labels = (np.arange(40) % units).astype("int32")
+        target = ((x[:, :1] > .5).astype("float32") if units == 1 else labels
+                  if loss.startswith("sparse") else np.eye(units)[labels].astype("float32"))
+        return [model.metrics_names, model.evaluate(x, target, verbose=0)]
+    result = [results(1, "mse", ["accuracy", "crossentropy", "mae"]),
+              results(3, "sparse_categorical_crossentropy", ["accuracy", "ce"])]
+"""
+
+
+def test_metrics_are_picked_as_tf_and_named_as_tf_1_15(tf2):
+    ours, theirs = _ours(tf2, METRICS), _tensorflow(METRICS)
+    for (our_names, our_values), (_, their_values) in zip(ours, theirs):
+        assert our_values == pytest.approx(their_values, rel=1e-5)
+    # TF 2 keeps the strings given ('accuracy', 'crossentropy', 'mae'); TF 1.15 reports
+    # 'acc', 'ce' and the function's name (training_utils.get_metric_name)
+    assert [names for names, _ in ours] == [
+        ["loss", "acc", "ce", "mean_absolute_error"], ["loss", "acc", "ce"]]

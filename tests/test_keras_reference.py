@@ -140,6 +140,47 @@ def test_a_model_first_in_a_sequential_gives_it_its_input_shape(tk):
     assert described(tf.keras) == described(tk)
 
 
+METRIC_X = RNG.rand(40, 4).astype(np.float32)
+METRIC_CASES = [   # (units, loss, metrics): as TF 1.15's training_utils picks and names them
+    (1, "mse", ["accuracy", "crossentropy"]),               # one unit: the binary ones
+    (1, "binary_crossentropy", ["acc", "ce", "mae", "mse"]),
+    (3, "categorical_crossentropy", ["accuracy", "ce", "mae"]),
+    (3, "sparse_categorical_crossentropy", ["accuracy", "crossentropy"])]
+
+
+def metric_results(keras, units, loss, metrics):
+    model = keras.Sequential([keras.layers.Dense(
+        units, activation="sigmoid" if units == 1 else "softmax", input_shape=(4,),
+        kernel_initializer=keras.initializers.Constant(0.3))])
+    model.compile("sgd", loss, metrics=metrics)
+    labels = (np.arange(40) % units).astype(np.int32)
+    if units == 1:
+        target = (METRIC_X[:, :1] > .5).astype(np.float32)
+    elif loss.startswith("sparse"):
+        target = labels
+    else:
+        target = np.eye(units, dtype=np.float32)[labels]
+    return model.metrics_names, model.evaluate(METRIC_X, target, verbose=0)
+
+
+@pytest.mark.parametrize("units,loss,metrics", METRIC_CASES)
+def test_metrics_are_picked_and_named_as_tf_1_15(tk, units, loss, metrics):
+    # 'mae' was reported as 'mae' (TF 1.15: 'mean_absolute_error', TF 2 keeps the
+    # string), 'accuracy' of a one-unit output with an mse loss was the categorical one
+    # (always 1.0), and 'crossentropy' / 'ce' were unknown.
+    our_names, ours = metric_results(tf.keras, units, loss, metrics)
+    from tensorflow.python import tf2
+    was_enabled = tf2.enabled()
+    tf2.disable()            # TF 1.15's naming rule: tf_keras asks tf2.enabled()
+    try:
+        their_names, theirs = metric_results(tk, units, loss, metrics)
+    finally:
+        if was_enabled:
+            tf2.enable()
+    assert our_names == their_names
+    assert_close(ours, theirs, rtol=1e-5)
+
+
 def test_weight_names_are_keras_names(tk):
     ours = cnn(tf.keras)
     assert [w.name for w in ours.weights[:2]] == ["conv2d/kernel:0", "conv2d/bias:0"]

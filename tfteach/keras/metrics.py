@@ -2,8 +2,8 @@
 
 `fit`/`evaluate` report each metric's mean over the samples seen in the epoch (what TF
 1.15's stateful Mean metrics report). 'accuracy' (or 'acc') picks the accuracy that fits
-the loss: categorical, sparse categorical or binary, and is reported as 'acc' as in
-TF 1.15 (TF 2 says 'accuracy').
+the loss and the output: categorical, sparse categorical or binary, and is reported as
+'acc' as in TF 1.15 (TF 2 says 'accuracy'); 'crossentropy' ('ce') likewise.
 """
 import tfteach as tf
 from tfteach.keras import backend, losses
@@ -47,14 +47,25 @@ def get(identifier):
     return deserialize(identifier, _OBJECTS, "metric function")
 
 
-def resolve(metric, loss_fn):
-    """(reported name, per-sample function) of one entry of compile(metrics=[...])."""
-    if metric in ("accuracy", "acc"):
-        name = getattr(loss_fn, "__name__", "")
-        if name == "sparse_categorical_crossentropy":
-            return "acc", sparse_categorical_accuracy
-        if name == "binary_crossentropy":
-            return "acc", binary_accuracy
-        return "acc", categorical_accuracy
+def resolve(metric, loss_fn, output_shape=None):
+    """(reported name, per-sample function) of one entry of compile(metrics=[...]), as TF
+    1.15's training_utils: 'accuracy'/'acc' and 'crossentropy'/'ce' pick the binary
+    version for an output of one unit or a binary crossentropy loss, the sparse one
+    for a sparse categorical crossentropy loss, else the categorical one, reported
+    as 'acc' and 'ce'; other metrics are reported by their function's name ('mae' as
+    'mean_absolute_error'), not by the string given (TF 2 keeps the string)."""
+    if metric in ("accuracy", "acc", "crossentropy", "ce"):
+        accuracy = metric in ("accuracy", "acc")
+        loss_name = getattr(loss_fn, "__name__", "")
+        one_unit = output_shape is not None and \
+            tf.TensorShape(output_shape).as_list()[-1:] == [1]
+        if one_unit or loss_name == "binary_crossentropy":
+            fn = binary_accuracy if accuracy else losses.binary_crossentropy
+        elif loss_name == "sparse_categorical_crossentropy":
+            fn = (sparse_categorical_accuracy if accuracy
+                  else losses.sparse_categorical_crossentropy)
+        else:
+            fn = categorical_accuracy if accuracy else losses.categorical_crossentropy
+        return ("acc" if accuracy else "ce"), fn
     fn = get(metric)
-    return (metric if isinstance(metric, str) else fn.__name__), fn
+    return getattr(fn, "name", None) or fn.__name__, fn

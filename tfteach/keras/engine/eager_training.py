@@ -44,7 +44,7 @@ def _loss_and_metrics(model, outputs, targets):
         loss = tf.reduce_mean(fn(target, output))
         total = weight * loss if total is None else total + weight * loss
         for metric in model._metric_spec:
-            _, metric_fn = metrics_mod.resolve(metric, fn)
+            _, metric_fn = metrics_mod.resolve(metric, fn, output.shape)
             metric_values.append(tf.reduce_mean(metric_fn(target, output)))
     penalties = model.losses
     if penalties:
