@@ -109,3 +109,27 @@ def test_metrics_are_picked_as_tf_and_named_as_tf_1_15(tf2):
     # 'acc', 'ce' and the function's name (training_utils.get_metric_name)
     assert [names for names, _ in ours] == [
         ["loss", "acc", "ce", "mean_absolute_error"], ["loss", "acc", "ce"]]
+
+
+REGRESSION = """
+    x = np.linspace(0, 1, 80).reshape(20, 4).astype("float32")
+    y = x.sum(1)                                   # labels (20,) for an output (20, 1)
+    model = keras.Sequential([keras.layers.Dense(1, input_shape=(4,),
+                                                 kernel_initializer="ones")])
+    model.compile(keras.optimizers.SGD(0.01), "mse")
+    first = model.evaluate(x, y + 1, verbose=0)
+    history = model.fit(x, 2 * y, epochs=2, batch_size=5, shuffle=False, verbose=0)
+    binary = keras.Sequential([keras.layers.Dense(1, activation="sigmoid",
+                                                  input_shape=(4,))])
+    binary.compile("sgd", "binary_crossentropy", metrics=["accuracy"])
+    binary.set_weights([np.full((4, 1), .5, "float32"), np.array([-1.], "float32")])
+    result = [first] + history.history["loss"] + binary.evaluate(
+        x, (x[:, 0] > .5).astype("float32"), verbose=0)
+"""
+
+
+def test_one_dimensional_labels_are_one_column_as_tf(tf2):
+    # Eagerly a loss of labels (20,) and an output (20, 1) broadcast to (20, 20): the
+    # mse of a perfect fit shifted by 1 was 1.67, not 1.
+    ours, theirs = _ours(tf2, REGRESSION), _tensorflow(REGRESSION)
+    assert ours == pytest.approx(theirs, rel=1e-5)
