@@ -181,6 +181,38 @@ def test_metrics_are_picked_and_named_as_tf_1_15(tk, units, loss, metrics):
     assert_close(ours, theirs, rtol=1e-5)
 
 
+TARGET_MISTAKES = [   # (units, loss, targets)
+    (3, "categorical_crossentropy", LABELS[:20] % 3),            # integer labels
+    (3, "categorical_crossentropy", Y[:20]),                     # 4 classes, not 3
+    (1, "mse", Y[:20, :3]), (1, "binary_crossentropy", Y[:20, :2]),
+    (3, "mean_absolute_error", Y[:20, :1]),     # not checked: broadcast, as in TF
+    (3, "hinge", LABELS[:20] % 3)]              # not checked: (20,) is (20, 1)
+
+
+def target_outcome(keras, units, loss, targets):
+    model = keras.Sequential([keras.layers.Dense(units, input_shape=(12,),
+                                                 kernel_initializer="ones")])
+    model.compile("sgd", loss)
+    try:
+        return model.evaluate(X[:20], targets, verbose=0)
+    except ValueError as e:
+        return str(e).replace("tf_keras.src.utils", "keras.utils")
+
+
+@pytest.mark.parametrize("units,loss,targets", TARGET_MISTAKES)
+def test_targets_are_checked_as_tf_1_15(tk, units, loss, targets):
+    # Every target whose shape differs from the output's was refused with Keras 2.1's
+    # "Error when checking target: expected dense to have shape (3,) ..."; TF 1.15 checks
+    # only for mse and the crossentropies, with its own messages (the import it
+    # suggests is `keras.utils`, tf_keras names itself).
+    ours = target_outcome(tf.keras, units, loss, targets)
+    theirs = target_outcome(tk, units, loss, targets)
+    if isinstance(theirs, str):
+        assert ours == theirs
+    else:
+        assert_close(ours, theirs, rtol=1e-5)
+
+
 def test_weight_names_are_keras_names(tk):
     ours = cnn(tf.keras)
     assert [w.name for w in ours.weights[:2]] == ["conv2d/kernel:0", "conv2d/bias:0"]
