@@ -133,3 +133,22 @@ def test_one_dimensional_labels_are_one_column_as_tf(tf2):
     # mse of a perfect fit shifted by 1 was 1.67, not 1.
     ours, theirs = _ours(tf2, REGRESSION), _tensorflow(REGRESSION)
     assert ours == pytest.approx(theirs, rel=1e-5)
+
+
+LEARNING_RATE = """
+    x = np.linspace(0, 1, 80).reshape(20, 4).astype("float32")
+    y = x.sum(1, keepdims=True)
+    sgd = getattr(keras.optimizers, "legacy", keras.optimizers).SGD
+    model = keras.Sequential([keras.layers.Dense(1, input_shape=(4,),
+                                                 kernel_initializer="zeros")])
+    model.compile(sgd(0.01), "mse")
+    keras.backend.set_value(model.optimizer.lr, 0.05)
+    schedule = keras.callbacks.LearningRateScheduler(lambda epoch, lr: lr / 2)
+    history = model.fit(x, y, epochs=2, shuffle=False, verbose=0, callbacks=[schedule])
+    result = [float(keras.backend.get_value(model.optimizer.lr))] + [
+        float(v) for v in history.history["lr"]] + history.history["loss"]
+"""
+
+
+def test_the_learning_rate_is_a_variable_the_steps_read(tf2):
+    assert _ours(tf2, LEARNING_RATE) == pytest.approx(_tensorflow(LEARNING_RATE), rel=1e-5)

@@ -213,6 +213,49 @@ def test_targets_are_checked_as_tf_1_15(tk, units, loss, targets):
         assert_close(ours, theirs, rtol=1e-5)
 
 
+def learning_rate_run(keras, sgd, tmp_path):
+    """The learning rate as the callbacks and K.set_value move it, and its effect."""
+    def model():
+        made = keras.Sequential([keras.layers.Dense(1, input_shape=(12,),
+                                                    kernel_initializer="zeros")])
+        made.compile(sgd(0.01), "mse")
+        return made
+    target = X.sum(1, keepdims=True)
+    scheduled = model()
+    schedule = keras.callbacks.LearningRateScheduler(lambda epoch: 0.02 * (epoch + 1))
+    first = scheduled.fit(X, target, epochs=3, batch_size=32, shuffle=False, verbose=0,
+                          callbacks=[schedule]).history
+    plateau = model()
+    reduce = keras.callbacks.ReduceLROnPlateau(monitor="loss", factor=0.5, patience=0,
+                                               min_delta=100)
+    log = str(tmp_path / ("log_%s.csv" % keras.__name__))
+    second = plateau.fit(X, target, epochs=3, shuffle=False, verbose=0,
+                         callbacks=[reduce, keras.callbacks.CSVLogger(log)]).history
+    keras.backend.set_value(plateau.optimizer.lr, 0.)
+    before = plateau.get_weights()
+    plateau.train_on_batch(X, target)
+    unchanged = all(np.array_equal(a, b) for a, b in zip(before, plateau.get_weights()))
+    nan = model().fit(X, target * np.nan, batch_size=32, epochs=2, verbose=0,
+                      callbacks=[keras.callbacks.TerminateOnNaN()]).history
+    return ([float(v) for v in first["lr"]], first["loss"], [float(v) for v in second["lr"]],
+            second["loss"], unchanged, open(log).read().splitlines()[0], len(nan["loss"]))
+
+
+def test_learning_rate_callbacks_and_set_value_as_tf_keras(tk, tmp_path):
+    # optimizer.lr was a Python float baked into the graph as a constant:
+    # K.set_value(model.optimizer.lr, ...) failed ('float' object has no attribute
+    # 'dtype'), and LearningRateScheduler, ReduceLROnPlateau, CSVLogger and
+    # TerminateOnNaN did not exist.
+    ours = learning_rate_run(tf.keras, tf.keras.optimizers.SGD, tmp_path)
+    theirs = learning_rate_run(tk, tk.optimizers.legacy.SGD, tmp_path)
+    assert (ours[4], ours[6]) == (theirs[4], theirs[6])
+    # tf_keras 2.x adds `val_` columns for every key even without validation (for
+    # validation_freq > 1); TF 1.15's CSVLogger writes the first epoch's keys
+    assert ours[5] == "epoch,loss,lr"
+    for our, their in zip(ours[:4], theirs[:4]):
+        assert_close(our, their, rtol=1e-5)
+
+
 def test_weight_names_are_keras_names(tk):
     ours = cnn(tf.keras)
     assert [w.name for w in ours.weights[:2]] == ["conv2d/kernel:0", "conv2d/bias:0"]

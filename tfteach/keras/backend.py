@@ -199,7 +199,9 @@ def batch_get_value(tensors):
 
 
 def get_value(x):
-    return batch_get_value([x])[0]
+    value = batch_get_value([x])[0]
+    # a scalar is a NumPy scalar (np.float32(0.01)), as Session.run and .numpy() give
+    return value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
 
 
 def batch_set_value(tuples):
