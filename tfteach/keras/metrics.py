@@ -9,8 +9,22 @@ import tfteach as tf
 from tfteach.keras import backend, losses
 from tfteach.keras.serialization import deserialize
 
+# TF 1.15 exports these losses as metric functions too (keras.metrics.mae, ...)
+from tfteach.keras.losses import (  # re-exported: TF 1.15 has them here too
+    KLD, MAE, MAPE, MSE, MSLE, binary_crossentropy, categorical_crossentropy, cosine,
+    cosine_proximity, hinge, kld, kullback_leibler_divergence, mae, mape,
+    mean_absolute_error, mean_absolute_percentage_error, mean_squared_error,
+    mean_squared_logarithmic_error, mse, msle, poisson, sparse_categorical_crossentropy,
+    squared_hinge)
+
 __all__ = ["binary_accuracy", "categorical_accuracy", "sparse_categorical_accuracy",
-           "top_k_categorical_accuracy", "get", "resolve"]
+           "top_k_categorical_accuracy", "sparse_top_k_categorical_accuracy", "get",
+           "resolve", "KLD", "MAE", "MAPE", "MSE", "MSLE", "binary_crossentropy",
+           "categorical_crossentropy", "cosine", "cosine_proximity", "hinge", "kld",
+           "kullback_leibler_divergence", "mae", "mape", "mean_absolute_error",
+           "mean_absolute_percentage_error", "mean_squared_error",
+           "mean_squared_logarithmic_error", "mse", "msle", "poisson",
+           "sparse_categorical_crossentropy", "squared_hinge"]
 
 
 def binary_accuracy(y_true, y_pred, threshold=0.5):
@@ -35,9 +49,15 @@ def top_k_categorical_accuracy(y_true, y_pred, k=5):
                    backend.floatx())
 
 
+def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
+    labels = tf.cast(tf.reshape(y_true, [-1]), tf.int32)
+    return tf.cast(tf.nn.in_top_k(y_pred, labels, k), backend.floatx())
+
+
 _OBJECTS = {f.__name__: f for f in (binary_accuracy, categorical_accuracy,
                                      sparse_categorical_accuracy,
-                                     top_k_categorical_accuracy)}
+                                     top_k_categorical_accuracy,
+                                     sparse_top_k_categorical_accuracy)}
 _OBJECTS.update(losses._OBJECTS)
 
 
