@@ -276,6 +276,39 @@ def test_loss_functions_compute_what_tf_keras_computes(tk, name, labels):
         assert_close(value(tf.keras, tf.keras.metrics), value(tk, tk.metrics), rtol=1e-5)
 
 
+BACKEND_EXPRESSIONS = [
+    "K.sum(a, axis=0)", "K.sum(a)", "K.mean(a, axis=-1, keepdims=True)", "K.max(a, 1)",
+    "K.min(a)", "K.prod(a, 0)", "K.std(a)", "K.var(a, 0)", "K.mean(K.greater(a, .5))",
+    "K.argmax(a)", "K.argmin(a, 0)", "K.square(a)", "K.sqrt(a - .5)", "K.abs(a - .5)",
+    "K.exp(a)", "K.log(a)", "K.pow(a, 3)", "K.clip(a, .3, .2)", "K.round(a * 4)",
+    "K.sign(a - .5)", "K.dot(a, K.transpose(a))", "K.concatenate([a, a])",
+    "K.stack([a, a], 1)", "K.reshape(a, (6, 2))", "K.expand_dims(a)",
+    "K.batch_flatten(K.expand_dims(a))", "K.flatten(a)", "K.softmax(a)", "K.relu(a - .5)",
+    "K.relu(a - .5, alpha=.1, max_value=.3)", "K.sigmoid(a)", "K.hard_sigmoid(a)",
+    "K.tanh(a)", "K.softplus(a)", "K.elu(a - .5, .5)", "K.l2_normalize(a, 1)",
+    "K.binary_crossentropy(K.round(a), a)",
+    "K.categorical_crossentropy(K.softmax(a), a)", "K.maximum(a, .5)",
+    "K.cast(a * 4, 'int32')", "K.constant([1, 2])", "K.sum(K.ones((2, 3)))", "K.ndim(a)",
+    "K.dtype(a)", "K.int_shape(K.zeros((2, 5)))", "K.count_params(K.zeros((2, 5)))",
+    "K.backend()"]
+
+
+@pytest.mark.parametrize("expression", BACKEND_EXPRESSIONS)
+def test_backend_functions_compute_what_tf_keras_computes(tk, expression):
+    # K.sum, K.mean, K.sqrt, ... (what custom losses and metrics are written with) did
+    # not exist
+    def value(keras):
+        K = keras.backend
+        a = K.constant(X[:4, :3])
+        result = eval(expression, {"K": K, "a": a})    # noqa: S307 - the list above
+        return K.eval(result) if hasattr(result, "op") else result
+    ours, theirs = value(tf.keras), value(tk)
+    if isinstance(theirs, (str, tuple, int, np.integer)):
+        assert ours == theirs
+    else:
+        assert_close(np.asarray(ours), np.asarray(theirs), rtol=1e-5)
+
+
 def test_weight_names_are_keras_names(tk):
     ours = cnn(tf.keras)
     assert [w.name for w in ours.weights[:2]] == ["conv2d/kernel:0", "conv2d/bias:0"]
