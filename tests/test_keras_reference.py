@@ -119,6 +119,196 @@ def test_layers_parameter_counts_and_shapes_match_tf_keras(tk, builder):
         [list(w.shape) for w in theirs.weights]
 
 
+def nested_models(keras):
+    """A model as the first layer of a Sequential (a frozen base, a new head)."""
+    inputs = keras.Input(shape=(12,), name="pixels")
+    base = keras.Model(inputs, keras.layers.Dense(6)(inputs), name="base")
+    base.trainable = False
+    stack = keras.Sequential([keras.layers.Dense(5, input_shape=(12,)),
+                              keras.layers.Dense(4)], name="stack")
+    return (keras.Sequential([base, keras.layers.Dense(1)], name="head"),
+            keras.Sequential([stack, keras.layers.Dense(2)], name="outer"))
+
+
+def test_a_model_first_in_a_sequential_gives_it_its_input_shape(tk):
+    # TF 1.15 takes the input shape of the deepest first layer (training_utils.
+    # get_input_shape_and_dtype); the Sequential was left unbuilt ("never been called").
+    def described(keras):
+        return [(model.input_names, model.input_shape, model.output_shape,
+                 [layer.output_shape for layer in model.layers], model.count_params(),
+                 len(model.trainable_weights)) for model in nested_models(keras)]
+    assert described(tf.keras) == described(tk)
+
+
+METRIC_X = RNG.rand(40, 4).astype(np.float32)
+METRIC_CASES = [   # (units, loss, metrics): as TF 1.15's training_utils picks and names them
+    (1, "mse", ["accuracy", "crossentropy"]),               # one unit: the binary ones
+    (1, "binary_crossentropy", ["acc", "ce", "mae", "mse"]),
+    (3, "categorical_crossentropy", ["accuracy", "ce", "mae"]),
+    (3, "sparse_categorical_crossentropy", ["accuracy", "crossentropy"])]
+
+
+def metric_results(keras, units, loss, metrics):
+    model = keras.Sequential([keras.layers.Dense(
+        units, activation="sigmoid" if units == 1 else "softmax", input_shape=(4,),
+        kernel_initializer=keras.initializers.Constant(0.3))])
+    model.compile("sgd", loss, metrics=metrics)
+    labels = (np.arange(40) % units).astype(np.int32)
+    if units == 1:
+        target = (METRIC_X[:, :1] > .5).astype(np.float32)
+    elif loss.startswith("sparse"):
+        target = labels
+    else:
+        target = np.eye(units, dtype=np.float32)[labels]
+    return model.metrics_names, model.evaluate(METRIC_X, target, verbose=0)
+
+
+@pytest.mark.parametrize("units,loss,metrics", METRIC_CASES)
+def test_metrics_are_picked_and_named_as_tf_1_15(tk, units, loss, metrics):
+    # 'mae' was reported as 'mae' (TF 1.15: 'mean_absolute_error', TF 2 keeps the
+    # string), 'accuracy' of a one-unit output with an mse loss was the categorical one
+    # (always 1.0), and 'crossentropy' / 'ce' were unknown.
+    our_names, ours = metric_results(tf.keras, units, loss, metrics)
+    from tensorflow.python import tf2
+    was_enabled = tf2.enabled()
+    tf2.disable()            # TF 1.15's naming rule: tf_keras asks tf2.enabled()
+    try:
+        their_names, theirs = metric_results(tk, units, loss, metrics)
+    finally:
+        if was_enabled:
+            tf2.enable()
+    assert our_names == their_names
+    assert_close(ours, theirs, rtol=1e-5)
+
+
+TARGET_MISTAKES = [   # (units, loss, targets)
+    (3, "categorical_crossentropy", LABELS[:20] % 3),            # integer labels
+    (3, "categorical_crossentropy", Y[:20]),                     # 4 classes, not 3
+    (1, "mse", Y[:20, :3]), (1, "binary_crossentropy", Y[:20, :2]),
+    (3, "mean_absolute_error", Y[:20, :1]),     # not checked: broadcast, as in TF
+    (3, "hinge", LABELS[:20] % 3)]              # not checked: (20,) is (20, 1)
+
+
+def target_outcome(keras, units, loss, targets):
+    model = keras.Sequential([keras.layers.Dense(units, input_shape=(12,),
+                                                 kernel_initializer="ones")])
+    model.compile("sgd", loss)
+    try:
+        return model.evaluate(X[:20], targets, verbose=0)
+    except ValueError as e:
+        return str(e).replace("tf_keras.src.utils", "keras.utils")
+
+
+@pytest.mark.parametrize("units,loss,targets", TARGET_MISTAKES)
+def test_targets_are_checked_as_tf_1_15(tk, units, loss, targets):
+    # Every target whose shape differs from the output's was refused with Keras 2.1's
+    # "Error when checking target: expected dense to have shape (3,) ..."; TF 1.15 checks
+    # only for mse and the crossentropies, with its own messages (the import it
+    # suggests is `keras.utils`, tf_keras names itself).
+    ours = target_outcome(tf.keras, units, loss, targets)
+    theirs = target_outcome(tk, units, loss, targets)
+    if isinstance(theirs, str):
+        assert ours == theirs
+    else:
+        assert_close(ours, theirs, rtol=1e-5)
+
+
+def learning_rate_run(keras, sgd, tmp_path):
+    """The learning rate as the callbacks and K.set_value move it, and its effect."""
+    def model():
+        made = keras.Sequential([keras.layers.Dense(1, input_shape=(12,),
+                                                    kernel_initializer="zeros")])
+        made.compile(sgd(0.01), "mse")
+        return made
+    target = X.sum(1, keepdims=True)
+    scheduled = model()
+    schedule = keras.callbacks.LearningRateScheduler(lambda epoch: 0.02 * (epoch + 1))
+    first = scheduled.fit(X, target, epochs=3, batch_size=32, shuffle=False, verbose=0,
+                          callbacks=[schedule]).history
+    plateau = model()
+    reduce = keras.callbacks.ReduceLROnPlateau(monitor="loss", factor=0.5, patience=0,
+                                               min_delta=100)
+    log = str(tmp_path / ("log_%s.csv" % keras.__name__))
+    second = plateau.fit(X, target, epochs=3, shuffle=False, verbose=0,
+                         callbacks=[reduce, keras.callbacks.CSVLogger(log)]).history
+    keras.backend.set_value(plateau.optimizer.lr, 0.)
+    before = plateau.get_weights()
+    plateau.train_on_batch(X, target)
+    unchanged = all(np.array_equal(a, b) for a, b in zip(before, plateau.get_weights()))
+    nan = model().fit(X, target * np.nan, batch_size=32, epochs=2, verbose=0,
+                      callbacks=[keras.callbacks.TerminateOnNaN()]).history
+    return ([float(v) for v in first["lr"]], first["loss"], [float(v) for v in second["lr"]],
+            second["loss"], unchanged, open(log).read().splitlines()[0], len(nan["loss"]))
+
+
+def test_learning_rate_callbacks_and_set_value_as_tf_keras(tk, tmp_path):
+    # optimizer.lr was a Python float baked into the graph as a constant:
+    # K.set_value(model.optimizer.lr, ...) failed ('float' object has no attribute
+    # 'dtype'), and LearningRateScheduler, ReduceLROnPlateau, CSVLogger and
+    # TerminateOnNaN did not exist.
+    ours = learning_rate_run(tf.keras, tf.keras.optimizers.SGD, tmp_path)
+    theirs = learning_rate_run(tk, tk.optimizers.legacy.SGD, tmp_path)
+    assert (ours[4], ours[6]) == (theirs[4], theirs[6])
+    # tf_keras 2.x adds `val_` columns for every key even without validation (for
+    # validation_freq > 1); TF 1.15's CSVLogger writes the first epoch's keys
+    assert ours[5] == "epoch,loss,lr"
+    for our, their in zip(ours[:4], theirs[:4]):
+        assert_close(our, their, rtol=1e-5)
+
+
+LOSS_FUNCTIONS = ["hinge", "squared_hinge", "categorical_hinge", "logcosh", "poisson",
+                  "mean_absolute_percentage_error", "mean_squared_logarithmic_error",
+                  "kullback_leibler_divergence", "mape", "msle", "kld", "cosine_similarity"]
+
+
+@pytest.mark.parametrize("name", LOSS_FUNCTIONS)
+@pytest.mark.parametrize("labels", ["binary", "signed"])
+def test_loss_functions_compute_what_tf_keras_computes(tk, name, labels):
+    # hinge took 0/1 labels as they are (TF 1.15 makes them -1/1: 0.73 for 0.8); the
+    # others did not exist
+    y_true = Y[:6, :3] if labels == "binary" else 2 * Y[:6, :3] - 1
+    y_pred = X[:6, :3]
+
+    def value(keras, losses):
+        return keras.backend.eval(getattr(losses, name)(y_true, y_pred))
+    assert_close(value(tf.keras, tf.keras.losses), value(tk, tk.losses), rtol=1e-5)
+    if name in ("mape", "msle", "kld"):
+        assert_close(value(tf.keras, tf.keras.metrics), value(tk, tk.metrics), rtol=1e-5)
+
+
+BACKEND_EXPRESSIONS = [
+    "K.sum(a, axis=0)", "K.sum(a)", "K.mean(a, axis=-1, keepdims=True)", "K.max(a, 1)",
+    "K.min(a)", "K.prod(a, 0)", "K.std(a)", "K.var(a, 0)", "K.mean(K.greater(a, .5))",
+    "K.argmax(a)", "K.argmin(a, 0)", "K.square(a)", "K.sqrt(a - .5)", "K.abs(a - .5)",
+    "K.exp(a)", "K.log(a)", "K.pow(a, 3)", "K.clip(a, .3, .2)", "K.round(a * 4)",
+    "K.sign(a - .5)", "K.dot(a, K.transpose(a))", "K.concatenate([a, a])",
+    "K.stack([a, a], 1)", "K.reshape(a, (6, 2))", "K.expand_dims(a)",
+    "K.batch_flatten(K.expand_dims(a))", "K.flatten(a)", "K.softmax(a)", "K.relu(a - .5)",
+    "K.relu(a - .5, alpha=.1, max_value=.3)", "K.sigmoid(a)", "K.hard_sigmoid(a)",
+    "K.tanh(a)", "K.softplus(a)", "K.elu(a - .5, .5)", "K.l2_normalize(a, 1)",
+    "K.binary_crossentropy(K.round(a), a)",
+    "K.categorical_crossentropy(K.softmax(a), a)", "K.maximum(a, .5)",
+    "K.cast(a * 4, 'int32')", "K.constant([1, 2])", "K.sum(K.ones((2, 3)))", "K.ndim(a)",
+    "K.dtype(a)", "K.int_shape(K.zeros((2, 5)))", "K.count_params(K.zeros((2, 5)))",
+    "K.backend()"]
+
+
+@pytest.mark.parametrize("expression", BACKEND_EXPRESSIONS)
+def test_backend_functions_compute_what_tf_keras_computes(tk, expression):
+    # K.sum, K.mean, K.sqrt, ... (what custom losses and metrics are written with) did
+    # not exist
+    def value(keras):
+        K = keras.backend
+        a = K.constant(X[:4, :3])
+        result = eval(expression, {"K": K, "a": a})    # noqa: S307 - the list above
+        return K.eval(result) if hasattr(result, "op") else result
+    ours, theirs = value(tf.keras), value(tk)
+    if isinstance(theirs, (str, tuple, int, np.integer)):
+        assert ours == theirs
+    else:
+        assert_close(np.asarray(ours), np.asarray(theirs), rtol=1e-5)
+
+
 def test_weight_names_are_keras_names(tk):
     ours = cnn(tf.keras)
     assert [w.name for w in ours.weights[:2]] == ["conv2d/kernel:0", "conv2d/bias:0"]

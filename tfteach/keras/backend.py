@@ -199,7 +199,9 @@ def batch_get_value(tensors):
 
 
 def get_value(x):
-    return batch_get_value([x])[0]
+    value = batch_get_value([x])[0]
+    # a scalar is a NumPy scalar (np.float32(0.01)), as Session.run and .numpy() give
+    return value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
 
 
 def batch_set_value(tuples):
@@ -253,3 +255,12 @@ def eval(x):  # noqa: A001 - Keras' name
 
 def is_keras_tensor(x):
     return hasattr(x, "_keras_history")
+
+
+def __getattr__(name):
+    """`K.sum`, `K.mean`, `K.sqrt`, ... (keras/backend_math.py), found on first use: as
+    module globals they would hide Python's sum/max/min/all here."""
+    from tfteach.keras import backend_math
+    if name in backend_math.__all__:
+        return getattr(backend_math, name)
+    raise AttributeError("module 'tfteach.keras.backend' has no attribute %r" % name)

@@ -4,15 +4,19 @@ batches. `fit` always adds History (returned) and, when verbose, ProgbarLogger l
 Logs passed to `on_epoch_end` hold the epoch's mean 'loss' and metrics and, with
 validation, 'val_loss' and 'val_<metric>'.
 """
+import collections
+import csv
 import os
 import warnings
 
 import numpy as np
 
+from tfteach.keras import backend
 from tfteach.keras.utils.progbar import Progbar
 
 __all__ = ["Callback", "History", "ProgbarLogger", "EarlyStopping", "ModelCheckpoint",
-           "LambdaCallback", "CallbackList"]
+           "LambdaCallback", "LearningRateScheduler", "ReduceLROnPlateau", "CSVLogger",
+           "TerminateOnNaN", "CallbackList"]
 
 
 class Callback:
@@ -220,3 +224,158 @@ class LambdaCallback(Callback):
                          ("on_train_begin", on_train_begin), ("on_train_end", on_train_end)):
             if fn is not None:
                 setattr(self, name, fn)
+
+
+class LearningRateScheduler(Callback):
+    """At each epoch's start, `optimizer.lr = schedule(epoch, lr)` (or `schedule(epoch)`,
+    Keras' older form); the epoch's logs get 'lr' (TF 1.15's callback)."""
+
+    def __init__(self, schedule, verbose=0):
+        super().__init__()
+        self.schedule, self.verbose = schedule, verbose
+
+    def on_epoch_begin(self, epoch, logs=None):
+        if not hasattr(self.model.optimizer, "lr"):
+            raise ValueError('Optimizer must have a "lr" attribute.')
+        try:  # new API
+            lr = float(backend.get_value(self.model.optimizer.lr))
+            lr = self.schedule(epoch, lr)
+        except TypeError:  # the old API: schedule(epoch)
+            lr = self.schedule(epoch)
+        if not isinstance(lr, (float, np.float32, np.float64)):
+            raise ValueError('The output of the "schedule" function should be float.')
+        backend.set_value(self.model.optimizer.lr, lr)
+        if self.verbose > 0:
+            print("\nEpoch %05d: LearningRateScheduler reducing learning rate to %s."
+                  % (epoch + 1, lr))
+
+    def on_epoch_end(self, epoch, logs=None):
+        if logs is not None:
+            logs["lr"] = backend.get_value(self.model.optimizer.lr)
+
+
+class ReduceLROnPlateau(Callback):
+    """Multiply the learning rate by `factor` when `monitor` has not improved by
+    `min_delta` for `patience` epochs, then wait `cooldown` epochs (TF 1.15's)."""
+
+    def __init__(self, monitor="val_loss", factor=0.1, patience=10, verbose=0,
+                 mode="auto", min_delta=1e-4, cooldown=0, min_lr=0, **kwargs):
+        super().__init__()
+        if factor >= 1.0:
+            raise ValueError("ReduceLROnPlateau does not support a factor >= 1.0.")
+        if "epsilon" in kwargs:
+            min_delta = kwargs.pop("epsilon")
+            warnings.warn("`epsilon` argument is deprecated and will be removed, use "
+                          "`min_delta` instead.")
+        self.monitor, self.factor, self.min_lr = monitor, factor, min_lr
+        self.min_delta, self.patience, self.verbose = min_delta, patience, verbose
+        self.cooldown, self.mode = cooldown, mode
+        self._reset()
+
+    def _reset(self):
+        if self.mode not in ("auto", "min", "max"):
+            warnings.warn("Learning Rate Plateau Reducing mode %s is unknown, fallback to "
+                          "auto mode." % self.mode)
+            self.mode = "auto"
+        if self.mode == "min" or (self.mode == "auto" and "acc" not in self.monitor):
+            self.monitor_op = lambda a, b: np.less(a, b - self.min_delta)
+            self.best = np.inf
+        else:
+            self.monitor_op = lambda a, b: np.greater(a, b + self.min_delta)
+            self.best = -np.inf
+        self.cooldown_counter = 0
+        self.wait = 0
+
+    def on_train_begin(self, logs=None):
+        self._reset()
+
+    def in_cooldown(self):
+        return self.cooldown_counter > 0
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs if logs is not None else {}
+        logs["lr"] = backend.get_value(self.model.optimizer.lr)
+        current = logs.get(self.monitor)
+        if current is None:
+            warnings.warn("Reduce LR on plateau conditioned on metric `%s` which is not "
+                          "available. Available metrics are: %s"
+                          % (self.monitor, ",".join(logs.keys())))
+            return
+        if self.in_cooldown():
+            self.cooldown_counter -= 1
+            self.wait = 0
+        if self.monitor_op(current, self.best):
+            self.best = current
+            self.wait = 0
+        elif not self.in_cooldown():
+            self.wait += 1
+            if self.wait >= self.patience:
+                old_lr = float(backend.get_value(self.model.optimizer.lr))
+                if old_lr > self.min_lr:
+                    new_lr = max(old_lr * self.factor, self.min_lr)
+                    backend.set_value(self.model.optimizer.lr, new_lr)
+                    if self.verbose > 0:
+                        print("\nEpoch %05d: ReduceLROnPlateau reducing learning rate to "
+                              "%s." % (epoch + 1, new_lr))
+                    self.cooldown_counter = self.cooldown
+                    self.wait = 0
+
+
+class CSVLogger(Callback):
+    """One CSV row per epoch: 'epoch', then the logs' keys in sorted order."""
+
+    def __init__(self, filename, separator=",", append=False):
+        super().__init__()
+        self.sep, self.filename, self.append = separator, filename, append
+        self.writer = self.keys = None
+        self.append_header = True
+
+    def on_train_begin(self, logs=None):
+        mode = "w"
+        if self.append:
+            if os.path.exists(self.filename):
+                with open(self.filename) as f:
+                    self.append_header = not bool(len(f.readline()))
+            mode = "a"
+        self.csv_file = open(self.filename, mode, newline="\n")
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs or {}
+
+        def handle_value(k):
+            if isinstance(k, str):
+                return k
+            if isinstance(k, collections.abc.Iterable) and not (
+                    isinstance(k, np.ndarray) and k.ndim == 0):
+                return '"[%s]"' % ", ".join(map(str, k))
+            return k
+        if self.keys is None:
+            self.keys = sorted(logs.keys())
+        if self.model.stop_training:
+            # NA for what the last epoch lacks, so that CSV readers do not fail
+            logs = dict((k, logs[k]) if k in logs else (k, "NA") for k in self.keys)
+        if not self.writer:
+            class CustomDialect(csv.excel):
+                delimiter = self.sep
+            self.writer = csv.DictWriter(self.csv_file, fieldnames=["epoch"] + self.keys,
+                                         dialect=CustomDialect)
+            if self.append_header:
+                self.writer.writeheader()
+        row = collections.OrderedDict({"epoch": epoch})
+        row.update((key, handle_value(logs[key])) for key in self.keys)
+        self.writer.writerow(row)
+        self.csv_file.flush()
+
+    def on_train_end(self, logs=None):
+        self.csv_file.close()
+        self.writer = None
+
+
+class TerminateOnNaN(Callback):
+    """Stop training at a batch whose loss is NaN or infinite."""
+
+    def on_batch_end(self, batch, logs=None):
+        loss = (logs or {}).get("loss")
+        if loss is not None and (np.isnan(loss) or np.isinf(loss)):
+            print("Batch %d: Invalid loss, terminating training" % batch)
+            self.model.stop_training = True

@@ -15,6 +15,10 @@ from tfteach.keras.serialization import deserialize
 
 __all__ = ["mean_squared_error", "mean_absolute_error", "categorical_crossentropy",
            "sparse_categorical_crossentropy", "binary_crossentropy", "hinge",
+           "mean_absolute_percentage_error", "mean_squared_logarithmic_error",
+           "squared_hinge", "categorical_hinge", "logcosh", "kullback_leibler_divergence",
+           "poisson", "cosine_proximity", "cosine", "cosine_similarity", "mape", "MAPE",
+           "msle", "MSLE", "kld", "KLD",
            "Loss", "MeanSquaredError", "MeanAbsoluteError", "CategoricalCrossentropy",
            "SparseCategoricalCrossentropy", "BinaryCrossentropy", "get", "serialize",
            "mse", "mae", "MSE", "MAE"]
@@ -40,9 +44,70 @@ def mean_absolute_error(y_true, y_pred):
     return tf.reduce_mean(tf.abs(y_pred - y_true), axis=-1)
 
 
+def mean_absolute_percentage_error(y_true, y_pred):
+    y_true, y_pred = _prepared(y_true, y_pred)
+    diff = tf.abs((y_true - y_pred) / tf.maximum(tf.abs(y_true), backend.epsilon()))
+    return 100. * tf.reduce_mean(diff, axis=-1)
+
+
+def mean_squared_logarithmic_error(y_true, y_pred):
+    y_true, y_pred = _prepared(y_true, y_pred)
+    first_log = tf.log(tf.maximum(y_pred, backend.epsilon()) + 1.)
+    second_log = tf.log(tf.maximum(y_true, backend.epsilon()) + 1.)
+    return tf.reduce_mean(tf.squared_difference(first_log, second_log), axis=-1)
+
+
+def _maybe_convert_labels(y_true):
+    """Labels that are all 0 or 1 become -1 or 1 (TF 1.15's hinge losses); others stay.
+    As arithmetic, not a cond: y * (1 + b) - b is 2 y - 1 when b = 1, y when b = 0."""
+    binary = tf.reduce_all(tf.logical_or(tf.equal(y_true, 0.), tf.equal(y_true, 1.)))
+    binary = tf.cast(binary, y_true.dtype)
+    return y_true * (1. + binary) - binary
+
+
 def hinge(y_true, y_pred):
     y_true, y_pred = _prepared(y_true, y_pred)
+    y_true = _maybe_convert_labels(y_true)
     return tf.reduce_mean(tf.maximum(1. - y_true * y_pred, 0.), axis=-1)
+
+
+def squared_hinge(y_true, y_pred):
+    y_true, y_pred = _prepared(y_true, y_pred)
+    y_true = _maybe_convert_labels(y_true)
+    return tf.reduce_mean(tf.square(tf.maximum(1. - y_true * y_pred, 0.)), axis=-1)
+
+
+def categorical_hinge(y_true, y_pred):
+    y_true, y_pred = _prepared(y_true, y_pred)
+    pos = tf.reduce_sum(y_true * y_pred, axis=-1)
+    neg = tf.reduce_max((1. - y_true) * y_pred, axis=-1)
+    return tf.maximum(0., neg - pos + 1.)
+
+
+def logcosh(y_true, y_pred):
+    y_true, y_pred = _prepared(y_true, y_pred)
+    x = y_pred - y_true
+    return tf.reduce_mean(x + tf.nn.softplus(-2. * x) - tf.log(2.), axis=-1)
+
+
+def kullback_leibler_divergence(y_true, y_pred):
+    y_true, y_pred = _prepared(y_true, y_pred)
+    y_true = tf.clip_by_value(y_true, backend.epsilon(), 1)
+    y_pred = tf.clip_by_value(y_pred, backend.epsilon(), 1)
+    return tf.reduce_sum(y_true * tf.log(y_true / y_pred), axis=-1)
+
+
+def poisson(y_true, y_pred):
+    y_true, y_pred = _prepared(y_true, y_pred)
+    return tf.reduce_mean(y_pred - y_true * tf.log(y_pred + backend.epsilon()), axis=-1)
+
+
+def cosine_proximity(y_true, y_pred, axis=-1):
+    """TF 1.15's name (also `cosine`, `cosine_similarity`): minus the cosine."""
+    y_true, y_pred = _prepared(y_true, y_pred)
+    y_true = tf.nn.l2_normalize(y_true, axis=axis)
+    y_pred = tf.nn.l2_normalize(y_pred, axis=axis)
+    return -tf.reduce_sum(y_true * y_pred, axis=axis)
 
 
 def _softmax_logits(output):
@@ -90,6 +155,10 @@ def binary_crossentropy(y_true, y_pred, from_logits=False):
 
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
+mape = MAPE = mean_absolute_percentage_error
+msle = MSLE = mean_squared_logarithmic_error
+kld = KLD = kullback_leibler_divergence
+cosine = cosine_similarity = cosine_proximity
 
 
 class Loss:
@@ -134,8 +203,14 @@ BinaryCrossentropy = _loss_class("BinaryCrossentropy", binary_crossentropy, True
 
 _OBJECTS = {f.__name__: f for f in (mean_squared_error, mean_absolute_error, hinge,
                                      categorical_crossentropy,
-                                     sparse_categorical_crossentropy, binary_crossentropy)}
-_OBJECTS.update(mse=mse, mae=mae, MSE=mse, MAE=mae)
+                                     sparse_categorical_crossentropy, binary_crossentropy,
+                                     mean_absolute_percentage_error,
+                                     mean_squared_logarithmic_error, squared_hinge,
+                                     categorical_hinge, logcosh, kullback_leibler_divergence,
+                                     poisson, cosine_proximity)}
+_OBJECTS.update(mse=mse, mae=mae, MSE=mse, MAE=mae, mape=mape, MAPE=mape, msle=msle,
+                MSLE=msle, kld=kld, KLD=kld, cosine=cosine,
+                cosine_similarity=cosine_similarity)
 for _cls in (MeanSquaredError, MeanAbsoluteError, CategoricalCrossentropy,
              SparseCategoricalCrossentropy, BinaryCrossentropy):
     _OBJECTS[_cls.__name__] = _cls

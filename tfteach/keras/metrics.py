@@ -2,15 +2,29 @@
 
 `fit`/`evaluate` report each metric's mean over the samples seen in the epoch (what TF
 1.15's stateful Mean metrics report). 'accuracy' (or 'acc') picks the accuracy that fits
-the loss: categorical, sparse categorical or binary, and is reported as 'acc' as in
-TF 1.15 (TF 2 says 'accuracy').
+the loss and the output: categorical, sparse categorical or binary, and is reported as
+'acc' as in TF 1.15 (TF 2 says 'accuracy'); 'crossentropy' ('ce') likewise.
 """
 import tfteach as tf
 from tfteach.keras import backend, losses
 from tfteach.keras.serialization import deserialize
 
+# TF 1.15 exports these losses as metric functions too (keras.metrics.mae, ...)
+from tfteach.keras.losses import (  # re-exported: TF 1.15 has them here too
+    KLD, MAE, MAPE, MSE, MSLE, binary_crossentropy, categorical_crossentropy, cosine,
+    cosine_proximity, hinge, kld, kullback_leibler_divergence, mae, mape,
+    mean_absolute_error, mean_absolute_percentage_error, mean_squared_error,
+    mean_squared_logarithmic_error, mse, msle, poisson, sparse_categorical_crossentropy,
+    squared_hinge)
+
 __all__ = ["binary_accuracy", "categorical_accuracy", "sparse_categorical_accuracy",
-           "top_k_categorical_accuracy", "get", "resolve"]
+           "top_k_categorical_accuracy", "sparse_top_k_categorical_accuracy", "get",
+           "resolve", "KLD", "MAE", "MAPE", "MSE", "MSLE", "binary_crossentropy",
+           "categorical_crossentropy", "cosine", "cosine_proximity", "hinge", "kld",
+           "kullback_leibler_divergence", "mae", "mape", "mean_absolute_error",
+           "mean_absolute_percentage_error", "mean_squared_error",
+           "mean_squared_logarithmic_error", "mse", "msle", "poisson",
+           "sparse_categorical_crossentropy", "squared_hinge"]
 
 
 def binary_accuracy(y_true, y_pred, threshold=0.5):
@@ -35,9 +49,15 @@ def top_k_categorical_accuracy(y_true, y_pred, k=5):
                    backend.floatx())
 
 
+def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
+    labels = tf.cast(tf.reshape(y_true, [-1]), tf.int32)
+    return tf.cast(tf.nn.in_top_k(y_pred, labels, k), backend.floatx())
+
+
 _OBJECTS = {f.__name__: f for f in (binary_accuracy, categorical_accuracy,
                                      sparse_categorical_accuracy,
-                                     top_k_categorical_accuracy)}
+                                     top_k_categorical_accuracy,
+                                     sparse_top_k_categorical_accuracy)}
 _OBJECTS.update(losses._OBJECTS)
 
 
@@ -47,14 +67,25 @@ def get(identifier):
     return deserialize(identifier, _OBJECTS, "metric function")
 
 
-def resolve(metric, loss_fn):
-    """(reported name, per-sample function) of one entry of compile(metrics=[...])."""
-    if metric in ("accuracy", "acc"):
-        name = getattr(loss_fn, "__name__", "")
-        if name == "sparse_categorical_crossentropy":
-            return "acc", sparse_categorical_accuracy
-        if name == "binary_crossentropy":
-            return "acc", binary_accuracy
-        return "acc", categorical_accuracy
+def resolve(metric, loss_fn, output_shape=None):
+    """(reported name, per-sample function) of one entry of compile(metrics=[...]), as TF
+    1.15's training_utils: 'accuracy'/'acc' and 'crossentropy'/'ce' pick the binary
+    version for an output of one unit or a binary crossentropy loss, the sparse one
+    for a sparse categorical crossentropy loss, else the categorical one, reported
+    as 'acc' and 'ce'; other metrics are reported by their function's name ('mae' as
+    'mean_absolute_error'), not by the string given (TF 2 keeps the string)."""
+    if metric in ("accuracy", "acc", "crossentropy", "ce"):
+        accuracy = metric in ("accuracy", "acc")
+        loss_name = getattr(loss_fn, "__name__", "")
+        one_unit = output_shape is not None and \
+            tf.TensorShape(output_shape).as_list()[-1:] == [1]
+        if one_unit or loss_name == "binary_crossentropy":
+            fn = binary_accuracy if accuracy else losses.binary_crossentropy
+        elif loss_name == "sparse_categorical_crossentropy":
+            fn = (sparse_categorical_accuracy if accuracy
+                  else losses.sparse_categorical_crossentropy)
+        else:
+            fn = categorical_accuracy if accuracy else losses.categorical_crossentropy
+        return ("acc" if accuracy else "ce"), fn
     fn = get(metric)
-    return (metric if isinstance(metric, str) else fn.__name__), fn
+    return getattr(fn, "name", None) or fn.__name__, fn

@@ -11,7 +11,10 @@ with TF 1.15's Keras (OptimizerV2) defaults and formulas:
     Adagrad  lr=0.001  initial_accumulator_value=0.1 epsilon=1e-7;
              acc += g^2;  w -= lr*g/(sqrt(acc)+epsilon)
 
-`lr=` is accepted as the old name of `learning_rate`. A `tf.train.Optimizer` can be
+`lr=` is accepted as the old name of `learning_rate`; `optimizer.lr` is the learning
+rate's float32 variable (`<name>/learning_rate`), which each step reads, so
+`K.set_value(optimizer.lr, ...)` and the learning-rate callbacks change the next
+steps, as in TF 1.15. A `tf.train.Optimizer` can be
 given to `compile` too (its `minimize` is used), as TF 1.15 allowed.
 
 In a `tf.train.Checkpoint` they are saved as TF 1.15's (OptimizerV2, today's
@@ -43,12 +46,16 @@ class _Hyper:
         except KeyError:
             raise AttributeError("'%s' object has no attribute '%s'"
                                  % (type(obj).__name__, self.name)) from None
-        return value if isinstance(value, float) else float(value.numpy())
+        if isinstance(value, float):
+            return value
+        from tfteach.keras import backend       # a graph's variable: in its Session
+        return float(backend.get_value(value))
 
     def __set__(self, obj, value):
         hyper = obj.__dict__.setdefault("_hyper", {})
         if self.name in hyper and not isinstance(hyper[self.name], float):
-            hyper[self.name].assign(np.float32(value))
+            from tfteach.keras import backend
+            backend.set_value(hyper[self.name], np.float32(value))
         else:
             hyper[self.name] = float(value)
 
@@ -73,7 +80,16 @@ class Optimizer:
         self._slots = {}              # (id(variable), slot name) -> slot variable
         self._slot_order = []         # [(slot name, variable)] in creation order
 
-    lr = property(lambda self: self.learning_rate)
+    @property
+    def lr(self):
+        """The learning rate as TF 1.15's `optimizer.lr`: a float32 variable, which
+        every step reads, so `K.set_value(model.optimizer.lr, 0.01)` (and the
+        LearningRateScheduler / ReduceLROnPlateau callbacks) change the next steps."""
+        return self._hyper_variable("learning_rate")
+
+    @lr.setter
+    def lr(self, value):
+        self.learning_rate = value
 
     def _slot(self, variable, name, initial=0.):
         key = (id(variable), name)
@@ -203,7 +219,7 @@ class Optimizer:
         with tf.name_scope(self._name):
             self._make_iterations()
             step = tf.cast(self.iterations, tf.float32) + 1.
-            lr = tf.constant(self.learning_rate)
+            lr = tf.identity(self.lr)           # the variable: set_value changes it
             if self.decay:
                 lr = lr / (1. + self.decay * (step - 1.))
             updates = []

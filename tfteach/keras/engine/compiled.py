@@ -63,7 +63,8 @@ def build_training_graph(model):
                 metric_tensors.append(output_loss)
             with tf.name_scope("metrics"):
                 for metric in model._metric_spec:
-                    metric_name, metric_fn = metrics_mod.resolve(metric, fn)
+                    metric_name, metric_fn = metrics_mod.resolve(metric, fn,
+                                                                 output.get_shape())
                     metric_tensors.append(tf.reduce_mean(metric_fn(target, output)))
                     model.metrics_names.append(name + "_" + metric_name if multi
                                               else metric_name)

@@ -40,16 +40,26 @@ def _loss_and_metrics(model, outputs, targets):
     total, metric_values = None, []
     for output, target, fn, weight in zip(outputs, targets, model._loss_functions,
                                           model._loss_weights or [1.] * len(outputs)):
-        target = tf.convert_to_tensor(target)
+        target = _like_output(tf.convert_to_tensor(target), output)
         loss = tf.reduce_mean(fn(target, output))
         total = weight * loss if total is None else total + weight * loss
         for metric in model._metric_spec:
-            _, metric_fn = metrics_mod.resolve(metric, fn)
+            _, metric_fn = metrics_mod.resolve(metric, fn, output.shape)
             metric_values.append(tf.reduce_mean(metric_fn(target, output)))
     penalties = model.losses
     if penalties:
         total = total + tf.add_n([tf.cast(p, total.dtype) for p in penalties])
     return total, metric_values
+
+
+def _like_output(target, output):
+    """Labels (N,) for an output (N, 1) become (N, 1), as graph mode feeds them (and TF
+    1.15 expands 1-D targets): a loss of (N,) and (N, 1) would broadcast to (N, N)."""
+    rank = output.shape.ndims
+    if rank is not None and target.shape.ndims == rank - 1 and \
+            output.shape.as_list()[-1] == 1:
+        return tf.expand_dims(target, -1)
+    return target
 
 
 def _numbers(total, metric_values):

@@ -4,6 +4,11 @@ With `input_shape=` on the first layer (or an Input/InputLayer first), the model
 built at once: an InputLayer named `<first layer>_input` and each layer called in turn,
 so `summary()` works before training. Without it, the model is built by the first
 `fit`/`predict`/call from the data's shape, as Keras does.
+
+Eagerly the same code builds it: the InputLayer's output is then a Keras tensor, not a
+placeholder (engine/keras_tensor.py), so the model is a graph network of Keras tensors as
+in TF (TF 1.15's eager Sequential is one too): `input_shape`, `output_shape`, `input`,
+`output` and each layer's shapes are known before any data runs.
 """
 import tfteach as tf
 from tfteach.keras import backend
@@ -32,9 +37,6 @@ class Sequential(Model):
         if not isinstance(layer, Layer):
             raise TypeError("The added layer must be an instance of class Layer. Found: "
                             + str(layer))
-        if backend.executing_eagerly():
-            self._add_eagerly(layer)
-            return
         if not self._stack and isinstance(layer, InputLayer):
             self._stack.append(layer)
             self._start(layer._inbound_nodes[0].output_tensors[0])
@@ -42,43 +44,16 @@ class Sequential(Model):
         self._stack.append(layer)
         if self.outputs:
             self._extend(layer)
-        elif len(self._stack) == 1 and layer._batch_input_shape is not None:
-            first = InputLayer(batch_input_shape=layer._batch_input_shape,
-                               dtype=layer.dtype, name=layer.name + "_input")
-            self._start(first._inbound_nodes[0].output_tensors[0])
-            self._extend(layer)
-
-    # -- eagerly: no placeholders; layers are built from shapes ---------------------------
-    def _add_eagerly(self, layer):
-        self._stack.append(layer)
-        if isinstance(layer, InputLayer):
-            self._eager_shape = layer._batch_input_shape
-        elif getattr(self, "_eager_shape", None) is not None:
-            self._eager_build(layer)
-        elif len(self.layers) == 1 and layer._batch_input_shape is not None:
-            self._eager_shape = layer._batch_input_shape
-            self._eager_build(layer)
-
-    def _eager_build(self, layer):
-        if layer is self.layers[0]:
-            self._eager_input_shapes = [list(self._eager_shape)]
-            self._eager_input_names = [layer.name + "_input"]
-        if not layer.built:
-            if layer._dtype is None:
-                layer._dtype = backend.floatx()
-            with tf.name_scope(layer.name):
-                layer._build_on_call(tf.TensorShape(self._eager_shape))
-        self._eager_shape = tuple(tf.TensorShape(
-            layer.compute_output_shape(self._eager_shape)).as_list())
-        layer._eager_output_shape = self._eager_shape
-        self.built = True
+        elif len(self._stack) == 1:
+            batch_input_shape, dtype = _input_shape_and_dtype(layer)
+            if batch_input_shape is not None:
+                first = InputLayer(batch_input_shape=batch_input_shape, dtype=dtype,
+                                   name=layer.name + "_input")
+                self._start(first._inbound_nodes[0].output_tensors[0])
+                self._extend(layer)
 
     def _build_eager_from_data(self, inputs):
-        if getattr(self, "_eager_shape", None) is not None:
-            return
-        self._eager_shape = (None,) + inputs[0].shape[1:]
-        for layer in self.layers:
-            self._eager_build(layer)
+        self._build_from_data(inputs)
 
     def _start(self, input_tensor):
         self.inputs, self.outputs = [input_tensor], [input_tensor]
@@ -100,12 +75,6 @@ class Sequential(Model):
                                                    .output_tensors[0]])
 
     def build(self, input_shape=None):
-        if backend.executing_eagerly():
-            if getattr(self, "_eager_shape", None) is None:
-                self._eager_shape = tuple(tf.TensorShape(input_shape).as_list())
-                for layer in self.layers:
-                    self._eager_build(layer)
-            return
         if self.outputs:
             return
         if input_shape is None:
@@ -156,3 +125,15 @@ class Sequential(Model):
         for entry in entries:
             model.add(deserialize(entry, custom_objects))
         return model
+
+
+def _input_shape_and_dtype(layer):
+    """The batch input shape and dtype `layer` was given, if any. A Sequential or
+    functional model (`Sequential([base_model, Dense(1)])`) has those of its first layer,
+    of the deepest model's first layer when models nest (TF 1.15's
+    training_utils.get_input_shape_and_dtype)."""
+    while isinstance(layer, Sequential) or getattr(layer, "_is_graph_network", False):
+        if not layer.layers:
+            raise ValueError("An empty Model cannot be used as a Layer.")
+        layer = layer.layers[0]
+    return layer._batch_input_shape, layer.dtype

@@ -236,9 +236,9 @@ class Model(Layer):
                                      self.input_names, "input")
         targets = None
         if y is not None:
-            targets = arrays.check_arrays(arrays.as_list(y), self.outputs,
-                                          self.output_names, "target",
-                                          skip_last=self._target_is_sparse)
+            targets = arrays.check_targets(arrays.as_list(y), self.outputs,
+                                           self.output_names, self._loss_functions,
+                                           self._target_is_sparse, self._is_graph_network)
             arrays.check_sample_counts(inputs, targets)
         return inputs, targets
 

@@ -40,9 +40,7 @@ def _is_sequential_like(model):
 
 def _output_shape(model, layer):
     if not model._is_graph_network:
-        # eagerly, a Sequential model knows its layers' shapes from building them
-        shape = getattr(layer, "_eager_output_shape", None)
-        return "multiple" if shape is None else str(tuple(shape))
+        return "multiple"
     nodes = [n for n in layer._inbound_nodes if n in model._network_nodes]
     shapes = {tuple(n.output_shapes) for n in nodes}
     if len(shapes) != 1:
