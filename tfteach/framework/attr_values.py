@@ -13,12 +13,10 @@ import numpy as np
 from tfteach.framework import dtypes, tensor_shape
 from tfteach.framework.tensor_proto import (make_ndarray, make_tensor_proto, shape_from_proto,
                                             shape_proto)
+from tfteach.framework.node_def import EXPORTED_PRIVATE_ATTRS
 from tfteach.io.tf_protos import AttrValue
 
 __all__ = ["to_attr_value", "from_attr_value", "EXPORTED_PRIVATE_ATTRS"]
-
-# Private attrs TensorFlow itself writes and reads (colocation groups: ["loc:@w"]).
-EXPORTED_PRIVATE_ATTRS = frozenset({"_class"})
 
 
 def to_attr_value(value, op_name="", attr_name=""):

@@ -5,7 +5,11 @@
 """
 import numpy as np
 
-__all__ = ["NodeDef", "format_attr_value"]
+__all__ = ["NodeDef", "format_attr_value", "EXPORTED_PRIVATE_ATTRS"]
+
+# Private attrs TensorFlow itself writes and reads (colocation groups: ["loc:@w"]); here,
+# where printing an op needs it without importing the protobuf modules.
+EXPORTED_PRIVATE_ATTRS = frozenset({"_class"})
 
 
 class NodeDef:

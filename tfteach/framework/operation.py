@@ -4,8 +4,7 @@ An Operation has a unique name, an op type registered in `framework.registry`, i
 tensors, control inputs, attributes, a requested device, and output Tensors whose dtypes
 and static shapes its type's shape function computed when it was built.
 """
-from tfteach.framework.attr_values import EXPORTED_PRIVATE_ATTRS
-from tfteach.framework.node_def import NodeDef
+from tfteach.framework.node_def import EXPORTED_PRIVATE_ATTRS, NodeDef
 
 __all__ = ["Operation"]
 
