@@ -6,7 +6,7 @@
 import pytest
 
 import tfteach
-from tf_reference import tensorflow_v1, tf1_behaviour
+from tf_reference import build_error, tensorflow_v1, tf1_behaviour
 
 CASES = {
     "cast to None": lambda tf: tf.cast(tf.constant([1.0]), None),
@@ -37,15 +37,6 @@ TF_1_15_WORDS = {
 }
 
 
-def _error(tf, build):
-    with tf.Graph().as_default():
-        try:
-            build(tf)
-        except Exception as e:  # noqa: BLE001 - the error is what we compare
-            return e
-    return None
-
-
 def _core(error):
     return str(error).split(" for '")[0].split("\n")[0]
 
@@ -54,8 +45,8 @@ def _core(error):
 def test_build_time_mistakes_raise_tensorflows_errors(label):
     tensorflow_v1()
     with tf1_behaviour() as v1:
-        theirs = _error(v1, CASES[label])
-    ours = _error(tfteach, CASES[label])
+        theirs = build_error(v1, CASES[label])
+    ours = build_error(tfteach, CASES[label])
     assert theirs is not None, "TensorFlow accepted it"
     assert type(ours) is type(theirs), (ours, theirs)
     if label in TF_1_15_WORDS:    # TF 2 rewords these; TF 1.15's own text, as its source has

@@ -11,7 +11,7 @@ import types
 import pytest
 
 import tfteach
-from tf_reference import tensorflow_v1, tf1_behaviour
+from tf_reference import build_error, tensorflow_v1, tf1_behaviour
 
 # tf_keras warns that tf.layers is deprecated at every call.
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -56,23 +56,14 @@ CASES = {
 }
 
 
-def _error(tf, layers, build):
-    with tf.Graph().as_default():
-        try:
-            build(tf, layers)
-        except Exception as e:  # noqa: BLE001 - the error is what we compare
-            return e
-    return None
-
-
 @pytest.mark.parametrize("label", sorted(CASES))
 def test_layers_refuse_inputs_their_spec_does_not_allow(label):
     build, words = CASES[label]
     tensorflow_v1()
     layers = _tf_layers()
     with tf1_behaviour() as v1:
-        theirs = _error(v1, layers, build)
-    ours = _error(tfteach, tfteach.layers, build)
+        theirs = build_error(v1, build, layers)
+    ours = build_error(tfteach, build, tfteach.layers)
     assert isinstance(theirs, ValueError)
     if label != "dense of unknown rank":   # TF 2's Dense builds first and says so; 1.15 checks
         assert "is incompatible with the layer" in str(theirs)

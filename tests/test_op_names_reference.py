@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import tfteach
-from tf_reference import tensorflow_v1, tf1_behaviour
+from tf_reference import build_error, tensorflow_v1, tf1_behaviour
 
 NOT_STRINGS = {
     "identity": lambda tf, name: tf.identity(tf.constant([1.0]), name=name),
@@ -26,22 +26,13 @@ NOT_STRINGS = {
 }
 
 
-def _error(tf, build, name):
-    with tf.Graph().as_default():
-        try:
-            build(tf, name)
-        except Exception as e:  # noqa: BLE001 - the error is what we compare
-            return e
-    return None
-
-
 @pytest.mark.parametrize("name", [5, 2.5, [1]], ids=["int", "float", "list"])
 @pytest.mark.parametrize("op", sorted(NOT_STRINGS))
 def test_a_name_that_is_no_string_is_tensorflows_type_error(op, name):
     tensorflow_v1()
     with tf1_behaviour() as v1:
-        theirs = _error(v1, NOT_STRINGS[op], name)
-    ours = _error(tfteach, NOT_STRINGS[op], name)
+        theirs = build_error(v1, NOT_STRINGS[op], name)
+    ours = build_error(tfteach, NOT_STRINGS[op], name)
     assert isinstance(theirs, TypeError) and isinstance(ours, TypeError), (theirs, ours)
     assert str(ours) == str(theirs)
 
@@ -55,8 +46,8 @@ def test_a_bytes_name_is_its_text_as_in_tensorflow():
 def test_a_bad_op_name_is_a_bad_scope_name_as_in_tensorflow_1_15(op):
     tensorflow_v1()
     with tf1_behaviour() as v1:
-        theirs = _error(v1, NOT_STRINGS[op], "a b")
-    ours = _error(tfteach, NOT_STRINGS[op], "a b")
+        theirs = build_error(v1, NOT_STRINGS[op], "a b")
+    ours = build_error(tfteach, NOT_STRINGS[op], "a b")
     assert type(ours) is type(theirs) is ValueError
     assert str(theirs).startswith("'a b' is not a valid root scope name")   # TF 2's words
     assert str(ours) == "'a b' is not a valid scope name"                   # TF 1.15's

@@ -74,6 +74,17 @@ def error_of(tf, build):
     return None
 
 
+def build_error(tf, build, *args):
+    """The exception `build(tf, *args)` raises while it builds a fresh graph (None if it
+    builds): for mistakes refused before anything runs."""
+    with tf.Graph().as_default():
+        try:
+            build(tf, *args)
+        except Exception as e:  # noqa: BLE001 - the exception is what we compare
+            return e
+    return None
+
+
 def errors_of_both(build):
     """(tensorflow_exception, tfteach_exception); None where no exception was raised."""
     import tfteach
