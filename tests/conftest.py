@@ -15,6 +15,7 @@ def fresh_graph():
     # imports every module) switches eager execution on for the process, as TF 2 is.
     from tfteach.framework import eager_mode
     eager_mode.STATE.enabled = False
+    eager_mode.STATE.v2 = False          # TF 1's rules too (tfteach.v2 sets TF 2's)
     tf.reset_default_graph()
     yield
     tf.reset_default_graph()

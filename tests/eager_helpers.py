@@ -24,6 +24,11 @@ def eager():
 
 @pytest.fixture
 def tf2(eager):
-    """The TF 2 namespace (`tfteach.v2`), eager while the test runs."""
+    """The TF 2 namespace (`tfteach.v2`), eager and with TF 2's rules while the test runs."""
     import tfteach.v2 as v2
-    return v2
+    saved = eager_mode.STATE.v2
+    eager_mode.STATE.v2 = True
+    try:
+        yield v2
+    finally:
+        eager_mode.STATE.v2 = saved

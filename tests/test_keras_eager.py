@@ -73,7 +73,8 @@ def test_eager_fit_matches_graph_fit_from_the_same_weights(tf2, optimizer, build
                         validation_split=0.25)
     expected, graph_weights, graph_predictions = graph_run(
         builder, weights, optimizer, X, LABELS, "sparse_categorical_crossentropy", 3)
-    for key in ("loss", "val_loss", "acc", "val_acc"):
+    # TF 2 behaviour (tfteach.v2), in both runs: a metric is named as compile was given
+    for key in ("loss", "val_loss", "accuracy", "val_accuracy"):
         assert history.history[key] == expected[key], key
     for a, b in zip(model.get_weights(), graph_weights):   # moving statistics included
         np.testing.assert_array_equal(a, b)
@@ -253,7 +254,7 @@ def test_eager_functional_model_matches_graph_mode(tf2):
     expected, graph_weights, graph_predictions = graph_run(
         lambda keras: functional(keras, dropout=0.0), weights, optimizer, X, LABELS,
         "sparse_categorical_crossentropy", 3)
-    for key in ("loss", "val_loss", "acc", "val_acc"):     # bit for bit, as above
+    for key in ("loss", "val_loss", "accuracy", "val_accuracy"):   # bit for bit, as above
         assert history.history[key] == expected[key], key
     for a, b in zip(model.get_weights(), graph_weights):   # moving statistics included
         np.testing.assert_array_equal(a, b)
@@ -421,3 +422,22 @@ def test_sequential_may_start_with_an_input_tensor(tf2):
         tfteach.keras.backend.get_session().close()
     with pytest.raises(TypeError, match="must be an instance of class Layer"):
         tf2.keras.Sequential([tf2.constant(X)])
+
+
+def test_metric_names_follow_tf2_behaviour_as_tf_1_15(eager):
+    """TF 1.15's get_metric_name: with TF 2 behaviour the string compile was given, else
+    'acc'/'ce' and a function's name; enable/disable_v2_behavior switch it, as in TF."""
+    def names():
+        model = eager.keras.Sequential([eager.keras.layers.Dense(2, input_shape=(3,))])
+        model.compile("sgd", "mse", metrics=["accuracy", "mae"])
+        history = model.fit(np.zeros((4, 3), np.float32), np.zeros((4, 2), np.float32),
+                            verbose=0)
+        return model.metrics_names, sorted(history.history)
+    assert names() == (["loss", "acc", "mean_absolute_error"],
+                       ["acc", "loss", "mean_absolute_error"])
+    eager.enable_v2_behavior()
+    assert names() == (["loss", "accuracy", "mae"], ["accuracy", "loss", "mae"])
+    eager.disable_v2_behavior()
+    assert not eager.executing_eagerly()
+    with eager.Graph().as_default(), eager.Session().as_default():
+        assert names()[0] == ["loss", "acc", "mean_absolute_error"]

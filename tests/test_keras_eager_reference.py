@@ -105,10 +105,11 @@ def test_metrics_are_picked_as_tf_and_named_as_tf_1_15(tf2):
     ours, theirs = _ours(tf2, METRICS), _tensorflow(METRICS)
     for (our_names, our_values), (_, their_values) in zip(ours, theirs):
         assert our_values == pytest.approx(their_values, rel=1e-5)
-    # TF 2 keeps the strings given ('accuracy', 'crossentropy', 'mae'); TF 1.15 reports
-    # 'acc', 'ce' and the function's name (training_utils.get_metric_name)
+    # With TF 2 behaviour TF 1.15 keeps the strings given, as TF 2 does
+    # (training_utils.get_metric_name's `tf2.enabled()` branch); TF 1 programs get 'acc',
+    # 'ce' and the function's name (test_keras_reference.py)
     assert [names for names, _ in ours] == [
-        ["loss", "acc", "ce", "mean_absolute_error"], ["loss", "acc", "ce"]]
+        ["loss", "accuracy", "crossentropy", "mae"], ["loss", "accuracy", "ce"]]
 
 
 REGRESSION = """

@@ -10,4 +10,4 @@ from tfteach.eager import context as _context
 from tfteach.eager import namespaces as _namespaces
 
 _namespaces.fill_v2(_sys.modules[__name__])
-_context.eager_mode_on()
+_context.v2_mode_on()

@@ -15,7 +15,9 @@ from tfteach.eager.tensor import CPU_DEVICE
 
 __all__ = ["executing_eagerly", "enable_eager_execution", "eager_session", "kernel_state",
            "placement", "scratch_graph", "TAPES", "eager_mode_scope", "eager_mode_on",
-           "enable_v2_behavior", "disable_eager_execution", "reset_random_states"]
+           "v2_mode_on",
+           "enable_v2_behavior", "disable_v2_behavior", "disable_eager_execution",
+           "reset_random_states"]
 
 executing_eagerly = eager_mode.executing_eagerly
 
@@ -173,8 +175,23 @@ def eager_mode_on():
     eager_mode.STATE.enabled = True
 
 
+def v2_mode_on():
+    """TF 2 for the process (`import tfteach.v2`): eager execution and TF 2's rules."""
+    eager_mode_on()
+    eager_mode.STATE.v2 = True
+
+
 def enable_v2_behavior():
+    """TF 2's behaviour: eager execution, and TF 2's rules where TF 1.15 keeps two (a
+    Keras metric is reported by the name compile was given)."""
     enable_eager_execution()
+    eager_mode.STATE.v2 = True
+
+
+def disable_v2_behavior():
+    """`tf.compat.v1.disable_v2_behavior()`: graphs and Sessions, TF 1's rules."""
+    disable_eager_execution()
+    eager_mode.STATE.v2 = False
 
 
 def disable_eager_execution():

@@ -19,11 +19,14 @@ _MAXINT32 = 2 ** 31 - 1
 
 
 class _State:
-    __slots__ = ("enabled", "execute", "used", "_thread", "seed_source", "seed_lock",
+    __slots__ = ("enabled", "v2", "execute", "used", "_thread", "seed_source", "seed_lock",
                  "on_set_seed")
 
     def __init__(self):
         self.enabled = False      # eager execution switched on for the process
+        # TF 2 behaviour (TF 1.15's `tf2.enabled()`): `import tfteach.v2`,
+        # `enable_v2_behavior()`; what Keras reports a metric as depends on it
+        self.v2 = False
         self.execute = None       # eager/execute.py's `execute(op_type, inputs, attrs, name)`
         self.used = False         # an EagerTensor exists: graph building must capture them
         self._thread = threading.local()

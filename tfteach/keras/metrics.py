@@ -2,10 +2,11 @@
 
 `fit`/`evaluate` report each metric's mean over the samples seen in the epoch (what TF
 1.15's stateful Mean metrics report). 'accuracy' (or 'acc') picks the accuracy that fits
-the loss and the output: categorical, sparse categorical or binary, and is reported as
-'acc' as in TF 1.15 (TF 2 says 'accuracy'); 'crossentropy' ('ce') likewise.
+the loss and the output: categorical, sparse categorical or binary; 'crossentropy' ('ce')
+likewise. Reported as 'acc' in TF 1 programs, as 'accuracy' with TF 2 behaviour (`resolve`).
 """
 import tfteach as tf
+from tfteach.framework import eager_mode
 from tfteach.keras import backend, losses
 from tfteach.keras.serialization import deserialize
 
@@ -71,9 +72,20 @@ def resolve(metric, loss_fn, output_shape=None):
     """(reported name, per-sample function) of one entry of compile(metrics=[...]), as TF
     1.15's training_utils: 'accuracy'/'acc' and 'crossentropy'/'ce' pick the binary
     version for an output of one unit or a binary crossentropy loss, the sparse one
-    for a sparse categorical crossentropy loss, else the categorical one, reported
-    as 'acc' and 'ce'; other metrics are reported by their function's name ('mae' as
-    'mean_absolute_error'), not by the string given (TF 2 keeps the string)."""
+    for a sparse categorical crossentropy loss, else the categorical one.
+
+    The name, as TF 1.15's get_metric_name: with TF 2 behaviour (`import tfteach.v2`,
+    `enable_v2_behavior()`) the string compile was given ('accuracy', 'mae'), else a
+    function's name; in TF 1 programs 'acc' and 'ce', and other metrics by their
+    function's name ('mae' as 'mean_absolute_error')."""
+    name, fn = _resolve(metric, loss_fn, output_shape)
+    if eager_mode.STATE.v2:
+        return (metric if isinstance(metric, str) else
+                getattr(fn, "name", None) or fn.__name__), fn
+    return name, fn
+
+
+def _resolve(metric, loss_fn, output_shape):
     if metric in ("accuracy", "acc", "crossentropy", "ce"):
         accuracy = metric in ("accuracy", "acc")
         loss_name = getattr(loss_fn, "__name__", "")
