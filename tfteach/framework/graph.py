@@ -120,11 +120,13 @@ class Graph:
                   attrs=None, op_def=None, compute_shapes=True, compute_device=True):
         """Adds an op of a registered type; `tf.Graph.create_op`'s signature."""
         # no name scope on this path: a bad name is the op's own, as TF's Operation says
-        return self._create_op(op_type, list(inputs), attrs, name, name_words="node")
+        return self._create_op(op_type, list(inputs), attrs, name, via_op_library=False)
 
     def _create_op(self, op_type, inputs, attrs=None, name=None, control_inputs=(),
-                   name_words="scope"):
-        """The single place an op is born: name, device, control deps, shapes."""
+                   via_op_library=True):
+        """The single place an op is born: name, device, control deps, shapes.
+        `via_op_library`: built as TF's op-definition library builds ops (through a name
+        scope, colocated with its reference inputs); False for the public create_op."""
         from tfteach.framework.operation import Operation
         self._check_not_finalized()
         op_def = registry.get_op_def(op_type)
@@ -140,7 +142,7 @@ class Graph:
             if not _VALID_OP_NAME.match(name):
                 # TF's ops take their name through a name scope (op_def_library), which
                 # checks it first: its words; a Const it makes with Graph.create_op
-                words = "node" if op_type == "Const" else name_words
+                words = "scope" if via_op_library and op_type != "Const" else "node"
                 raise ValueError("'%s' is not a valid %s name" % (name, words))
             if name in self._nodes_by_name:
                 raise ValueError("Duplicate node name in graph: '%s'" % name)
@@ -167,7 +169,7 @@ class Graph:
                 op._attrs.setdefault(key, value)
             op._device = self._device_for(op)
             colocated = self._colocation_stack
-            if name_words == "scope" and op_def.ref_inputs:
+            if via_op_library and op_def.ref_inputs:
                 # TF's op-definition library colocates an op with the variables it takes
                 # by reference (Assign, ApplyAdam): `_class: ["loc:@w"]`, w's device
                 colocated = colocated + [inputs[i].op for i in op_def.ref_inputs
