@@ -12,7 +12,8 @@ import numpy as np
 
 from tfteach.framework import tensor_shape
 from tfteach.kernels.cpu.conv_geometry import effective_size, layout_axes
-from tfteach.ops.op_builder import ShapeError, constant_value
+from tfteach.ops.build_time_values import inferred_value
+from tfteach.ops.op_builder import ShapeError
 
 __all__ = ["make_int", "get_sequence", "convert_padding", "check_data_format", "check_padding",
            "conv_output_dims", "conv2d_shape", "depthwise_shape", "shape_from_tensor",
@@ -194,7 +195,7 @@ def shape_from_tensor(sizes):
     """TF's `MakeShapeFromShapeTensor` + `WithRank(4)`: the shape a sizes tensor names."""
     if sizes.shape.ndims is not None and sizes.shape.ndims != 1:
         raise ShapeError("Shape must be rank 1 but is rank %d" % sizes.shape.ndims)
-    value = constant_value(sizes)
+    value = inferred_value(sizes)
     if value is not None:
         dims = [int(d) for d in np.asarray(value).reshape(-1)]
         bad = [d for d in dims if d < -1]       # -1 means unknown; below is an error

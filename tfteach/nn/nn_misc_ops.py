@@ -23,6 +23,7 @@ from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import gradient, not_differentiable, register_op
 from tfteach.kernels.cpu import nn_misc_kernels as kernels
 from tfteach.kernels.cpu.shape_kernels import shape_text
+from tfteach.ops.build_time_values import inferred_value
 from tfteach.ops.cast_ops import cast
 from tfteach.ops.clip_norm_ops import clip_by_norm
 from tfteach.ops.constant_op import constant, identity
@@ -194,7 +195,7 @@ def _top_k_shape(op):
         raise ShapeError("Shape must be at least rank 1 but is rank %d" % x.shape.ndims)
     if k.shape.ndims not in (None, 0):
         raise ShapeError("Input must be scalar but has rank %d" % k.shape.ndims)
-    k_value = constant_value(k)
+    k_value = inferred_value(k)
     if k_value is not None:
         k_value = int(k_value)
         if k_value < 0:

@@ -18,7 +18,8 @@ from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import register_op
 from tfteach.kernels.cpu import pooling_kernels as kernels
 from tfteach.nn.conv_shapes import get_sequence
-from tfteach.ops.op_builder import ShapeError, apply_op, constant_value
+from tfteach.ops.build_time_values import inferred_value
+from tfteach.ops.op_builder import ShapeError, apply_op
 
 __all__ = ["max_pool", "avg_pool", "max_pool2d", "avg_pool2d"]
 
@@ -169,7 +170,7 @@ def _like_input(index):
 
 
 def _avg_pool_grad_shape(op):
-    value = constant_value(op._inputs[0])
+    value = inferred_value(op._inputs[0])
     shape = (tensor_shape.unknown_shape(4) if value is None
              else tensor_shape.TensorShape([int(d) for d in value]))
     return [(op._attrs["T"], shape)]

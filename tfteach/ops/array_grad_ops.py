@@ -12,7 +12,8 @@ from tfteach.framework.convert import convert_to_tensor
 from tfteach.framework.registry import not_differentiable, register_op
 from tfteach.kernels.cpu import array_grad_kernels as grad_kernels
 from tfteach.kernels.cpu.slice_spec import SliceError, as_int_list, resolve_strided_slice
-from tfteach.ops.op_builder import ShapeError, apply_op, constant_value
+from tfteach.ops.build_time_values import inferred_value
+from tfteach.ops.op_builder import ShapeError, apply_op
 from tfteach.ops.shape_utils import partial_shape_from_tensor
 
 __all__ = ["concat_offset", "invert_permutation", "strided_slice_grad", "mirror_pad_grad",
@@ -72,7 +73,7 @@ def strided_slice_grad(shape, begin, end, strides, dy, name=None, **masks):
 
 def static_strided_slice_shape(shape, begin, end, strides, masks):
     """The forward slice's output shape when everything is known at build time (else None)."""
-    values = [constant_value(t) for t in (begin, end, strides)]
+    values = [inferred_value(t) for t in (begin, end, strides)]
     if not shape.is_fully_defined() or any(v is None for v in values):
         return None
     try:
@@ -86,7 +87,7 @@ def static_strided_slice_shape(shape, begin, end, strides, masks):
 def _mirror_pad_grad_shape(op):
     grad, paddings_t = op._inputs
     dtype = grad.dtype.base_dtype
-    paddings = constant_value(paddings_t)
+    paddings = inferred_value(paddings_t)
     if paddings is None or grad.shape.ndims is None:
         rank = grad.shape.ndims
         return [(dtype, tensor_shape.unknown_shape(rank=rank))]

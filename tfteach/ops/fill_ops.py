@@ -11,6 +11,7 @@ from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import register_op
 from tfteach.framework.tensor import Tensor
 from tfteach.kernels.cpu import fill_kernels
+from tfteach.ops.build_time_values import inferred_value
 from tfteach.ops.constant_op import constant
 from tfteach.ops.list_inputs import index_dtype_of
 from tfteach.ops.op_builder import ShapeError, apply_op, constant_value, same_shape_fn
@@ -29,10 +30,13 @@ def _fill_shape(op):
     dims_t, value_t = op._inputs
     _require_rank(dims_t, 1)
     _require_rank(value_t, 0)
-    dims = constant_value(dims_t)
+    # TF reads the dims as a shape first (a value below -1 is "Invalid value in tensor
+    # used for shape"), then as values: -1 is no dimension of a Fill.
+    shape = partial_shape_from_tensor(dims_t)
+    dims = inferred_value(dims_t)
     if dims is not None and np.any(np.asarray(dims) < 0):
         raise shape_error("Fill dimensions must be >= 0", op, computed=[0])
-    return [(value_t.dtype.base_dtype, partial_shape_from_tensor(dims_t))]
+    return [(value_t.dtype.base_dtype, shape)]
 
 
 register_op("Fill", _fill_shape, cpu=fill_kernels.fill)
@@ -126,7 +130,7 @@ _RANGE_DTYPES = [dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64]
 def _range_shape(op):
     for t, arg in zip(op._inputs, ("start", "limit", "delta")):
         _require_rank(t, 0, " for '%s'" % arg)
-    values = [constant_value(t) for t in op._inputs]
+    values = [inferred_value(t) for t in op._inputs]
     dtype = op._attrs["Tidx"]
     if any(v is None for v in values):
         return [(dtype, tensor_shape.TensorShape([None]))]
@@ -176,7 +180,7 @@ def _lin_space_shape(op):
     _require_rank(start, 0)
     _require_rank(stop, 0)
     _require_rank(num, 0)
-    n = constant_value(num)
+    n = inferred_value(num)
     if n is None:
         return [(start.dtype.base_dtype, tensor_shape.TensorShape([None]))]
     if int(n) <= 0:

@@ -6,8 +6,9 @@ from tfteach.framework.convert import convert_to_tensor
 from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import not_differentiable, register_op
 from tfteach.kernels.cpu import index_kernels
+from tfteach.ops.build_time_values import inferred_value
 from tfteach.ops.list_inputs import index_dtype_of
-from tfteach.ops.op_builder import ShapeError, apply_op, constant_value
+from tfteach.ops.op_builder import ShapeError, apply_op
 from tfteach.ops.shape_utils import shape_error
 from tfteach.ops.typed_inputs import convert_fixed_type
 
@@ -26,7 +27,7 @@ def _gather_shape(op):
     _require_rank_at_least(params.shape, 1)
     if axis_t.shape.ndims not in (None, 0):
         raise ShapeError("Shape must be rank 0 but is rank %d" % axis_t.shape.ndims)
-    axis = constant_value(axis_t)
+    axis = inferred_value(axis_t)
     if params.shape.ndims is None or indices.shape.ndims is None:
         return [(dtype, tensor_shape.unknown_shape())]
     if axis is None:
@@ -103,7 +104,7 @@ def _one_hot_shape(op):
         raise ShapeError("axis must be >= -1")
     if depth_t.shape.ndims not in (None, 0):
         raise ShapeError("Shape must be rank 0 but is rank %d" % depth_t.shape.ndims)
-    depth = constant_value(depth_t)
+    depth = inferred_value(depth_t)
     if depth is not None and int(depth) < 0:
         raise shape_error("Dimension size, given by scalar input 1, must be non-negative but is "
                           "%d" % int(depth), op, computed=[1])
@@ -171,7 +172,7 @@ def _unsorted_segment_sum_shape(op):
         for a, b in zip(data.shape.as_list(), ids.shape.as_list()):
             if a is not None and b is not None and a != b:
                 raise ShapeError("Dimensions must be equal, but are %d and %d" % (a, b))
-    num = constant_value(num_t)
+    num = inferred_value(num_t)
     if num is not None and int(num) < 0:
         raise shape_error("Dimension size, given by scalar input 2, must be non-negative but is "
                           "%d" % int(num), op, computed=[2])

@@ -11,10 +11,11 @@ from tfteach.framework.convert import convert_to_tensor
 from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import register_op
 from tfteach.kernels.cpu import array_kernels
+from tfteach.ops.build_time_values import inferred_value
 from tfteach.ops.constant_op import constant, identity
 from tfteach.ops.eager_type_errors import is_eager_value
 from tfteach.ops.list_inputs import convert_list_input, index_dtype_of
-from tfteach.ops.op_builder import ShapeError, apply_op, constant_value
+from tfteach.ops.op_builder import ShapeError, apply_op
 from tfteach.ops.shape_utils import check_axis, merge_dims, shape_error
 
 __all__ = ["concat", "stack", "unstack", "split"]
@@ -28,7 +29,7 @@ def _concat_shape(op):
     for r in ranks[1:]:
         if r != ranks[0]:
             raise ShapeError("Shape must be rank %d but is rank %d" % (ranks[0], r))
-    axis = constant_value(axis_t)
+    axis = inferred_value(axis_t)
     if not ranks:
         return [(dtype, tensor_shape.unknown_shape())]
     rank = ranks[0]
@@ -176,7 +177,7 @@ def _split_shape(op):
     axis_t, x = op._inputs
     num = op._attrs["num_split"]
     dtype = x.dtype.base_dtype
-    axis = constant_value(axis_t)
+    axis = inferred_value(axis_t)
     if x.shape.ndims is None:
         return [(dtype, tensor_shape.unknown_shape())] * num
     if axis is None:
@@ -198,12 +199,12 @@ def _split_v_shape(op):
     dtype = x.dtype.base_dtype
     if x.shape.ndims is None:
         return [(dtype, tensor_shape.unknown_shape())] * num
-    axis = constant_value(axis_t)
+    axis = inferred_value(axis_t)
     if axis is None:
         return [(dtype, tensor_shape.unknown_shape(rank=x.shape.ndims))] * num
     axis = check_axis(int(axis), x.shape.ndims, op, computed=[2])
     dims = x.shape.as_list()
-    sizes = constant_value(sizes_t)
+    sizes = inferred_value(sizes_t)
     if sizes is None:
         dims[axis] = None
         return [(dtype, tensor_shape.TensorShape(dims))] * num

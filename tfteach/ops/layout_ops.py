@@ -6,8 +6,9 @@ from tfteach.framework.convert import convert_to_tensor, is_tensor
 from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import register_op
 from tfteach.kernels.cpu import array_kernels
+from tfteach.ops.build_time_values import inferred_value
 from tfteach.ops.list_inputs import index_dtype_of
-from tfteach.ops.op_builder import ShapeError, apply_op, constant_value
+from tfteach.ops.op_builder import ShapeError, apply_op
 from tfteach.ops.shape_utils import partial_shape_from_tensor, shape_error
 
 __all__ = ["transpose", "reverse", "reverse_v2", "tile", "pad"]
@@ -17,7 +18,7 @@ __all__ = ["transpose", "reverse", "reverse_v2", "tile", "pad"]
 def _transpose_shape(op):
     x, perm_t = op._inputs
     dtype = x.dtype.base_dtype
-    perm = constant_value(perm_t)
+    perm = inferred_value(perm_t)
     perm_len = perm_t.shape[0].value if perm_t.shape.ndims == 1 else None
     if x.shape.ndims is not None:
         rank = x.shape.ndims
@@ -80,7 +81,7 @@ def _reverse_shape(op):
     x, axis_t = op._inputs
     if axis_t.shape.ndims not in (None, 1):
         raise ShapeError("Shape must be rank 1 but is rank %d" % axis_t.shape.ndims)
-    axes = constant_value(axis_t)
+    axes = inferred_value(axis_t)
     if axes is not None and x.shape.ndims is not None:
         rank = x.shape.ndims
         seen = set()
@@ -168,7 +169,7 @@ def _pad_shape(op):
         raise ShapeError("Shape must be rank %d but is rank %d" % (n_dim, x.shape.ndims))
     if n_dim is None and x.shape.ndims is not None:
         n_dim = x.shape.ndims
-    paddings = constant_value(paddings_t)
+    paddings = inferred_value(paddings_t)
     if paddings is None:
         return [(dtype, tensor_shape.unknown_shape(rank=n_dim))]
     paddings = np.asarray(paddings)

@@ -11,8 +11,9 @@ from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import gradient, register_op
 from tfteach.kernels.cpu.output_limits import check_shape, wrap_int32
 from tfteach.kernels.cpu.shape_kernels import invalid_argument, list_outputs, shape_text
+from tfteach.ops.build_time_values import inferred_value
 from tfteach.ops.list_inputs import check_list_length
-from tfteach.ops.op_builder import ShapeError, apply_op, constant_value
+from tfteach.ops.op_builder import ShapeError, apply_op
 from tfteach.runtime.placement import register_cpu_only
 
 __all__ = ["dynamic_partition", "dynamic_stitch", "parallel_dynamic_stitch"]
@@ -94,7 +95,7 @@ def _stitch_shape(op):
     indices, data = op._inputs[:n], op._inputs[n:]
     size = 0
     for i in indices:
-        v = constant_value(i)
+        v = inferred_value(i)
         if v is None:
             size = None
             break

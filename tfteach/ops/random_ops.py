@@ -26,7 +26,9 @@ from tfteach.framework import graph as graph_lib
 from tfteach.framework.registry import not_differentiable, register_op
 from tfteach.kernels.cpu import random_kernels as kernels
 from tfteach.ops import op_builder
-from tfteach.ops.op_builder import ShapeError, apply_op, constant_value
+from tfteach.ops.build_time_values import inferred_value
+from tfteach.ops.op_builder import ShapeError, apply_op
+from tfteach.ops.shape_utils import partial_shape_from_tensor
 
 __all__ = ["random_normal", "truncated_normal", "random_uniform", "random_shuffle",
            "multinomial", "set_random_seed", "get_seed", "random_gamma"]
@@ -79,20 +81,11 @@ def _seed_attrs(op_seed):
 
 # -- shape functions -----------------------------------------------------------------------
 def shape_from_shape_tensor(shape):
-    """The static shape a `shape` argument tensor describes (TF's MakeShapeFromShapeTensor)."""
+    """The static shape a `shape` argument tensor describes (TF's MakeShapeFromShapeTensor:
+    shape_utils.partial_shape_from_tensor)."""
     if shape.shape.ndims not in (None, 1):
         raise ShapeError("Shape must be rank 1 but is rank %d" % shape.shape.ndims)
-    value = constant_value(shape)
-    if value is not None:
-        dims = []
-        for d in np.ravel(value).tolist():
-            if d < -1:
-                raise ShapeError("Invalid value in tensor used for shape: %d" % d)
-            dims.append(None if d == -1 else d)
-        return tensor_shape.TensorShape(dims)
-    if shape.shape.ndims == 1 and shape.shape[0].value is not None:
-        return tensor_shape.unknown_shape(shape.shape[0].value)
-    return tensor_shape.unknown_shape()
+    return partial_shape_from_tensor(shape)
 
 
 def _random_shape(op):
@@ -118,7 +111,7 @@ def _multinomial_shape(op):
         raise ShapeError("Shape must be rank 2 but is rank %d" % logits.shape.ndims)
     if num_samples.shape.ndims not in (None, 0):
         raise ShapeError("Shape must be rank 0 but is rank %d" % num_samples.shape.ndims)
-    count = constant_value(num_samples)
+    count = inferred_value(num_samples)
     if count is not None and int(count) < 0:
         raise ShapeError("Dimension size, given by scalar input 1, must be non-negative but "
                          "is %d" % int(count))

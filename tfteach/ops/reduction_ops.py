@@ -20,8 +20,9 @@ from tfteach.framework import convert, dtypes, tensor_shape
 from tfteach.framework.registry import not_differentiable, register_op
 from tfteach.kernels.cpu import reduction_kernels as kernels
 from tfteach.ops import op_builder
+from tfteach.ops.build_time_values import inferred_value
 from tfteach.ops.constant_op import constant
-from tfteach.ops.op_builder import (ShapeError, apply_op, constant_value,
+from tfteach.ops.op_builder import (ShapeError, apply_op,
                                      deprecated_argument_lookup)
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
@@ -91,7 +92,7 @@ def reduced_shape(input_shape, axis_tensor, keep_dims):
     """The static shape of a reduction of `input_shape` over `axis_tensor` (TF's rules)."""
     if axis_tensor.shape.ndims is not None and axis_tensor.shape.ndims > 1:
         raise ShapeError("Shape must be at most rank 1 but is rank %d" % axis_tensor.shape.ndims)
-    axes = constant_value(axis_tensor)
+    axes = inferred_value(axis_tensor)
     rank = input_shape.ndims
     if axes is None or rank is None:
         if keep_dims and rank is not None:
@@ -142,7 +143,7 @@ def _arg_shape(op):
         return [(out_type, tensor_shape.unknown_shape())]
     if rank <= 1:        # TF: reducing a scalar or a vector gives a scalar, whatever the axis
         return [(out_type, tensor_shape.scalar())]
-    value = constant_value(dimension)
+    value = inferred_value(dimension)
     if value is None:
         return [(out_type, tensor_shape.unknown_shape(rank - 1))]
     axis = int(value)

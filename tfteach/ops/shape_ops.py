@@ -11,9 +11,10 @@ from tfteach.framework.convert import convert_to_tensor, holds_tensor
 from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import register_op
 from tfteach.kernels.cpu import shape_kernels
+from tfteach.ops.build_time_values import inferred_value
 from tfteach.ops.constant_op import constant
 from tfteach.ops.list_inputs import convert_list_input, index_dtype_of
-from tfteach.ops.op_builder import (ShapeError, apply_op, constant_value,
+from tfteach.ops.op_builder import (ShapeError, apply_op,
                                      deprecated_argument_lookup)
 from tfteach.ops.shape_utils import partial_shape_from_tensor, shape_error
 
@@ -169,7 +170,7 @@ def reshape(tensor, shape, name=None):
 def _expand_dims_shape(op):
     x, dim = op._inputs
     dtype = x.dtype.base_dtype
-    value = constant_value(dim)
+    value = inferred_value(dim)
     if value is None or x.shape.ndims is None:
         return [(dtype, tensor_shape.unknown_shape())]
     if np.size(value) != 1:

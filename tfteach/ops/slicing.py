@@ -16,6 +16,7 @@ from tfteach.framework.registry import register_op
 from tfteach.framework.tensor import Tensor
 from tfteach.kernels.cpu import slice_kernels
 from tfteach.kernels.cpu.slice_spec import SliceError, as_int_list, resolve_strided_slice
+from tfteach.ops.build_time_values import inferred_value
 from tfteach.ops.list_inputs import index_dtype_of
 from tfteach.ops.op_builder import ShapeError, apply_op, constant_value
 from tfteach.ops.shape_utils import partial_shape_from_tensor, shape_error
@@ -42,14 +43,14 @@ def _slice_shape(op):
     if n is not None and x.shape.ndims not in (None, n):
         raise ShapeError("Shape must be rank %d but is rank %d" % (n, x.shape.ndims))
     sizes_shape = partial_shape_from_tensor(size_t)    # (rejects sizes below -1)
-    sizes = constant_value(size_t)
+    sizes = inferred_value(size_t)
     if sizes is None:
         if sizes_shape.ndims is not None:
             return [(dtype, sizes_shape)]
         return [(dtype, tensor_shape.unknown_shape(rank=n if n is not None else
                                                    x.shape.ndims))]
     sizes = as_int_list(sizes)
-    begin = constant_value(begin_t)
+    begin = inferred_value(begin_t)
     dims = x.shape.as_list() if x.shape.ndims is not None else [None] * len(sizes)
     out = []
     for i, s in enumerate(sizes):
@@ -98,10 +99,10 @@ def _strided_slice_shape(op):
                          "are [%d] and [%d]." % (known[0], [n for n in known if n != known[0]][0],
                                                  known[0], [n for n in known
                                                             if n != known[0]][0]))
-    strides = constant_value(strides_t)
+    strides = inferred_value(strides_t)
     if x.shape.ndims is None or not known or strides is None:
         return [(dtype, tensor_shape.unknown_shape())]
-    begin, end = constant_value(begin_t), constant_value(end_t)
+    begin, end = inferred_value(begin_t), inferred_value(end_t)
     if end is None:
         end = _end_ignoring_shrink_axes(end_t, op._attrs["shrink_axis_mask"])
     masks = tuple(op._attrs[m] for m in _MASKS)
@@ -120,7 +121,7 @@ def _end_ignoring_shrink_axes(end_t, shrink_axis_mask):
     end vector, with 0 in those places, when every other entry is a constant."""
     if end_t.op.type != "Pack":
         return None
-    parts = [constant_value(t) for t in end_t.op._inputs]
+    parts = [inferred_value(t) for t in end_t.op._inputs]
     if any(p is None and not shrink_axis_mask >> i & 1 for i, p in enumerate(parts)):
         return None
     return np.array([0 if p is None else int(p) for p in parts], dtype=np.int64)

@@ -13,7 +13,8 @@ from tfteach.framework.registry import gradient, not_differentiable, register_op
 from tfteach.kernels.cpu import image_boxes as kernels
 from tfteach.kernels.cpu.random_kernels import generator
 from tfteach.kernels.cpu.shape_kernels import invalid_argument
-from tfteach.ops.op_builder import ShapeError, apply_op, constant_value
+from tfteach.ops.build_time_values import inferred_value
+from tfteach.ops.op_builder import ShapeError, apply_op
 from tfteach.runtime.placement import register_cpu_only
 
 __all__ = ["draw_boxes", "crop_and_resize", "sample_distorted_box"]
@@ -64,7 +65,7 @@ def _crop_and_resize_shape(op):
     _rank(boxes, 2)
     _rank(box_index, 1)
     _rank(crop_size, 1)
-    size = constant_value(crop_size)
+    size = inferred_value(crop_size)
     crop_h = crop_w = None
     if size is not None:
         crop_h, crop_w = (int(v) for v in np.ravel(size))
@@ -103,7 +104,7 @@ register_op("CropAndResize", _crop_and_resize_shape, cpu=_crop_and_resize_kernel
 def _grad_image_shape(op):
     grads, boxes, box_index, image_size = op._inputs
     _rank(grads, 4)
-    value = constant_value(image_size)
+    value = inferred_value(image_size)
     shape = (tensor_shape.unknown_shape(4) if value is None
              else tensor_shape.TensorShape([int(v) for v in np.ravel(value)]))
     return [(op._attrs["T"], shape)]

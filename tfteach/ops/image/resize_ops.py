@@ -14,7 +14,8 @@ from tfteach.framework.convert import convert_to_tensor
 from tfteach.framework.registry import gradient, not_differentiable, register_op
 from tfteach.kernels.cpu import image_resize as kernels
 from tfteach.kernels.cpu.shape_kernels import invalid_argument
-from tfteach.ops.op_builder import ShapeError, apply_op, constant_value
+from tfteach.ops.build_time_values import inferred_value
+from tfteach.ops.op_builder import ShapeError, apply_op
 from tfteach.runtime.placement import register_cpu_only
 
 __all__ = ["resize", "RESIZE_OP_TYPES"]
@@ -35,7 +36,7 @@ def sized_image_shape(images, size):
     _check_rank(size.shape, 1)
     if size.shape.ndims == 1 and size.shape[0].value not in (None, 2):
         raise ShapeError("Dimension must be 2 but is %d" % size.shape[0].value)
-    value = constant_value(size)
+    value = inferred_value(size)
     height = width = None
     if value is not None:
         height, width = (int(v) for v in np.ravel(value))

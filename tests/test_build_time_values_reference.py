@@ -1,0 +1,176 @@
+"""Static shapes that TensorFlow's shape inference computes from values while the graph is
+built (ops/build_time_values.py, shape_utils.partial_shape_from_tensor): shape tensors
+made by ops no Python code of TF's knows (`tf.zeros(tf.size(x))`, `tf.shape(x)[1:]` of
+a partly known shape, `tf.eye(tf.constant(2))`), compared with TensorFlow's static shapes
+and build-time errors. Before, tfteach left them unknown (`(?, ?)`) or refused other
+values than TensorFlow."""
+import numpy as np
+import pytest
+
+import tfteach
+from tf_reference import build_error, tensorflow_v1, tf1_behaviour
+
+
+def _x(tf, shape):
+    return tf.placeholder(tf.float32, shape)
+
+
+SHAPES = {
+    "eye of a constant tensor": lambda tf: tf.eye(tf.constant(2)),
+    "eye with a tensor column count and a batch": lambda tf: tf.eye(
+        tf.constant(2), tf.constant(3), batch_shape=[4]),
+    "zeros of a size": lambda tf: tf.zeros(tf.size(_x(tf, [2, 3]))),
+    "zeros of a rank": lambda tf: tf.zeros(tf.rank(_x(tf, [2, 3]))),
+    "zeros of a doubled shape": lambda tf: tf.zeros(tf.shape(_x(tf, [2, 3])) * 2),
+    "zeros of max(shape, 1)": lambda tf: tf.zeros(tf.maximum(tf.constant([2, 0]), 1)),
+    "zeros of a range": lambda tf: tf.zeros(tf.range(1, 4)),
+    "zeros of a reversed constant": lambda tf: tf.zeros(tf.reverse(tf.constant([2, 3]), [0])),
+    "zeros of a gather": lambda tf: tf.zeros(tf.gather(tf.constant([2, 3, 4]), [2, 0])),
+    "zeros of an unstacked row": lambda tf: tf.zeros(
+        tf.unstack(tf.constant([[2, 3], [4, 5]]))[1]),
+    "zeros of a cast float constant": lambda tf: tf.zeros(
+        tf.cast(tf.constant([2.7, 3.2]), tf.int32)),
+    "zeros of a where": lambda tf: tf.zeros(tf.where(
+        tf.constant([True, False]), tf.constant([1, 2]), tf.constant([3, 4]))),
+    "slice of a partly known shape": lambda tf: tf.zeros(
+        tf.shape(_x(tf, [None, 3, 4]))[1:]),
+    "slice of a shape from the end": lambda tf: tf.zeros(tf.shape(_x(tf, [None, 3]))[-1:]),
+    "slice with a stride": lambda tf: tf.zeros(tf.shape(_x(tf, [None, 3, 4]))[::2]),
+    "slice between bounds": lambda tf: tf.zeros(tf.shape(_x(tf, [None, 3, 4]))[1:3]),
+    "slice with a tensor bound": lambda tf: tf.zeros(
+        tf.shape(_x(tf, [None, 3, 4]))[tf.constant(1):]),
+    "slice of an int64 shape": lambda tf: tf.zeros(
+        tf.shape(_x(tf, [None, 3, 4]), out_type=tf.int64)[1:]),
+    "cast of a shape slice": lambda tf: tf.zeros(
+        tf.cast(tf.shape(_x(tf, [None, 3, 4]))[1:], tf.int64)),
+    "shape_n output": lambda tf: tf.zeros(tf.shape_n([_x(tf, [None, 3])])[0]),
+    "fill of a shape slice": lambda tf: tf.fill(tf.shape(_x(tf, [None, 3]))[1:], 1.0),
+    "reshape to a shape slice": lambda tf: tf.reshape(
+        _x(tf, [None, 6]), tf.shape(_x(tf, [None, 2, 3]))[1:]),
+    "reshape to a pack of computed scalars": lambda tf: tf.reshape(
+        _x(tf, [None, 4]), tf.stack([tf.constant(2) * 1, -1])),
+    "tile by computed multiples": lambda tf: tf.tile(_x(tf, [2, 3]), tf.constant([2, 1]) + 1),
+    "one_hot of a computed depth": lambda tf: tf.one_hot([1, 2], tf.constant(3) + 1),
+    "slice by computed begin and size": lambda tf: tf.slice(
+        _x(tf, [5, 6]), tf.constant([1, 2]) - 1, tf.constant([2, 2]) * 2),
+    "expand_dims at a computed axis": lambda tf: tf.expand_dims(
+        _x(tf, [2, 3]), tf.constant(1) * 2),
+    "transpose by a computed perm": lambda tf: tf.transpose(
+        _x(tf, [2, 3, 4]), tf.reverse(tf.constant([0, 1, 2]), [0])),
+    "sum over a computed axis": lambda tf: tf.reduce_sum(_x(tf, [2, 3, 4]), tf.constant(1) + 1),
+    "concat along a computed axis": lambda tf: tf.concat(
+        [_x(tf, [2, 3]), _x(tf, [2, 4])], tf.constant(0) + 1),
+    "random_normal of a shape slice": lambda tf: tf.random_normal(
+        tf.shape(_x(tf, [None, 3, 4]))[1:]),
+    # Not values at build time: a random draw, a placeholder with a default, a variable,
+    # a cond's result (its Merge) stay unknown, in TensorFlow too.
+    "zeros of a random draw": lambda tf: tf.zeros(
+        tf.cast(tf.random_uniform([2]) * 3, tf.int32)),
+    "zeros of a placeholder_with_default": lambda tf: tf.zeros(
+        tf.placeholder_with_default([2, 3], [2])),
+    "zeros of a variable": lambda tf: tf.zeros(tf.Variable([2, 3])),
+    "zeros of a cond": lambda tf: tf.zeros(tf.cond(
+        tf.constant(True), lambda: tf.constant([2]), lambda: tf.constant([3]))),
+}
+
+ERRORS = {
+    "reshape to a computed size": lambda tf: tf.reshape(
+        tf.zeros([2, 3]), tf.shape(_x(tf, [2, 3])) * 2),
+    "reshape to a computed vector": lambda tf: tf.reshape(tf.zeros([6]),
+                                                          tf.constant([4]) + 0),
+    "fill with a dimension below -1": lambda tf: tf.fill(tf.constant([2, -3]) * 1, 1.0),
+    "zeros with a constant dimension below -1": lambda tf: tf.zeros(tf.constant([2, -3])),
+    "fill with a dimension of -1": lambda tf: tf.fill([2, -1], 1.0),
+    "random_uniform with a dimension below -1": lambda tf: tf.random_uniform(
+        tf.constant([2, -3]) * 1),
+    "one_hot of a negative depth": lambda tf: tf.one_hot([1], tf.constant(-2) * 1),
+    "expand_dims out of range": lambda tf: tf.expand_dims(tf.zeros([2]), tf.constant(5) * 1),
+    "sum over an axis out of range": lambda tf: tf.reduce_sum(tf.zeros([2, 3]),
+                                                              tf.constant(4) * 1),
+    "slice of a shape past its start": lambda tf: tf.zeros(
+        tf.shape(_x(tf, [None, 3]))[-5:]),
+}
+
+
+def _static_shape(tf, build):
+    """As a list: TF 2's TensorShape prints None where TF 1.15 and tfteach print ?."""
+    with tf.Graph().as_default():
+        return build(tf).shape.as_list()
+
+
+def _core(error):
+    """The message without TF 2's `for '{{node ...}} = ...'` tail (TF 1.15 writes `for
+    'NAME' (op: 'TYPE')`, as tfteach does) and without what follows the input shapes."""
+    return str(error).split(" for '")[0].split("\n")[0]
+
+
+@pytest.mark.parametrize("label", sorted(SHAPES))
+def test_static_shapes_are_tensorflows(label):
+    tensorflow_v1()
+    with tf1_behaviour() as v1:
+        theirs = _static_shape(v1, SHAPES[label])
+    assert _static_shape(tfteach, SHAPES[label]) == theirs
+
+
+@pytest.mark.parametrize("label", sorted(ERRORS))
+def test_build_time_errors_are_tensorflows(label):
+    tensorflow_v1()
+    with tf1_behaviour() as v1:
+        theirs = build_error(v1, ERRORS[label])
+    ours = build_error(tfteach, ERRORS[label])
+    assert theirs is not None and ours is not None, (theirs, ours)
+    assert type(ours) is type(theirs)
+    assert _core(ours) == _core(theirs)
+
+
+def test_computed_values_are_named_in_the_error_as_tensorflow_names_them():
+    """TF's "with input tensors computed as partial shapes: input[1] = [4,6]." names the
+    value it computed, in TF 1.15's words for the op."""
+    error = build_error(tfteach, ERRORS["reshape to a computed size"])
+    assert str(error) == (
+        "Cannot reshape a tensor with 6 elements to shape [4,6] (24 elements) for 'Reshape' "
+        "(op: 'Reshape') with input shapes: [2,3], [2] and with input tensors computed as "
+        "partial shapes: input[1] = [4,6].")
+
+
+def test_the_values_are_the_ops_own_results():
+    """What shape inference computed is what a Session computes (the op's own kernel)."""
+    with tfteach.Graph().as_default():
+        tf = tfteach
+        shape = tf.maximum(tf.constant([2, 0]), 1) * tf.constant([3, 1])
+        zeros = tf.zeros(shape)
+        with tf.Session() as sess:
+            value = sess.run(zeros)
+    assert zeros.shape.as_list() == [6, 1]
+    np.testing.assert_array_equal(value, np.zeros((6, 1), np.float32))
+
+
+def test_python_decisions_still_use_only_what_tensorflows_python_knows():
+    """TF's Python (`tensor_util.constant_value`) does not evaluate a Mul: a keep_prob of
+    `tf.constant(0.5) * 2` still builds the dropout ops, in TensorFlow and here."""
+    def build(tf):
+        x = tf.placeholder(tf.float32, [2, 3])
+        y = tf.nn.dropout(x, keep_prob=tf.constant(0.5) * 2)
+        return y is x, sorted({op.type for op in tf.get_default_graph().get_operations()})
+
+    tensorflow_v1()
+    with tf1_behaviour() as v1:
+        with v1.Graph().as_default():
+            theirs = build(v1)
+    with tfteach.Graph().as_default():
+        ours = build(tfteach)
+    assert ours[0] is theirs[0] is False
+    assert "RandomUniform" in ours[1] and "RandomUniform" in theirs[1]
+
+
+def test_big_values_are_not_computed_while_building():
+    """A shape input computed from more than MAX_ELEMENTS values stays unknown, where
+    TensorFlow would compute it (no program's shape needs that much): building never
+    runs a big kernel."""
+    from tfteach.ops import build_time_values
+    with tfteach.Graph().as_default():
+        tf = tfteach
+        big = tf.range(build_time_values.MAX_ELEMENTS + 1)
+        assert tf.zeros(tf.reduce_sum(big) * 0 + 2).shape.as_list() == [None]
+        small = tf.range(10)
+        assert tf.zeros(tf.reduce_sum(small) * 0 + 2).shape.as_list() == [2]
