@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import tfteach
-from tf_reference import build_error, tensorflow_v1, tf1_behaviour
+from tf_reference import (build_error, errors_of_both, own_message, run_eager_tensorflow,
+                          tensorflow_v1, tf1_behaviour, tfteach_json)
 
 
 def _x(tf, shape):
@@ -174,3 +175,44 @@ def test_big_values_are_not_computed_while_building():
         assert tf.zeros(tf.reduce_sum(big) * 0 + 2).shape.as_list() == [None]
         small = tf.range(10)
         assert tf.zeros(tf.reduce_sum(small) * 0 + 2).shape.as_list() == [2]
+
+
+RUN_TIME = {
+    "reshape to a fed size of -2": ([-2, 3], "Size 0 must be non-negative, not -2"),
+    "reshape to two fed -1": ([-1, -1], "Only one input size may be -1, not both 0 and 1"),
+}
+
+
+@pytest.mark.parametrize("label", sorted(RUN_TIME))
+def test_fed_shapes_below_minus_one_are_refused_when_run(label):
+    """A shape known only when the step runs gets the kernel's check: NumPy's reshape
+    takes -2 for the unknown size, and tfteach returned a (2, 3) array where TF refuses."""
+    sizes, words = RUN_TIME[label]
+
+    def build(tf):
+        x = tf.placeholder(tf.float32, [None])
+        shape = tf.placeholder(tf.int32, [None])
+        return tf.reshape(x, shape), {x: np.ones(6, np.float32), shape: sizes}
+
+    theirs, ours = errors_of_both(build)
+    assert type(ours) is tfteach.errors.InvalidArgumentError
+    assert type(theirs).__name__ == "InvalidArgumentError"
+    assert own_message(ours) == own_message(theirs) == words
+
+
+EAGER = ["tf.zeros(tf.constant([2, -3]))", "tf.fill([2, -1], 1.0)",
+         "tf.reshape(tf.ones([6]), [-2, 3])"]
+
+
+def test_eager_ops_report_the_kernels_words():
+    """Eager ops run no shape inference: the kernel's error, `[Op:Fill]` after it. (The
+    shape reading's "Invalid value in tensor used for shape" escaped as a ValueError.)"""
+    program = "\n".join(
+        "try:\n    %s\nexcept Exception as e:\n    print(type(e).__name__, "
+        "str(e).split('}} ')[-1].split(' [Op:')[0])" % line for line in EAGER)
+    theirs = run_eager_tensorflow("import tensorflow as tf\n" + program).splitlines()
+    ours = tfteach_json("import json, io, contextlib\nimport tfteach.v2 as tf\n"
+                        "out = io.StringIO()\nwith contextlib.redirect_stdout(out):\n" +
+                        "\n".join("    " + line for line in program.splitlines()) +
+                        "\nprint(json.dumps(out.getvalue().splitlines()))")
+    assert ours == theirs

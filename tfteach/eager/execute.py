@@ -136,7 +136,7 @@ def _execute(op_type, inputs, attrs, name, device):
         ctx.state = context.kernel_state(op)
     try:
         specs = op_def.shape_fn(op)
-    except tensor_shape.ShapeError as e:
+    except (tensor_shape.ShapeError, tensor_shape.ShapeTensorError) as e:
         # TF's eager ops run no shape inference: the kernel finds the problem, in its
         # own words. Ask it (unless it changes state); if it has no objection, report
         # the shape function's.

@@ -159,6 +159,8 @@ class Graph:
                            source_info.caller_location())
             try:
                 op._set_outputs(op_def.shape_fn(op))
+            except tensor_shape.ShapeTensorError as e:
+                raise ValueError(str(e)) from None
             except tensor_shape.ShapeError as e:
                 shapes = ", ".join(t.shape.debug_string() for t in inputs)
                 # TF's " and with computed input tensors: input[1] = <...>" part, if any.

@@ -13,6 +13,13 @@ class ShapeError(ValueError):
     """Raised by an op's shape function; the graph adds TF's `for 'NAME' (op: ...)` tail."""
 
 
+class ShapeTensorError(ValueError):
+    """A shape given as a tensor that describes no shape ("Invalid value in tensor used
+    for shape: -3"): raised by TF's shape refiner while it reads the tensor, so the graph
+    raises it as a plain ValueError naming no op. Eager ops run no shape inference: there
+    the kernel's own error is raised instead (eager/execute.py)."""
+
+
 class Dimension:
     """One dimension of a static shape; `value` is an int or None (unknown)."""
 

@@ -10,10 +10,12 @@ or `... and with input tensors computed as partial shapes: input[1] = [?,4].`.
 import numpy as np
 
 from tfteach.framework import dtypes, tensor_shape
+from tfteach.framework.tensor_shape import ShapeTensorError
 from tfteach.ops.build_time_values import inferred_value
 from tfteach.ops.op_builder import ShapeError
 
 __all__ = ["shape_error", "summarize_value", "input_value", "partial_shape_from_tensor",
+           "ShapeTensorError",
            "check_axis", "merge_dims"]
 
 
@@ -122,7 +124,7 @@ def _shape_from_value(value):
     if value.ndim == 0:
         return tensor_shape.unknown_shape()
     if np.any(value < -1):
-        raise ValueError("Invalid value in tensor used for shape: %d" % value[value < -1][0])
+        raise ShapeTensorError("Invalid value in tensor used for shape: %d" % value[value < -1][0])
     return tensor_shape.TensorShape([None if d == -1 else int(d) for d in value])
 
 
@@ -191,19 +193,19 @@ def _subshape(shape, start, end, stride):
     if start < 0:
         start += rank
         if start < 0:
-            raise ValueError("Subshape start out of bounds: %d, for shape with rank %d"
+            raise ShapeTensorError("Subshape start out of bounds: %d, for shape with rank %d"
                              % (start_in, rank))
     if end < 0:
         end += rank
         if end < 0:
-            raise ValueError("Subshape end out of bounds: %d, for shape with rank %d"
+            raise ShapeTensorError("Subshape end out of bounds: %d, for shape with rank %d"
                              % (end_in, rank))
     if stride > 0 and start > end:
-        raise ValueError("Subshape must have computed start <= end, but is %d and %d "
+        raise ShapeTensorError("Subshape must have computed start <= end, but is %d and %d "
                          "(computed from start %d and end %d over shape with rank %d)"
                          % (start, end, start_in, end_in, rank))
     if stride < 0 and start < end:
-        raise ValueError("Subshape must have computed start >= end since stride is "
+        raise ShapeTensorError("Subshape must have computed start >= end since stride is "
                          "negative, but is %d and %d (computed from start %d and end %d "
                          "over shape with rank %d and stride%d)"
                          % (start, end, start_in, end_in, rank, stride))

@@ -59,11 +59,14 @@ def reshape(ctx, x, sizes):
     sizes = np.asarray(sizes)
     if sizes.ndim == 1:
         # NumPy applies TF's rules (one -1 inferred, sizes must match); on any refusal the
-        # checks below find which rule broke and say it in TensorFlow's words.
-        try:
-            return x.reshape(sizes.tolist())
-        except (ValueError, TypeError):
-            pass
+        # checks below find which rule broke and say it in TensorFlow's words. (NumPy
+        # also takes -2 for the unknown size, which TF refuses: those go below too.)
+        dims = sizes.tolist()
+        if min(dims, default=0) >= -1:
+            try:
+                return x.reshape(dims)
+            except (ValueError, TypeError):
+                pass
     if sizes.ndim > 1:
         raise invalid_argument(ctx, "sizes input must be 1-D, not %s" % shape_text(sizes.shape))
     new_shape = []
