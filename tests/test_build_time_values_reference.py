@@ -63,6 +63,11 @@ SHAPES = {
         [_x(tf, [2, 3]), _x(tf, [2, 4])], tf.constant(0) + 1),
     "random_normal of a shape slice": lambda tf: tf.random_normal(
         tf.shape(_x(tf, [None, 3, 4]))[1:]),
+    "pad of an unknown rank by computed paddings": lambda tf: tf.pad(
+        tf.placeholder(tf.float32), tf.constant([[1, 0], [0, 2]]) + 0),
+    "gradient of a pad of an unknown rank": lambda tf: tf.gradients(
+        tf.reduce_sum(tf.pad(_x(tf, None), [[1, 0], [0, 2]]) ** 2),
+        tf.get_default_graph().get_operations()[0].outputs[0])[0],
     # Not values at build time: a random draw, a placeholder with a default, a variable,
     # a cond's result (its Merge) stay unknown, in TensorFlow too.
     "zeros of a random draw": lambda tf: tf.zeros(

@@ -175,7 +175,8 @@ def _pad_shape(op):
     paddings = np.asarray(paddings)
     if np.any(paddings < 0):
         raise shape_error("Paddings must be non-negative", op, computed=[1])
-    dims = x.shape.as_list()
+    # TF's WithRank: an input of unknown rank has as many (unknown) dims as paddings rows.
+    dims = x.shape.as_list() if x.shape.ndims is not None else [None] * len(paddings)
     out = [None if d is None else d + int(p[0]) + int(p[1]) for d, p in zip(dims, paddings)]
     return [(dtype, tensor_shape.TensorShape(out))]
 
