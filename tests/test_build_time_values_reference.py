@@ -221,3 +221,64 @@ def test_eager_ops_report_the_kernels_words():
                         "\n".join("    " + line for line in program.splitlines()) +
                         "\nprint(json.dumps(out.getvalue().splitlines()))")
     assert ours == theirs
+
+
+def _given(tf, value, computed):
+    """A value input as a Const, or computed from one (an Add: evaluated at build time)."""
+    t = tf.constant(value)
+    return t + tf.zeros_like(t) if computed else t
+
+
+VALUE_READERS = {
+    "reshape": lambda tf, x, c: tf.reshape(x, _given(tf, [-1, 3], c)),
+    "tile": lambda tf, x, c: tf.tile(x, _given(tf, [2, 1], c)),
+    "slice": lambda tf, x, c: tf.slice(x, _given(tf, [0, 1], c), _given(tf, [1, -1], c)),
+    "strided_slice": lambda tf, x, c: tf.strided_slice(
+        x, _given(tf, [0, 1], c), _given(tf, [1, 3], c), _given(tf, [1, 1], c)),
+    "pad": lambda tf, x, c: tf.pad(x, _given(tf, [[1, 0], [0, 2]], c)),
+    "mirror_pad": lambda tf, x, c: tf.pad(x, _given(tf, [[1, 0], [0, 1]], c), mode="REFLECT"),
+    "expand_dims": lambda tf, x, c: tf.expand_dims(x, _given(tf, 1, c)),
+    "transpose": lambda tf, x, c: tf.transpose(x, _given(tf, [1, 0], c)),
+    "reduce_sum": lambda tf, x, c: tf.reduce_sum(x, _given(tf, 1, c)),
+    "reduce_sum keepdims": lambda tf, x, c: tf.reduce_sum(x, _given(tf, [0], c),
+                                                          keepdims=True),
+    "reduce_max of all axes": lambda tf, x, c: tf.reduce_max(x, _given(tf, [0, 1], c)),
+    "argmax": lambda tf, x, c: tf.argmax(x, _given(tf, 1, c)),
+    "concat": lambda tf, x, c: tf.concat([x, x], _given(tf, 1, c)),
+    "split": lambda tf, x, c: tf.split(x, 3, axis=_given(tf, 1, c))[0],
+    "split by sizes": lambda tf, x, c: tf.split(x, _given(tf, [1, 2], c), axis=1)[1],
+    "gather on an axis": lambda tf, x, c: tf.gather(x, [0, 1], axis=_given(tf, 1, c)),
+    "reverse": lambda tf, x, c: tf.reverse(x, _given(tf, [1], c)),
+    "cumsum": lambda tf, x, c: tf.cumsum(x, _given(tf, 1, c)),
+    "one_hot": lambda tf, x, c: tf.one_hot(tf.cast(x, tf.int32), _given(tf, 4, c)),
+    "top_k": lambda tf, x, c: tf.nn.top_k(x, _given(tf, 2, c)).values,
+    "resize_images": lambda tf, x, c: tf.image.resize_images(
+        tf.reshape(x, [1, -1, 3, 1]), _given(tf, [4, 5], c)),
+    "unsorted_segment_sum": lambda tf, x, c: tf.unsorted_segment_sum(
+        x, [0, 1], _given(tf, 3, c)),
+    "broadcast against zeros": lambda tf, x, c: x + tf.zeros(_given(tf, [2, 3], c)),
+}
+INPUT_SHAPES = {"unknown rank": None, "[?, ?]": [None, None], "[?, 3]": [None, 3],
+                "[2, ?]": [2, None], "[2, 3]": [2, 3]}
+
+
+def _shape_or_error(tf, build, shape, computed):
+    with tf.Graph().as_default():
+        try:
+            y = build(tf, tf.placeholder(tf.float32, shape), computed)
+        except Exception as e:  # noqa: BLE001 - the error is what we compare
+            return type(e).__name__, _core(e)
+        return None if y.shape.ndims is None else y.shape.as_list()
+
+
+@pytest.mark.parametrize("computed", [False, True], ids=["constant", "computed"])
+@pytest.mark.parametrize("shape", sorted(INPUT_SHAPES))
+@pytest.mark.parametrize("label", sorted(VALUE_READERS))
+def test_value_reading_ops_on_every_kind_of_input(label, shape, computed):
+    """Each op that reads an input's value, on inputs of unknown rank, partly and fully
+    known shapes, its value given as a constant or computed: TF's static shape or error."""
+    tensorflow_v1()
+    with tf1_behaviour() as v1:
+        theirs = _shape_or_error(v1, VALUE_READERS[label], INPUT_SHAPES[shape], computed)
+    ours = _shape_or_error(tfteach, VALUE_READERS[label], INPUT_SHAPES[shape], computed)
+    assert ours == theirs
