@@ -221,3 +221,27 @@ def test_a_tf_function_takes_the_global_seed():
     runs = [tfteach_json(ours) for _ in range(2)]
     assert runs[0] == runs[1] == expected
     assert expected[1] != expected[4]             # the second call draws on
+
+
+CATEGORICAL_CALLS = {
+    "dtype third": lambda tf, logits: tf.random.categorical(logits, 4, tf.int32),
+    "default dtype": lambda tf, logits: tf.random.categorical(logits, 4),
+    "named": lambda tf, logits: tf.random.categorical(logits, 4, seed=3, name="c"),
+    "multinomial": lambda tf, logits: tf.multinomial(logits, 4, 3, "m", tf.int32),
+}
+
+
+@pytest.mark.parametrize("label", sorted(CATEGORICAL_CALLS))
+def test_categorical_takes_its_own_arguments(label):
+    """tf.random.categorical(logits, num_samples, dtype, seed, name) is not multinomial
+    (logits, num_samples, seed, name, output_dtype): tfteach took the third argument for
+    a seed ("int() argument must be ... not 'DType'") and named the op multinomial/."""
+    def build(tf):
+        tensor = CATEGORICAL_CALLS[label](tf, tf.zeros([2, 3]))
+        return tensor.op.name, tensor.dtype.name, tensor.shape.as_list()
+
+    with tf1_behaviour() as tf1:
+        with tf1.Graph().as_default():
+            theirs = build(tf1)
+    with tfteach.Graph().as_default():
+        assert build(tfteach) == theirs

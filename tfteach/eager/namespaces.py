@@ -14,7 +14,7 @@ __all__ = ["random_module", "math_module", "nn_module", "compat_module", "v2_nam
 # tf.random in TF 1.15/2 -> the TF 1 function tfteach has.
 _RANDOM = {"normal": "random_normal", "uniform": "random_uniform",
            "truncated_normal": "truncated_normal", "shuffle": "random_shuffle",
-           "categorical": "multinomial", "multinomial": "multinomial",
+           "multinomial": "multinomial",
            "gamma": "random_gamma",
            "set_random_seed": "set_random_seed"}
 
@@ -81,8 +81,10 @@ def _set_seed(seed):
 
 def random_module():
     import tfteach
+    from tfteach.ops import random_ops
     names = {new: getattr(tfteach, old) for new, old in _RANDOM.items()}
     names["set_seed"] = _set_seed
+    names["categorical"] = random_ops.categorical     # multinomial's, dtype third
     return _module("tensorflow.random", "tf.random: the random ops under their TF 2 names.",
                    names)
 

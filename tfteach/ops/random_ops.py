@@ -31,7 +31,7 @@ from tfteach.ops.op_builder import ShapeError, apply_op
 from tfteach.ops.shape_utils import partial_shape_from_tensor
 
 __all__ = ["random_normal", "truncated_normal", "random_uniform", "random_shuffle",
-           "multinomial", "set_random_seed", "get_seed", "random_gamma"]
+           "multinomial", "categorical", "set_random_seed", "get_seed", "random_gamma"]
 
 DEFAULT_GRAPH_SEED = 87654321
 _MAXINT32 = 2 ** 31 - 1
@@ -260,12 +260,23 @@ def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None):
     Class j of a row is drawn with probability softmax(row)[j]; the result is
     [batch, num_samples] of `output_dtype` (tf.int64 by default).
     """
+    return _multinomial(logits, num_samples, seed, name or "multinomial", output_dtype)
+
+
+def categorical(logits, num_samples, dtype=None, seed=None, name=None):
+    """`tf.random.categorical`: `multinomial` with TF 1.15's own argument order (the
+    dtype third, so `categorical(logits, 5, tf.int32)` asks for int32 indices) and its
+    own name scope (`categorical/Multinomial`)."""
+    return _multinomial(logits, num_samples, seed, name or "categorical", dtype)
+
+
+def _multinomial(logits, num_samples, seed, scope_name, output_dtype):
     output_dtype = dtypes.int64 if output_dtype is None else dtypes.as_dtype(output_dtype)
     if output_dtype not in _INDEX_TYPES:
         raise TypeError("Value passed to parameter 'output_dtype' has DataType %s not in list "
                         "of allowed values: int32, int64" % output_dtype.name)
     graph = op_builder.graph_of([logits, num_samples])
-    with graph.as_default(), graph.name_scope(name or "multinomial"):
+    with graph.as_default(), graph.name_scope(scope_name):
         logits = convert.convert_to_tensor(logits, name="logits")
         attrs = _seed_attrs(seed)
         with graph.name_scope("Multinomial") as scope:
