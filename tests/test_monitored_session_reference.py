@@ -109,3 +109,74 @@ def test_a_global_step_that_does_not_move_is_warned_about_as_tensorflow(tmp_path
         "global step by passing tf.train.get_global_step() to Optimizer.apply_gradients or "
         "Optimizer.minimize.")
     assert warned == [line for line in theirs if line.startswith("It seems that global")]
+
+
+def _session_creator_run(tf, checkpoint_dir, kind):
+    """A model restored by a MonitoredSession made the three ways TF 1.15 offers: a
+    ChiefSessionCreator, a SingularMonitoredSession (positional hooks first), a custom
+    SessionCreator. Returns what the runs saw and which hooks ran."""
+    graph = tf.Graph()
+    with graph.as_default():
+        w = tf.Variable(5.0, name="w")
+        double = tf.assign(w, w * 2.0)
+        ran = []
+
+        class Counter(tf.train.SessionRunHook):
+            def before_run(self, run_context):
+                ran.append("before")
+
+        if kind == "chief":
+            sess = tf.train.MonitoredSession(
+                session_creator=tf.train.ChiefSessionCreator(checkpoint_dir=checkpoint_dir),
+                hooks=[Counter()])
+        elif kind == "singular":
+            sess = tf.train.SingularMonitoredSession([Counter()], None, "", None,
+                                                     checkpoint_dir)
+        else:
+            class Plain(tf.train.SessionCreator):
+                def create_session(self):
+                    session = tf.Session()
+                    session.run(w.initializer)
+                    return session
+            sess = tf.train.MonitoredSession(Plain(), [Counter()])
+        with sess:
+            values = [float(sess.run(double)) for _ in range(2)]
+            if kind == "singular":
+                values.append(float(sess.raw_session().run(w)))   # no hook runs
+    return values, ran
+
+
+@pytest.mark.parametrize("kind", ["chief", "singular", "custom"])
+def test_session_creators_as_tensorflows(tmp_path, kind):
+    """The standard TF 1.15 ways of giving a MonitoredSession its session: tfteach had no
+    tf.train.ChiefSessionCreator nor SessionCreator, ignored `session_creator`, and took
+    SingularMonitoredSession's first positional argument for a session creator."""
+    tf1 = tensorflow_v1()
+    results = []
+    for tf in (tf1, tfteach):
+        directory = tmp_path / tf.__name__.split(".")[0]
+        with tf.Graph().as_default():      # a checkpoint where w is 3.0
+            w = tf.Variable(3.0, name="w")
+            with tf.Session() as s:
+                s.run(w.initializer)
+                tf.train.Saver().save(s, str(directory / "model"))
+        results.append(_session_creator_run(tf, str(directory), kind))
+    assert results[1] == results[0]
+    expected = [10.0, 20.0] if kind == "custom" else [6.0, 12.0]
+    assert results[1][0][:2] == expected
+
+
+def test_monitored_session_takes_tensorflows_arguments_only():
+    """TF's MonitoredSession has no `scaffold` or `checkpoint_dir` argument (they belong
+    to the session creator): the same TypeError's class."""
+    def build(tf):
+        tf.Variable(1.0)
+        tf.train.MonitoredSession(scaffold=tf.train.Scaffold())
+    tf1 = tensorflow_v1()
+    errors = []
+    for tf in (tf1, tfteach):
+        with tf.Graph().as_default():
+            with pytest.raises(TypeError) as info:
+                build(tf)
+            errors.append(str(info.value))
+    assert all("unexpected keyword argument 'scaffold'" in e for e in errors)

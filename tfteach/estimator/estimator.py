@@ -251,9 +251,10 @@ class Estimator:
                          time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()))
             final_hook = eval_hooks.FinalOpsHook(values)
             with monitored_session.MonitoredSession(
-                    scaffold=scaffold, hooks=all_hooks + [final_hook],
-                    config=self._config.session_config,
-                    checkpoint_filename_with_path=checkpoint_path) as sess:
+                    monitored_session.ChiefSessionCreator(
+                        scaffold=scaffold, config=self._config.session_config,
+                        checkpoint_filename_with_path=checkpoint_path),
+                    hooks=all_hooks + [final_hook]) as sess:
                 while not sess.should_stop():
                     sess.run(update_op)
             results = final_hook.final_ops_values
@@ -284,9 +285,11 @@ class Estimator:
             if scaffold.saver is None:
                 scaffold._saver = self._saver()
             with monitored_session.MonitoredSession(
-                    scaffold=scaffold, hooks=list(input_hooks) + _checked_hooks(hooks) +
-                    list(spec.prediction_hooks), config=self._config.session_config,
-                    checkpoint_filename_with_path=checkpoint_path) as sess:
+                    monitored_session.ChiefSessionCreator(
+                        scaffold=scaffold, config=self._config.session_config,
+                        checkpoint_filename_with_path=checkpoint_path),
+                    hooks=list(input_hooks) + _checked_hooks(hooks) +
+                    list(spec.prediction_hooks)) as sess:
                 while not sess.should_stop():
                     preds = sess.run(predictions)
                     if not yield_single_examples:

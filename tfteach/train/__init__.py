@@ -61,15 +61,16 @@ from tfteach.train.session_run_hook import (SessionRunArgs, SessionRunContext,  
 from tfteach.train.basic_session_run_hooks import (  # noqa: E402
     CheckpointSaverHook, LoggingTensorHook, NanLossDuringTrainingError, NanTensorHook,
     SecondOrStepTimer, StepCounterHook, StopAtStepHook, SummarySaverHook)
-from tfteach.train.monitored_session import (MonitoredSession,  # noqa: E402
-                                             MonitoredTrainingSession, Scaffold,
-                                             SingularMonitoredSession)
+from tfteach.train.monitored_session import (  # noqa: E402
+    ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession, Scaffold, SessionCreator,
+    SingularMonitoredSession)
 from tfteach.train.ftrl import FtrlOptimizer  # noqa: E402
 __all__ += ["SessionRunArgs", "SessionRunContext", "SessionRunHook", "SessionRunValues",
             "CheckpointSaverHook", "LoggingTensorHook", "NanLossDuringTrainingError",
             "NanTensorHook", "SecondOrStepTimer", "StepCounterHook", "StopAtStepHook",
             "SummarySaverHook", "MonitoredSession", "MonitoredTrainingSession", "Scaffold",
-            "SingularMonitoredSession", "FtrlOptimizer"]
+            "SingularMonitoredSession", "SessionCreator", "ChiefSessionCreator",
+            "FtrlOptimizer"]
 # -- end est ----------------------------------------------------------------------------------
 # -- queues (issue 18, helper q): queue runners, Coordinator, input producers, batching --
 from tfteach.train.coordinator import Coordinator, LooperThread  # noqa: E402

@@ -19,8 +19,8 @@ from tfteach.train import basic_session_run_hooks as hooks_lib
 from tfteach.train import checkpoint_management, training_util
 from tfteach.train.session_run_hook import SessionRunContext, SessionRunValues
 
-__all__ = ["Scaffold", "MonitoredSession", "SingularMonitoredSession",
-           "MonitoredTrainingSession"]
+__all__ = ["Scaffold", "SessionCreator", "ChiefSessionCreator", "MonitoredSession",
+           "SingularMonitoredSession", "MonitoredTrainingSession"]
 
 
 def _one_of_collection(key, default_fn):
@@ -82,44 +82,67 @@ class Scaffold:
     ready_op = property(lambda self: self._ready_op)
 
 
-class MonitoredSession:
-    """A Session that initializes or restores itself and runs hooks around every run()."""
+class SessionCreator:
+    """What makes a MonitoredSession's Session (TF's abstract base): `create_session()`."""
 
-    def __init__(self, session_creator=None, hooks=None, stop_grace_period_secs=120,
-                 scaffold=None, checkpoint_dir=None, checkpoint_filename_with_path=None,
-                 config=None, master=""):
-        self._hooks = list(hooks or [])
-        for hook in self._hooks:
-            hook.begin()
-        self._scaffold = (scaffold or Scaffold()).finalize()
-        self._graph = graph_lib.get_default_graph()
-        self._sess = self._create_session(checkpoint_dir, checkpoint_filename_with_path,
-                                          config, master)
-        self._stop_requested = False
-        for hook in self._hooks:
-            hook.after_create_session(self._sess, None)
+    def create_session(self):
+        raise NotImplementedError("create_session is not implemented for %s." % self)
 
-    def _create_session(self, checkpoint_dir, checkpoint_path, config, master):
+
+class ChiefSessionCreator(SessionCreator):
+    """Makes a Session the chief's way (TF's ChiefSessionCreator): the scaffold finalized,
+    the variables restored from `checkpoint_filename_with_path` or the latest checkpoint
+    in `checkpoint_dir` when there is one, else initialized (init_op, then init_fn), then
+    local_init_op run."""
+
+    def __init__(self, scaffold=None, master="", config=None, checkpoint_dir=None,
+                 checkpoint_filename_with_path=None):
+        self._checkpoint_dir = checkpoint_dir
+        self._checkpoint_filename_with_path = checkpoint_filename_with_path
+        self._scaffold = scaffold or Scaffold()
+        self._master = master
+        self._config = config
+
+    def create_session(self):
         from tfteach.runtime.session import Session
-        sess = Session(master, graph=self._graph, config=config)
-        if checkpoint_path is None and checkpoint_dir:
-            checkpoint_path = checkpoint_management.latest_checkpoint(checkpoint_dir)
+        scaffold = self._scaffold.finalize()
+        sess = Session(self._master, graph=graph_lib.get_default_graph(), config=self._config)
+        checkpoint_path = self._checkpoint_filename_with_path
+        if checkpoint_path is None and self._checkpoint_dir:
+            checkpoint_path = checkpoint_management.latest_checkpoint(self._checkpoint_dir)
             if checkpoint_path:
                 # As TF's SessionManager: the Saver takes over the checkpoints already
                 # there, so keep_checkpoint_max counts them too.
-                state = checkpoint_management.get_checkpoint_state(checkpoint_dir)
-                self._scaffold.saver.recover_last_checkpoints(
+                state = checkpoint_management.get_checkpoint_state(self._checkpoint_dir)
+                scaffold.saver.recover_last_checkpoints(
                     list(state.all_model_checkpoint_paths))
         if checkpoint_path:
-            self._scaffold.saver.restore(sess, checkpoint_path)
+            scaffold.saver.restore(sess, checkpoint_path)
         else:
-            sess.run(self._scaffold.init_op, feed_dict=self._scaffold.init_feed_dict)
-            if self._scaffold.init_fn is not None:
-                self._scaffold.init_fn(self._scaffold, sess)
+            sess.run(scaffold.init_op, feed_dict=scaffold.init_feed_dict)
+            if scaffold.init_fn is not None:
+                scaffold.init_fn(scaffold, sess)
         logging.info("Running local_init_op.")
-        sess.run(self._scaffold.local_init_op)
+        sess.run(scaffold.local_init_op)
         logging.info("Done running local_init_op.")
         return sess
+
+
+class MonitoredSession:
+    """A Session that initializes or restores itself and runs hooks around every run():
+    `tf.train.MonitoredSession(session_creator=None, hooks=None,
+    stop_grace_period_secs=120)`; the session comes from `session_creator` (a
+    ChiefSessionCreator() by default)."""
+
+    def __init__(self, session_creator=None, hooks=None, stop_grace_period_secs=120):
+        self._hooks = list(hooks or [])
+        for hook in self._hooks:
+            hook.begin()
+        self._graph = graph_lib.get_default_graph()
+        self._sess = (session_creator or ChiefSessionCreator()).create_session()
+        self._stop_requested = False
+        for hook in self._hooks:
+            hook.after_create_session(self._sess, None)
 
     @property
     def graph(self):
@@ -183,12 +206,25 @@ class MonitoredSession:
         self._close(run_end_hooks=exception_type is None)
         return exception_type is None
 
-    def raw_session(self):
-        return self._sess
 
 
 class SingularMonitoredSession(MonitoredSession):
-    """MonitoredSession for a single process (the only kind here)."""
+    """MonitoredSession for a single process, made from the chief's arguments, as TF's:
+    `SingularMonitoredSession(hooks=None, scaffold=None, master='', config=None,
+    checkpoint_dir=None, stop_grace_period_secs=120, checkpoint_filename_with_path=None)`,
+    with `raw_session()`."""
+
+    def __init__(self, hooks=None, scaffold=None, master="", config=None,
+                 checkpoint_dir=None, stop_grace_period_secs=120,
+                 checkpoint_filename_with_path=None):
+        super().__init__(ChiefSessionCreator(
+            scaffold=scaffold, master=master, config=config, checkpoint_dir=checkpoint_dir,
+            checkpoint_filename_with_path=checkpoint_filename_with_path),
+            hooks=hooks, stop_grace_period_secs=stop_grace_period_secs)
+
+    def raw_session(self):
+        """The Session inside (its run() runs no hooks)."""
+        return self._sess
 
 
 def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None,  # noqa: N802
@@ -224,6 +260,6 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None,  # n
                 scaffold=scaffold))
     all_hooks.extend(hooks or [])
     training_util.get_global_step()
-    return MonitoredSession(hooks=all_hooks, scaffold=scaffold,
-                            checkpoint_dir=checkpoint_dir if is_chief else None,
-                            config=config, master=master)
+    return MonitoredSession(ChiefSessionCreator(
+        scaffold=scaffold, checkpoint_dir=checkpoint_dir if is_chief else None, config=config,
+        master=master), hooks=all_hooks, stop_grace_period_secs=stop_grace_period_secs)
