@@ -8,6 +8,8 @@ TF 1 names TF 2 kept (no `Session`, `placeholder`, `get_variable`, `random_norma
 import sys
 import types
 
+from tfteach.eager import v2_functions
+
 __all__ = ["random_module", "math_module", "nn_module", "compat_module", "v2_names",
            "REMOVED_IN_V2", "fill_v2"]
 
@@ -89,7 +91,7 @@ def random_module():
                    names)
 
 
-def math_module():
+def math_module(v2=False):
     """tf.math. Built while `import tfteach` runs, so the names that live in namespaces
     imported on first use (tf.nn's softmax, tf.confusion_matrix, tf.div_no_nan) are
     resolved on first use too: reading them here would import tf.nn (docs/engine.md,
@@ -102,6 +104,10 @@ def math_module():
              if n not in names and n in _lazy_names.LAZY}
     later["divide_no_nan"] = lambda: tfteach.div_no_nan      # TF 1.15's tf.math name
     later.update((n, lambda n=n: getattr(tfteach.nn, n)) for n in _MATH_FROM_NN)
+    if v2:           # TF 2's argmax(input, axis, output_type), in_top_k(targets, ...)
+        names.update(v2_functions.MATH)
+        for name in v2_functions.MATH:
+            later.pop(name, None)
     module = _module("tensorflow.math", "tf.math: the math ops under their TF 2 names.",
                      names)
 
@@ -119,9 +125,11 @@ def math_module():
 
 
 def nn_module():
-    """TF 2's tf.nn: tfteach.nn with the two functions whose signature TF 2 changed —
-    `dropout(x, rate, ...)` (TF 1's second argument was keep_prob) and
-    `softmax_cross_entropy_with_logits(labels, logits, axis=-1)` (TF 1's `_v2`)."""
+    """TF 2's tf.nn: tfteach.nn with the functions whose signature TF 2 changed —
+    `dropout(x, rate, ...)` (TF 1's second argument was keep_prob),
+    `softmax_cross_entropy_with_logits(labels, logits, axis=-1)` (TF 1's `_v2`), and
+    those of v2_functions.NN (`in_top_k(targets, predictions, k)`, the losses without
+    `_sentinel`, ...)."""
     import tfteach
 
     def dropout(x, rate, noise_shape=None, seed=None, name=None):
@@ -134,6 +142,7 @@ def nn_module():
     names = {n: getattr(tfteach.nn, n) for n in dir(tfteach.nn) if not n.startswith("_")}
     names.update(dropout=dropout,
                  softmax_cross_entropy_with_logits=softmax_cross_entropy_with_logits)
+    names.update(v2_functions.NN)
     return _module("tensorflow.nn", nn_module.__doc__, names)
 
 
@@ -188,16 +197,50 @@ _LAZY = {"keras": "tfteach.keras", "data": "tfteach.data", "image": "tfteach.ima
          "feature_column": "tfteach.feature_column"}
 
 
+def _v1():
+    import tfteach
+    return tfteach
+
+
+def _overlay(name, base, overrides):
+    """A module with `base`'s public names and `overrides` in their place: a TF 1
+    namespace as TF 2 has it (the TF 1 module itself stays unchanged)."""
+    names = {n: getattr(base, n) for n in dir(base) if not n.startswith("_")}
+    names.update(overrides)
+    return _module(name, base.__doc__ or "", names)
+
+
+def _io_v2():
+    return _overlay("tensorflow.io", _v1().io, v2_functions.IO)
+
+
+def _debugging_v2():
+    debugging = _v1().debugging
+    return _overlay("tensorflow.debugging", debugging, {
+        key: v2_functions.assert_function(key) for key in v2_functions.ASSERTS
+        if hasattr(debugging, key)})
+
+
+
 def fill_v2(module):
     """Puts the TF 2 names into `module` (tfteach/v2.py, or tf.compat.v2)."""
     import importlib
     for key, value in v2_names().items():
         setattr(module, key, value)
+    for key, value in v2_functions.TOP_LEVEL.items():   # TF 2's own arguments
+        setattr(module, key, value)
     module.random = random_module()
-    module.math = math_module()
+    module.math = math_module(v2=True)
     module.nn = nn_module()
     module.summary = summary_module()
     module.compat = compat_module()
+    v1 = _v1()
+    for key in v2_functions.ASSERTS:            # tf.assert_less ...: TF 2's arguments
+        if key in vars(v1):
+            setattr(module, key, v2_functions.assert_function(key))
+    # (v2_names has imported tfteach.io and tfteach.debugging already.)
+    module.io = _io_v2()                        # TF 2's parse_example, decode_csv
+    module.debugging = _debugging_v2()          # TF 2's assert_* (no `data`)
 
     def __getattr__(name):
         target = _LAZY.get(name)

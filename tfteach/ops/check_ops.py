@@ -8,7 +8,7 @@ the data, printed when the assertion fails, is TF's: the message, the condition,
 the first values of x and y with their tensor names. An assertion only runs when
 something depends on it: put it in `tf.control_dependencies`.
 """
-from tfteach.framework import convert
+from tfteach.framework import convert, eager_mode
 from tfteach.framework.graph_functions import name_scope
 from tfteach.ops.comparison_ops import greater_equal, less, less_equal
 from tfteach.ops.logging_ops import Assert
@@ -18,6 +18,14 @@ __all__ = ["assert_greater_equal", "assert_less_equal", "assert_less", "assert_n
            "assert_type"]
 
 
+def _described(tensor):
+    """How the default message names a tensor: its name in a graph, its shape and dtype
+    when executing eagerly (an eager tensor has no name), as TF 1.15's check_ops."""
+    if eager_mode.executing_eagerly():
+        return "shape=%s dtype=%s" % (tensor.shape, tensor.dtype.name)
+    return tensor.name
+
+
 def _binary_assert(symbol, compare, default_name, x, y, data, summarize, message, name):
     with name_scope(name, default_name, [x, y, data]):
         x = convert.convert_to_tensor(x, name="x")
@@ -25,7 +33,7 @@ def _binary_assert(symbol, compare, default_name, x, y, data, summarize, message
         if data is None:
             data = [message or "",
                     "Condition x %s y did not hold element-wise:" % symbol,
-                    "x (%s) = " % x.name, x, "y (%s) = " % y.name, y]
+                    "x (%s) = " % _described(x), x, "y (%s) = " % _described(y), y]
         condition = reduce_all(compare(x, y))
         return Assert(condition, data, summarize=summarize)
 
@@ -53,7 +61,7 @@ def assert_non_negative(x, data=None, summarize=None, message=None, name=None):
         x = convert.convert_to_tensor(x, name="x")
         if data is None:
             data = [message or "", "Condition x >= 0 did not hold element-wise:",
-                    "x (%s) = " % x.name, x]
+                    "x (%s) = " % _described(x), x]
         zero = convert.convert_to_tensor(0, dtype=x.dtype.base_dtype)
         return assert_less_equal(zero, x, data=data, summarize=summarize)
 

@@ -124,7 +124,12 @@ register_op("Assert", _assert_shape, cpu=_assert_kernel, stateful=True)
 
 
 def Assert(condition, data, summarize=None, name=None):  # noqa: N802
-    """An op that fails the run with InvalidArgumentError when `condition` is false."""
+    """An op that fails the run with InvalidArgumentError when `condition` is false.
+    Executing eagerly there is no op: TF 1.15 checks at once and returns None."""
+    from tfteach.framework import eager_mode
+    if eager_mode.executing_eagerly():
+        _assert_now(condition, data, summarize)
+        return None
     condition = convert.convert_to_tensor(condition)
     if condition.dtype.base_dtype != dtypes.bool:
         raise TypeError("Input 'condition' of 'Assert' Op has type %s that does not match "
@@ -134,3 +139,32 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802
                     {"T": [d.dtype.base_dtype for d in data],
                      "summarize": 3 if summarize is None else int(summarize)},
                     name or "Assert")
+
+
+def _assert_now(condition, data, summarize):
+    """TF 1.15's eager Assert: "Expected 'tf.Tensor(False, shape=(), dtype=bool)' to be
+    true. Summarized data: b'message'\n1, 2, 3, ..." (each datum as TF's
+    _summarize_eager writes it), or nothing when `condition` holds."""
+    if condition:
+        return
+    lines = [_summarize_eager(convert.convert_to_tensor(d), summarize) for d in data]
+    raise InvalidArgumentError(None, None, "Expected '%s' to be true. Summarized data: %s"
+                               % (condition, "\n".join(lines)))
+
+
+def _summarize_eager(tensor, summarize):
+    """Tensor::SummarizeValue as TF's eager Assert emulates it: the first `summarize`
+    values (3 by default, all when negative) joined by ", ", "..." when some are left
+    out; a scalar's value as NumPy prints it (b'...' for a string)."""
+    value = tensor.numpy()
+    if summarize is None:
+        summarize = 3
+    elif summarize < 0:
+        summarize = np.size(value)
+    if np.ndim(value) == 0:
+        return str(value) if summarize != 0 else ""
+    flat = np.reshape(value, -1)
+    shown = [str(v) for v in flat[:summarize]]
+    if len(shown) < flat.size:
+        shown.append("...")
+    return ", ".join(shown)
