@@ -35,7 +35,8 @@ def _fill_shape(op):
     shape = partial_shape_from_tensor(dims_t)
     dims = inferred_value(dims_t)
     if dims is not None and np.any(np.asarray(dims) < 0):
-        raise shape_error("Fill dimensions must be >= 0", op, computed=[0])
+        # (TF names the input by the partial shape it read: "input[0] = [?,4]")
+        raise shape_error("Fill dimensions must be >= 0", op, partial=[0])
     return [(value_t.dtype.base_dtype, shape)]
 
 
