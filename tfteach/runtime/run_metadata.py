@@ -3,7 +3,10 @@
 With `RunOptions(trace_level=FULL_TRACE)` every executed node gets a NodeExecStats
 (name, op type, device, start and end time, output bytes) in execution order — the
 record the notebook views draw "which nodes ran" from. Field names follow TensorFlow's
-step_stats.proto so code written for TF reads it unchanged.
+step_stats.proto so code written for TF reads it unchanged, and a RunMetadata prints,
+serializes and answers `ListFields`/`HasField` as TF's protobuf message does, through
+the message it stands for (`to_proto()`; TensorBoard's compiled config.proto, imported
+only then). As in TF, each `sess.run` given a RunMetadata replaces what it held.
 """
 
 __all__ = ["RunMetadata", "StepStats", "DeviceStepStats", "NodeExecStats", "NodeOutput",
@@ -35,6 +38,11 @@ class NodeOutput:
 
 class NodeExecStats:
     """One executed node: TensorFlow's NodeExecStats fields, plus `op` (its type)."""
+    # TF's fields tfteach does not measure, at their protobuf defaults.
+    scheduled_micros = 0
+    thread_id = 0
+    memory = ()
+    referenced_tensor = ()
 
     def __init__(self, node_name, op, device, all_start_micros, op_end_rel_micros, output,
                  execution_index):
@@ -87,6 +95,36 @@ class StepStats:
         nodes = [n for d in self.dev_stats for n in d.node_stats]
         return sorted(nodes, key=lambda n: n.execution_index)
 
+    def fill_proto(self, proto):
+        """Writes these stats into TF's StepStats message `proto`."""
+        for dev in self.dev_stats:
+            dev_proto = proto.dev_stats.add(device=dev.device)
+            for node in dev.node_stats:
+                _fill_node_proto(dev_proto.node_stats.add(), node)
+
+    def __str__(self):
+        from tfteach.io.tf_protos import RunMetadataProto
+        proto = RunMetadataProto().step_stats
+        self.fill_proto(proto)
+        return str(proto)
+
+    __repr__ = __str__
+
+
+def _fill_node_proto(stats, node):
+    stats.node_name = node.node_name
+    stats.all_start_micros = int(node.all_start_micros)
+    stats.op_start_rel_micros = int(node.op_start_rel_micros)
+    stats.op_end_rel_micros = int(node.op_end_rel_micros)
+    stats.all_end_rel_micros = int(node.all_end_rel_micros)
+    stats.timeline_label = node.timeline_label
+    for out in node.output or ():
+        alloc = out.tensor_description.allocation_description
+        proto_alloc = stats.output.add(slot=out.slot).tensor_description.allocation_description
+        proto_alloc.requested_bytes = int(alloc.requested_bytes)
+        proto_alloc.allocated_bytes = int(alloc.allocated_bytes)
+        proto_alloc.allocator_name = alloc.allocator_name
+
 
 class PartitionGraph:
     """One device's part of a run (`RunMetadata.partition_graphs[i]`): a GraphDef-like
@@ -118,11 +156,61 @@ class RunMetadata:
     def __init__(self):
         self.step_stats = StepStats()
         self.partition_graphs = []
-        self.cost_graph = None
+        self._cost_graph = None
+
+    @property
+    def cost_graph(self):
+        """TF's CostGraphDef: empty, as TF 1.15 leaves it unless
+        `GraphOptions(build_cost_model=...)` asks for one (tfteach never builds it)."""
+        if self._cost_graph is None:
+            from tfteach.io.tf_protos import RunMetadataProto
+            self._cost_graph = RunMetadataProto().cost_graph
+        return self._cost_graph
 
     def Clear(self):  # noqa: N802 - protobuf's method name
         self.__init__()
 
+    def clear_for_run(self):
+        """What `sess.run` does before it fills this RunMetadata: TF replaces the whole
+        message after every run given one (an untraced run leaves it empty). The StepStats
+        object stays, so a run observer's `node_outputs` request survives."""
+        self.step_stats.dev_stats = []
+        self.partition_graphs = []
+        self._cost_graph = None
+
     def executed_nodes(self):
         """Names of the nodes the run executed, in order (tfteach convenience)."""
         return [n.node_name for n in self.step_stats.all_nodes()]
+
+    # -- TF's protobuf message, for what programs do with it --------------------------
+    def to_proto(self):
+        """TensorFlow's RunMetadata message with these step stats and partition graphs
+        (each NodeDef with its name, op, inputs and device)."""
+        from tfteach.io.tf_protos import RunMetadataProto
+        proto = RunMetadataProto()
+        self.step_stats.fill_proto(proto.step_stats)
+        for graph in self.partition_graphs:
+            part = proto.partition_graphs.add()
+            part.library.SetInParent()          # printed as PartitionGraph prints it
+            part.versions.producer = GRAPH_DEF_VERSION
+            for node in graph.node:
+                part.node.add(name=node.name, op=node.op, input=list(node.input),
+                              device=node.device or "")
+        return proto
+
+    def __str__(self):
+        return str(self.to_proto())
+
+    __repr__ = __str__
+
+    def SerializeToString(self, **kwargs):  # noqa: N802 - protobuf's method names
+        return self.to_proto().SerializeToString(**kwargs)
+
+    def ByteSize(self):  # noqa: N802
+        return self.to_proto().ByteSize()
+
+    def ListFields(self):  # noqa: N802
+        return self.to_proto().ListFields()
+
+    def HasField(self, field_name):  # noqa: N802
+        return self.to_proto().HasField(field_name)

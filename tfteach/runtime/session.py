@@ -13,7 +13,6 @@ its log lines to stderr, as TF 1.15 writes them (runtime/placement_log.py), so a
 shows them.
 """
 import contextlib
-import sys
 import threading
 import weakref
 
@@ -218,6 +217,12 @@ class BaseSession:
         if _run_observers and not run_observers.is_inner_run(options):
             # A tool (%%tfgraph) watches runs: trace this one and tell it (run_observers).
             return run_observers.observed_run(self, fetches, feed_dict, options, run_metadata)
+        if not run_metadata:
+            run_metadata = None                # TF fills none that is false ({}, None)
+        else:
+            run_metadata.clear_for_run()       # TF replaces it after every run given one
+        if options is not None and _asks_nothing(options):
+            options = None                     # a MonitoredSession's default RunOptions
         if options is None:
             if type(fetches) is Tensor and not feed_dict:
                 return self._run_single(fetches)     # the common case, kept lean
@@ -326,6 +331,13 @@ class BaseSession:
     def list_devices(self):
         """TensorFlow's `Session.list_devices()`: name, device_type, memory_limit_bytes."""
         return [devices_lib.SessionDeviceAttributes(d) for d in self._devices.devices]
+
+
+def _asks_nothing(options):
+    """Whether RunOptions ask for nothing a run does (no trace, partition graphs, timeout
+    or OOM report): such a run takes the fast paths a run without options takes."""
+    return not (options.trace_level or options.output_partition_graphs or
+                options.timeout_in_ms or options.report_tensor_allocations_upon_oom)
 
 
 def _fast_results(fed_run, values, fetches):
