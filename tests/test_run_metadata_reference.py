@@ -7,9 +7,15 @@ import numpy as np
 import pytest
 
 import tfteach
-from tests.tf_reference import tensorflow_v1
+from tests.tf_reference import tensorflow_v1, tf1_behaviour
 
 pytestmark = pytest.mark.reference
+
+
+@pytest.fixture(autouse=True, scope="module")
+def tensorflow_1_15_variables():
+    with tf1_behaviour():
+        yield
 
 
 def _square_graph(tf):
@@ -138,3 +144,40 @@ def test_run_options_asking_nothing_take_the_fast_path_and_give_the_same_values(
                 sess.run(y, {x: value}, options=tfteach.RunOptions()),
                 np.asarray(value, np.float32) * 2)
         assert sess._fed_runs
+
+
+def _node_stats_fields(tf):
+    """Per node both libraries run as built (a variable, its read, a split): the label,
+    each output's dtype number and shape text; and whether every node's start time is
+    wall-clock time inside the run."""
+    import time
+    graph = tf.Graph()
+    with graph.as_default():
+        w = tf.Variable(np.ones((2, 4), np.float32), name="w")
+        _, right = tf.split(w, 2, axis=1, name="sp")
+        total = tf.reduce_sum(right, name="total")
+    with tf.Session(graph=graph) as sess:
+        sess.run(w.initializer)
+        md = tf.RunMetadata()
+        before = int(time.time() * 1e6)
+        sess.run(total, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                 run_metadata=md)
+        after = int(time.time() * 1e6)
+    nodes = [n for d in md.step_stats.dev_stats for n in d.node_stats]
+    fields = {n.node_name: (n.timeline_label,
+                            [(o.slot, o.tensor_description.dtype,
+                              str(o.tensor_description.shape)) for o in n.output])
+              for n in nodes if n.node_name in ("w", "w/read", "sp/split_dim", "sp")}
+    # (a millisecond either side: TF's clock and Python's are read at different moments)
+    in_run = all(before - 1000 <= n.all_start_micros <= after + 1000 for n in nodes)
+    return fields, in_run
+
+
+def test_node_stats_labels_dtypes_shapes_and_start_times_as_tensorflow():
+    """tfteach labelled nodes `sp = Split()` (TF: `sp = Split(sp/split_dim, w/read)`),
+    gave dtypes as NumPy names ('float32'; TF: the DataType number, a variable's value as
+    its base type) and shapes as tuples (TF: a TensorShapeProto), and timed starts on
+    perf_counter's clock (TF: microseconds since the epoch)."""
+    fields, in_run = _node_stats_fields(tfteach)
+    assert (fields, in_run) == _node_stats_fields(tensorflow_v1())
+    assert in_run and fields["sp"][0] == "sp = Split(sp/split_dim, w/read)"

@@ -10,7 +10,7 @@ only then). As in TF, each `sess.run` given a RunMetadata replaces what it held.
 """
 
 __all__ = ["RunMetadata", "StepStats", "DeviceStepStats", "NodeExecStats", "NodeOutput",
-           "AllocationDescription", "TensorDescription", "PartitionGraph"]
+           "AllocationDescription", "TensorDescription", "ShapeDescription", "PartitionGraph"]
 
 # TF 1.15's GraphDef producer version (TF_GRAPH_DEF_VERSION), printed in partition graphs.
 GRAPH_DEF_VERSION = 134
@@ -24,10 +24,34 @@ class AllocationDescription:
 
 
 class TensorDescription:
+    """An output's dtype (TF's DataType number: DT_FLOAT is 1, a reference type 101) and
+    shape (a TensorShapeProto's `dim[i].size`), and its allocation."""
+
     def __init__(self, dtype, shape, allocation_description):
         self.dtype = dtype
-        self.shape = shape
+        self.shape = ShapeDescription(shape)
         self.allocation_description = allocation_description
+
+
+class Dim:
+    __slots__ = ("size", "name")
+
+    def __init__(self, size):
+        self.size, self.name = size, ""
+
+
+class ShapeDescription:
+    """A TensorShapeProto as step stats hold it: `dim` (each with `size`), printed in
+    protobuf text form (a scalar's shape prints as nothing)."""
+    unknown_rank = False
+
+    def __init__(self, sizes):
+        self.dim = [Dim(int(size)) for size in sizes]
+
+    def __str__(self):
+        return "".join("dim {\n  size: %d\n}\n" % d.size for d in self.dim)
+
+    __repr__ = __str__
 
 
 class NodeOutput:
@@ -45,7 +69,7 @@ class NodeExecStats:
     referenced_tensor = ()
 
     def __init__(self, node_name, op, device, all_start_micros, op_end_rel_micros, output,
-                 execution_index):
+                 execution_index, inputs=()):
         self.node_name = node_name
         self.op = op
         self.device = device
@@ -55,7 +79,9 @@ class NodeExecStats:
         self.all_end_rel_micros = op_end_rel_micros
         self.output = output
         self.execution_index = execution_index
-        self.timeline_label = "%s = %s()" % (node_name, op)
+        # TF's label: the node's NodeDef inputs ("x", "y:1", "^ctrl"), as the executor
+        # writes it (what Chrome-trace timelines show)
+        self.timeline_label = "%s = %s(%s)" % (node_name, op, ", ".join(inputs))
 
     @property
     def output_bytes(self):
@@ -119,8 +145,14 @@ def _fill_node_proto(stats, node):
     stats.all_end_rel_micros = int(node.all_end_rel_micros)
     stats.timeline_label = node.timeline_label
     for out in node.output or ():
-        alloc = out.tensor_description.allocation_description
-        proto_alloc = stats.output.add(slot=out.slot).tensor_description.allocation_description
+        desc = out.tensor_description
+        proto_desc = stats.output.add(slot=out.slot).tensor_description
+        proto_desc.dtype = desc.dtype
+        proto_desc.shape.SetInParent()
+        for dim in desc.shape.dim:
+            proto_desc.shape.dim.add(size=dim.size)
+        alloc = desc.allocation_description
+        proto_alloc = proto_desc.allocation_description
         proto_alloc.requested_bytes = int(alloc.requested_bytes)
         proto_alloc.allocated_bytes = int(alloc.allocated_bytes)
         proto_alloc.allocator_name = alloc.allocator_name
