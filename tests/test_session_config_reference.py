@@ -101,3 +101,24 @@ def test_run_options_that_are_not_run_options_as_tensorflow(options_of):
     serializes the options and parses them as RunOptions."""
     assert _run_with_options(tfteach, options_of) == \
         _run_with_options(tensorflow_v1(), options_of)
+
+
+def _graph_def_shapes(tf, infer_shapes):
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        tf.reduce_sum(x * 2.0, axis=1, name="total")
+    config = tf.ConfigProto(graph_options=tf.GraphOptions(infer_shapes=infer_shapes))
+    with tf.Session(graph=graph, config=config) as sess:
+        return {node.name: str(node.attr["_output_shapes"]) if "_output_shapes" in node.attr
+                else None for node in sess.graph_def.node}
+
+
+@pytest.mark.parametrize("infer_shapes", [True, False])
+def test_graph_options_infer_shapes_adds_output_shapes_to_the_sessions_graph_def(
+        infer_shapes):
+    """TF's `sess.graph_def` is `as_graph_def(add_shapes=config.graph_options.
+    infer_shapes)`; tfteach never added the shapes."""
+    want = _graph_def_shapes(tensorflow_v1(), infer_shapes)
+    assert _graph_def_shapes(tfteach, infer_shapes) == want
+    assert (want["total"] is not None) == infer_shapes

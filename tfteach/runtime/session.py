@@ -143,7 +143,12 @@ class BaseSession:
 
     @property
     def graph_def(self):
-        return self._graph.as_graph_def() if hasattr(self._graph, "as_graph_def") else None
+        """The graph's GraphDef; with `GraphOptions(infer_shapes=True)` each node carries
+        its `_output_shapes`, as TF 1.15's Session adds them (`add_shapes`)."""
+        if not hasattr(self._graph, "as_graph_def"):
+            return None
+        add_shapes = self._config is not None and self._config.graph_options.infer_shapes
+        return self._graph.as_graph_def(add_shapes=add_shapes)
 
     @property
     def sess_str(self):
