@@ -15,7 +15,8 @@ argmax and transpose below).
 import numpy as np
 
 __all__ = ["OPS", "make_program", "make_nn_program", "NN_STATIC_SHAPES_DIFFER", "SHAPE_OPS",
-           "make_control_flow_program", "make_training_program", "make_shape_program"]
+           "make_control_flow_program", "make_training_program", "make_shape_program",
+           "make_batch_training_program"]
 
 OPS = []
 
@@ -828,3 +829,40 @@ def make_shape_program(seed):
                         other: (feed_rng.randn(*other_shape) * 2).astype(dtype)})
         return out
     return build, feeds, label
+
+
+# -- training on batches of changing sizes --------------------------------------------------
+_BATCH_LOSSES = {
+    "mean": lambda tf, x, y, err, w: tf.reduce_mean(tf.square(err)),
+    # the batch size read at run time, as the notes' hand-written means do
+    "sum / batch": lambda tf, x, y, err, w: tf.reduce_sum(tf.square(err)) / tf.cast(
+        tf.shape(x)[0], tf.float32),
+    "abs sum / size": lambda tf, x, y, err, w: tf.reduce_sum(tf.abs(err)) / tf.cast(
+        tf.size(y), tf.float32),
+    "l2 + decay": lambda tf, x, y, err, w: tf.nn.l2_loss(err) + 0.01 * tf.nn.l2_loss(w),
+}
+
+
+def make_batch_training_program(seed):
+    """(build(tf) -> (x, y, loss, train, variables), batches, label): a linear model on
+    `[None, k]` placeholders, a loss that may read the batch size at run time, trained by
+    one of five optimizers on four batches of different sizes, twice over."""
+    rng = np.random.RandomState(seed)
+    k = int(rng.randint(1, 4))
+    optimizer = str(rng.choice(["sgd", "momentum", "adam", "adagrad", "rmsprop"]))
+    loss_kind = str(rng.choice(sorted(_BATCH_LOSSES)))
+    sizes = [int(rng.choice([1, 2, 3, 5])) for _ in range(4)]
+    batches = [(rng.randn(n, k).astype("float32"), rng.randn(n, 1).astype("float32"))
+               for n in sizes]
+    w0 = rng.randn(k, 1).astype("float32")
+    label = "%s, loss %s, k=%d, batches of %s" % (optimizer, loss_kind, k, sizes)
+
+    def build(tf):
+        x = tf.placeholder(tf.float32, [None, k])
+        y = tf.placeholder(tf.float32, [None, 1])
+        w = tf.Variable(w0, name="w")
+        b = tf.Variable(np.zeros([1], "float32"), name="b")
+        loss = _BATCH_LOSSES[loss_kind](tf, x, y, tf.matmul(x, w) + b - y, w)
+        opt = _OPTIMIZERS[optimizer](tf, 0.05)
+        return x, y, loss, opt.minimize(loss), [w, b]
+    return build, batches, label

@@ -16,6 +16,8 @@ tests/random_programs.py draws each program from a seed:
   tf.cond and while_loop bodies) and broadcasting against a second feed, with their
   gradients, fed four shapes twice over in one session, run with the graph optimizer on
   and off (the same bits, the same errors) and on TensorFlow;
+- 20 linear models trained on batches of four sizes (losses that read the batch size at
+  run time, 5 optimizers), optimizer on and off (the same bits) and on TensorFlow;
 - 100 small CNNs trained the same way (bias added three ways, relu or not, tiling,
   overlapping or average pools), every tenth LeNet-sized (with tanh; see
   make_cnn_training_program): what the plan fuses and computes in the Fourier domain,
@@ -30,9 +32,10 @@ import numpy as np
 import pytest
 
 import tfteach
-from random_programs import (NN_STATIC_SHAPES_DIFFER, make_cnn_training_program,
-                             make_control_flow_program, make_nn_program, make_program,
-                             make_shape_program, make_training_program)
+from random_programs import (NN_STATIC_SHAPES_DIFFER, make_batch_training_program,
+                             make_cnn_training_program, make_control_flow_program,
+                             make_nn_program, make_program, make_shape_program,
+                             make_training_program)
 from tf_reference import own_message, tensorflow_v1
 
 pytest.importorskip("tensorflow")
@@ -217,3 +220,30 @@ def _runs_of(tf, build, feeds, rounds=2, config=None):
                 except Exception as e:  # noqa: BLE001 - the error is what we compare
                     outcomes.append(("error", type(e).__name__, own_message(e)))
     return outcomes
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_random_training_on_changing_batch_sizes_is_the_same_optimized_or_not(seed):
+    """Each step's loss and the variables after 8 steps on batches of changing sizes: the
+    same bits with the graph optimizer on and off, and TensorFlow's values."""
+    build, batches, label = make_batch_training_program(seed)
+    want = _batch_training(tensorflow_v1(), build, batches)
+    on = _batch_training(tfteach, build, batches)
+    off = _batch_training(tfteach, build, batches, config=_OPTIMIZER_OFF())
+    for mine, plain, reference in zip(on, off, want):
+        assert mine.dtype == plain.dtype == reference.dtype, label
+        assert mine.tobytes() == plain.tobytes(), label
+        np.testing.assert_allclose(mine, reference, rtol=1e-4, atol=1e-5, err_msg=label)
+
+
+def _batch_training(tf, build, batches, config=None):
+    """[the losses of the 8 steps, then each variable's value]."""
+    graph = tf.Graph()
+    with graph.as_default():
+        x, y, loss, train, variables = build(tf)
+        init = tf.global_variables_initializer()
+    with tf.Session(graph=graph, config=config) as sess:
+        sess.run(init)
+        losses = [sess.run([loss, train], {x: xs, y: ys})[0]
+                  for _ in range(2) for xs, ys in batches]
+        return [np.asarray(losses)] + sess.run(variables)
