@@ -119,6 +119,8 @@ def test_a_run_metadata_round_trips_through_tensorflows_message():
             for d in parsed.step_stats.dev_stats for n in d.node_stats] == \
         [n.output_bytes for n in nodes]
     assert str(md.step_stats) == str(parsed.step_stats)
+    assert str(md.step_stats.dev_stats[0]) == str(parsed.step_stats.dev_stats[0])
+    assert repr(nodes[-1]) == str(parsed.step_stats.dev_stats[0].node_stats[-1])
 
 
 @pytest.mark.parametrize("metadata", [{}, None])

@@ -88,15 +88,32 @@ class NodeExecStats:
         return sum(o.tensor_description.allocation_description.allocated_bytes
                    for o in self.output)
 
-    def __repr__(self):
-        return "NodeExecStats(%r, op=%r, device=%r, %d us, %d bytes)" % (
-            self.node_name, self.op, self.device, self.op_end_rel_micros, self.output_bytes)
+    def __str__(self):
+        """TF's protobuf text form (what `print(node_stats)` shows in TF)."""
+        proto = _empty_step_stats_proto().dev_stats.add().node_stats.add()
+        _fill_node_proto(proto, self)
+        return str(proto)
+
+    __repr__ = __str__
 
 
 class DeviceStepStats:
     def __init__(self, device):
         self.device = device
         self.node_stats = []
+
+    def __str__(self):
+        proto = _empty_step_stats_proto().dev_stats.add(device=self.device)
+        for node in self.node_stats:
+            _fill_node_proto(proto.node_stats.add(), node)
+        return str(proto)
+
+    __repr__ = __str__
+
+
+def _empty_step_stats_proto():
+    from tfteach.io.tf_protos import RunMetadataProto
+    return RunMetadataProto().step_stats
 
 
 class StepStats:
@@ -129,8 +146,7 @@ class StepStats:
                 _fill_node_proto(dev_proto.node_stats.add(), node)
 
     def __str__(self):
-        from tfteach.io.tf_protos import RunMetadataProto
-        proto = RunMetadataProto().step_stats
+        proto = _empty_step_stats_proto()
         self.fill_proto(proto)
         return str(proto)
 
