@@ -8,7 +8,7 @@ import re
 import pytest
 
 import tfteach
-from tests.tf_reference import tensorflow_v1, tf1_behaviour
+from tests.tf_reference import own_message, tensorflow_v1, tf1_behaviour
 
 pytestmark = pytest.mark.reference
 
@@ -293,3 +293,50 @@ def test_feeds_from_hooks_and_their_conflicts_as_tensorflow():
     assert _feeding_hooks(tfteach) == _feeding_hooks(tensorflow_v1()) == [
         3.0, "Same tensor is fed by two hooks." + conflict,
         "Same tensor is fed by a SessionRunHook and user." + conflict]
+
+
+# -- session creators: how TF 1.x programs give a MonitoredSession its config ----------------
+def _deadline_through_creator(tf):
+    graph = tf.Graph()
+    with graph.as_default():
+        dequeue = tf.FIFOQueue(2, tf.float32).dequeue()
+        creator = tf.train.ChiefSessionCreator(
+            config=tf.ConfigProto(operation_timeout_in_ms=200))
+        with tf.train.MonitoredSession(session_creator=creator) as sess:
+            try:
+                sess.run(dequeue)
+            except tf.errors.DeadlineExceededError as e:
+                return own_message(e)
+    return None
+
+
+def test_a_chief_session_creators_config_reaches_the_session():
+    assert _deadline_through_creator(tfteach) == _deadline_through_creator(
+        tensorflow_v1()) == "Timed out waiting for notification"
+
+
+def _feed_fn_and_final_ops(tf):
+    """FeedFnHook feeds every run (counting its calls); FinalOpsHook's ops run at the end,
+    after the last step, and keep their values."""
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [], name="x")
+        total = tf.Variable(0.0, name="total")
+        add = tf.assign_add(total, x)
+        calls = []
+
+        def feed_fn():
+            calls.append(len(calls))
+            return {x: float(len(calls))}
+        final = tf.train.FinalOpsHook({"total": total, "twice": total * 2})
+        hooks = [tf.train.FeedFnHook(feed_fn), final]
+        with tf.train.MonitoredSession(hooks=hooks) as sess:
+            steps = [float(sess.run(add)) for _ in range(3)]
+    return steps, len(calls), final.final_ops_values
+
+
+def test_feed_fn_and_final_ops_hooks_as_tensorflow():
+    """tf.train.FeedFnHook and FinalOpsHook were missing (AttributeError)."""
+    want = _feed_fn_and_final_ops(tensorflow_v1())
+    assert _feed_fn_and_final_ops(tfteach) == want == ([1.0, 3.0, 6.0], 3,
+                                                       {"total": 6.0, "twice": 12.0})
