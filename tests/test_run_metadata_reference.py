@@ -183,3 +183,24 @@ def test_node_stats_labels_dtypes_shapes_and_start_times_as_tensorflow():
     fields, in_run = _node_stats_fields(tfteach)
     assert (fields, in_run) == _node_stats_fields(tensorflow_v1())
     assert in_run and fields["sp"][0] == "sp = Split(sp/split_dim, w/read)"
+
+
+def test_partition_graphs_keep_their_attrs_in_tensorflows_message():
+    """SerializeToString wrote a partition graph's nodes without attrs (dtype, value,
+    transpose_a, ...): TF's NodeDefs carry them."""
+    their_proto = tensorflow_v1().RunMetadata
+    graph = tfteach.Graph()
+    with graph.as_default():
+        a = tfteach.constant(np.ones((2, 2), np.float32), name="a")
+        product = tfteach.matmul(a, a, name="product")
+    md = tfteach.RunMetadata()
+    with tfteach.Session(graph=graph) as sess:
+        sess.run(product, options=tfteach.RunOptions(output_partition_graphs=True),
+                 run_metadata=md)
+    parsed = their_proto.FromString(md.SerializeToString())
+    nodes = {n.name: n for n in parsed.partition_graphs[0].node}
+    assert sorted(nodes["a"].attr) == ["dtype", "value"]
+    assert sorted(nodes["product"].attr) == ["T", "transpose_a", "transpose_b"]
+    assert list(nodes["product"].input) == ["a", "a"]
+    np.testing.assert_array_equal(
+        tensorflow_v1().make_ndarray(nodes["a"].attr["value"].tensor), np.ones((2, 2)))

@@ -198,6 +198,20 @@ class PartitionGraph:
     __repr__ = __str__
 
 
+def _fill_node_def_proto(proto, node):
+    """A partition graph's NodeDef (name, op, inputs, device, the attrs TF writes)."""
+    from tfteach.framework.attr_values import EXPORTED_PRIVATE_ATTRS, to_attr_value
+    proto.name, proto.op, proto.device = node.name, node.op, node.device or ""
+    proto.input.extend(node.input)
+    for key, value in sorted(node.attr.items()):
+        if key.startswith("_") and key not in EXPORTED_PRIVATE_ATTRS:
+            continue
+        try:
+            proto.attr[key].CopyFrom(to_attr_value(value, node.name, key))
+        except TypeError:
+            del proto.attr[key]       # a tfteach-only value (a loop's body): not TF's
+
+
 class RunMetadata:
     """Filled by `sess.run(..., options=RunOptions(trace_level=FULL_TRACE), run_metadata=m)`."""
 
@@ -242,8 +256,7 @@ class RunMetadata:
             part.library.SetInParent()          # printed as PartitionGraph prints it
             part.versions.producer = GRAPH_DEF_VERSION
             for node in graph.node:
-                part.node.add(name=node.name, op=node.op, input=list(node.input),
-                              device=node.device or "")
+                _fill_node_def_proto(part.node.add(), node)
         return proto
 
     def __str__(self):
