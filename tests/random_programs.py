@@ -14,8 +14,9 @@ argmax and transpose below).
 """
 import numpy as np
 
-__all__ = ["OPS", "make_program", "make_nn_program", "NN_STATIC_SHAPES_DIFFER",
-           "make_control_flow_program", "make_training_program"]
+__all__ = ["OPS", "make_program", "make_nn_program", "NN_STATIC_SHAPES_DIFFER", "SHAPE_OPS",
+           "make_control_flow_program", "make_training_program", "make_shape_program",
+           "make_batch_training_program"]
 
 OPS = []
 
@@ -663,3 +664,205 @@ def make_cnn_training_program(seed):
             return _train(tf, loss, _OPTIMIZERS[optimizer](tf, 0.01 if big else 0.1),
                           {x: x_value}, steps)
     return run, label
+
+
+# -- shape arithmetic on feeds of changing shapes -------------------------------------------
+# Each builder takes (tf, v, other, rng): `v` the value so far, `other` a second fed value
+# of rank <= 2 (broadcast against v, so its fed shape may make a run fail), and returns
+# the next value. Shapes are read at run time (tf.shape, tf.size, tf.rank), so the graph
+# optimizer's shape folding and its per-signature specialisation both come into play.
+def _shape_elementwise(tf, v, other, rng):
+    name = rng.choice(["add", "multiply", "subtract", "maximum", "squared_difference"])
+    operand = other if rng.rand() < 0.5 else tf.constant(rng.randn(), dtype=v.dtype)
+    return getattr(tf, name)(*((v, operand) if rng.rand() < 0.5 else (operand, v)))
+
+
+def _shape_unary(tf, v, other, rng):
+    return getattr(tf, rng.choice(["tanh", "square", "negative", "identity", "abs",
+                                   "sigmoid"]))(v)
+
+
+def _shape_identities(tf, v, other, rng):
+    for _ in range(rng.randint(1, 4)):
+        v = tf.identity(v)
+    with tf.control_dependencies([tf.no_op()]):
+        return tf.identity(v)
+
+
+def _shape_scaled(tf, v, other, rng):
+    scalar = v.shape.ndims == 0
+    size = {"first": lambda: tf.size(v) if scalar else tf.shape(v)[0],
+            "last": lambda: tf.rank(v) if scalar else tf.shape(v)[-1],
+            "size": lambda: tf.size(v), "rank": lambda: tf.rank(v)}[
+        rng.choice(["first", "last", "size", "rank"])]()
+    return v * tf.cast(size + 1, v.dtype)
+
+
+def _shape_reshaped(tf, v, other, rng):
+    kind = rng.choice(["flat", "back", "leading 1"])
+    if kind == "flat":
+        return tf.reshape(v, [-1])
+    if kind == "back":
+        return tf.reshape(tf.reshape(v, [-1]), tf.shape(v))
+    return tf.reshape(v, tf.concat([[1], tf.shape(v)], 0))
+
+
+def _shape_reduced(tf, v, other, rng):
+    name = rng.choice(["reduce_sum", "reduce_mean", "reduce_max"])
+    rank = v.shape.ndims
+    if not rank:
+        return getattr(tf, name)(v)
+    axis = None if rng.rand() < 0.3 else int(rng.randint(-rank, rank))
+    return getattr(tf, name)(v, axis=axis, keepdims=bool(rng.rand() < 0.5))
+
+
+def _shape_transposed(tf, v, other, rng):
+    rank = v.shape.ndims
+    return tf.transpose(v, list(rng.permutation(rank))) if rank and rank >= 2 else \
+        tf.transpose(v)
+
+
+def _shape_filled(tf, v, other, rng):
+    kind = rng.choice(["ones_like", "zeros", "fill"])
+    if kind == "ones_like":
+        return v + tf.ones_like(v)
+    if kind == "fill":
+        return v * tf.fill(tf.shape(v), tf.constant(0.5, v.dtype))
+    return tf.zeros(tf.shape(v), v.dtype) - v
+
+
+def _shape_expanded(tf, v, other, rng):
+    return tf.squeeze(tf.expand_dims(v, 0), [0])
+
+
+def _shape_tiled(tf, v, other, rng):
+    rank = v.shape.ndims
+    return tf.tile(v, [int(rng.randint(1, 3))] + [1] * (rank - 1)) if rank else v
+
+
+def _shape_cond(tf, v, other, rng):
+    scale = tf.cast(tf.shape(v)[0] if v.shape.ndims else 1, v.dtype)
+    return tf.cond(tf.size(v) > 3, lambda: v * scale,
+                   lambda: v - tf.cast(tf.rank(v), v.dtype))
+
+
+def _shape_while(tf, v, other, rng):
+    n = int(rng.randint(0, 3))
+
+    def body(i, u):
+        return i + 1, u * 0.5 + tf.cast(tf.size(u), u.dtype) * 0.1
+    return tf.while_loop(lambda i, u: i < n, body, [0, v])[1]
+
+
+def _shape_other_summed(tf, v, other, rng):
+    return v + tf.reduce_sum(tf.reshape(other, [-1]))
+
+
+def _shape_broadcast_like(tf, v, other, rng):
+    return v + tf.zeros_like(other) if rng.rand() < 0.5 else tf.ones_like(other) * v
+
+
+def _shape_sliced(tf, v, other, rng):
+    if not v.shape.ndims:
+        return v
+    last = tf.shape(v)[-1]
+    size = tf.concat([tf.fill([tf.rank(v) - 1], -1), [tf.maximum(last - 1, 0)]], 0)
+    return tf.slice(v, tf.zeros_like(tf.shape(v)), size)
+
+
+def _shape_concatenated(tf, v, other, rng):
+    if not v.shape.ndims:
+        return tf.stack([v, v])
+    return tf.concat([v, tf.identity(v)], axis=int(rng.randint(0, v.shape.ndims)))
+
+
+def _shape_centred(tf, v, other, rng):
+    return v - tf.reduce_mean(v)
+
+
+SHAPE_OPS = [_shape_elementwise, _shape_unary, _shape_identities, _shape_scaled,
+             _shape_reshaped, _shape_reduced, _shape_transposed, _shape_filled,
+             _shape_expanded, _shape_tiled, _shape_cond, _shape_while, _shape_other_summed,
+             _shape_broadcast_like, _shape_sliced, _shape_concatenated, _shape_centred]
+
+
+def make_shape_program(seed):
+    """(build(tf) -> (fetches, x, other), feeds(x, other) -> [feed_dict], label): 2-6
+    shape-reading ops (above) on a placeholder of rank 1-3 with some dimensions unknown,
+    fetching the result, up to two intermediate values and the gradients with respect
+    to both placeholders, fed four different shapes in one session (sides 0-3; `other`
+    sometimes one larger, so that broadcasting fails at run time)."""
+    rng = np.random.RandomState(seed)
+    dtype = str(rng.choice(["float32", "float64"]))
+    rank = int(rng.randint(1, 4))
+    base = [int(rng.randint(1, 4)) for _ in range(rank)]
+    static = [None if rng.rand() < 0.6 else side for side in base]
+    shapes = [tuple(side if known is not None else
+                    int(rng.choice([1, 2, 3, side, 0 if rng.rand() < 0.1 else side]))
+                    for side, known in zip(base, static)) for _ in range(4)]
+    ops = [(SHAPE_OPS[rng.randint(len(SHAPE_OPS))], int(rng.randint(1 << 30)))
+           for _ in range(rng.randint(2, 7))]
+    label = "%s static=%s fed %s: %s" % (dtype, static, shapes,
+                                          [op.__name__[len("_shape_"):] for op, _ in ops])
+
+    def build(tf):
+        x = tf.placeholder(tf.as_dtype(dtype), static, name="x")
+        other = tf.placeholder(tf.as_dtype(dtype), [None] * min(rank, 2), name="other")
+        v, side = x, []
+        for op, op_seed in ops:
+            op_rng = np.random.RandomState(op_seed)
+            v = op(tf, v, other, op_rng)
+            if op_rng.rand() < 0.3:
+                side.append(v)
+        grads = tf.gradients(tf.reduce_sum(v * v), [x, other])
+        return [v] + side[:2] + [g for g in grads if g is not None], x, other
+
+    def feeds(x, other):
+        feed_rng = np.random.RandomState(seed + 7)
+        out = []
+        for shape in shapes:
+            other_shape = tuple(side if feed_rng.rand() < 0.7 else 1
+                                for side in shape[-min(rank, 2):])
+            if feed_rng.rand() < 0.1:
+                other_shape = tuple(side + 1 for side in other_shape)
+            out.append({x: (feed_rng.randn(*shape) * 2).astype(dtype),
+                        other: (feed_rng.randn(*other_shape) * 2).astype(dtype)})
+        return out
+    return build, feeds, label
+
+
+# -- training on batches of changing sizes --------------------------------------------------
+_BATCH_LOSSES = {
+    "mean": lambda tf, x, y, err, w: tf.reduce_mean(tf.square(err)),
+    # the batch size read at run time, as the notes' hand-written means do
+    "sum / batch": lambda tf, x, y, err, w: tf.reduce_sum(tf.square(err)) / tf.cast(
+        tf.shape(x)[0], tf.float32),
+    "abs sum / size": lambda tf, x, y, err, w: tf.reduce_sum(tf.abs(err)) / tf.cast(
+        tf.size(y), tf.float32),
+    "l2 + decay": lambda tf, x, y, err, w: tf.nn.l2_loss(err) + 0.01 * tf.nn.l2_loss(w),
+}
+
+
+def make_batch_training_program(seed):
+    """(build(tf) -> (x, y, loss, train, variables), batches, label): a linear model on
+    `[None, k]` placeholders, a loss that may read the batch size at run time, trained by
+    one of five optimizers on four batches of different sizes, twice over."""
+    rng = np.random.RandomState(seed)
+    k = int(rng.randint(1, 4))
+    optimizer = str(rng.choice(["sgd", "momentum", "adam", "adagrad", "rmsprop"]))
+    loss_kind = str(rng.choice(sorted(_BATCH_LOSSES)))
+    sizes = [int(rng.choice([1, 2, 3, 5])) for _ in range(4)]
+    batches = [(rng.randn(n, k).astype("float32"), rng.randn(n, 1).astype("float32"))
+               for n in sizes]
+    w0 = rng.randn(k, 1).astype("float32")
+    label = "%s, loss %s, k=%d, batches of %s" % (optimizer, loss_kind, k, sizes)
+
+    def build(tf):
+        x = tf.placeholder(tf.float32, [None, k])
+        y = tf.placeholder(tf.float32, [None, 1])
+        w = tf.Variable(w0, name="w")
+        b = tf.Variable(np.zeros([1], "float32"), name="b")
+        loss = _BATCH_LOSSES[loss_kind](tf, x, y, tf.matmul(x, w) + b - y, w)
+        opt = _OPTIMIZERS[optimizer](tf, 0.05)
+        return x, y, loss, opt.minimize(loss), [w, b]
+    return build, batches, label

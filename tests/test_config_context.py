@@ -35,7 +35,8 @@ def fresh_context(monkeypatch):
 SEQUENCE = [("opts", {"constant_folding": False, "arithmetic_optimization": True}),
             ("opts", {"min_graph_nodes": -1, "not_an_option": True}),
             ("opts", {"constant_folding": True, "disable_meta_optimizer": True}),
-            ("intra", 1), ("inter", 2), ("opts", {"remapping": False})]
+            ("intra", 1), ("inter", 2), ("opts", {"remapping": False}),
+            ("opts", [["loop_optimization", False], ["remapping", True]])]  # dict.update pairs
 
 # Run as it is by both libraries: on TensorFlow in the subprocess, on tfteach here.
 # run_sequence(tf, sequence): [options read back, intra, inter] after each call.
@@ -130,12 +131,27 @@ def test_experimental_options_turn_passes_off_in_sessions_made_later(options, pa
     assert back == everything
 
 
+def _tensorflow():
+    import tensorflow
+    return tensorflow
+
+
+def _error_words(module, options):
+    """The error set_experimental_options raises for `options` that are not (key, value)
+    pairs (refused before anything changes, in TF too)."""
+    try:
+        module.config.optimizer.set_experimental_options(options)
+    except Exception as e:  # noqa: BLE001 - the error is what we compare
+        return type(e).__name__, str(e)
+    return None
+
+
 def test_a_value_protobuf_refuses_changes_nothing():
     tf.config.optimizer.set_experimental_options({"remapping": False})
     with pytest.raises(TypeError):
         tf.config.optimizer.set_experimental_options({"min_graph_nodes": "many"})
-    with pytest.raises(TypeError):
-        tf.config.optimizer.set_experimental_options(["remapping"])
+    for not_pairs in (["remapping"], 3):        # what dict.update refuses, as in TF
+        assert _error_words(tf, not_pairs) == _error_words(_tensorflow(), not_pairs)
     with pytest.raises(TypeError):
         tf.config.threading.set_intra_op_parallelism_threads("one")
     assert tf.config.optimizer.get_experimental_options() == {

@@ -8,7 +8,7 @@ import re
 import pytest
 
 import tfteach
-from tests.tf_reference import tensorflow_v1, tf1_behaviour
+from tests.tf_reference import own_message, tensorflow_v1, tf1_behaviour
 
 pytestmark = pytest.mark.reference
 
@@ -180,3 +180,163 @@ def test_monitored_session_takes_tensorflows_arguments_only():
                 build(tf)
             errors.append(str(info.value))
     assert all("unexpected keyword argument 'scaffold'" in e for e in errors)
+
+
+# -- what hooks add to a run: fetches, feeds, RunOptions (TF 1.15's _HookedSession) ------------
+def _hooked_runs(tf):
+    """Two hooks: one traces every run (no fetches of its own), one fetches `b` and asks
+    for partition graphs and a timeout; what after_run shows them, and the caller's
+    own RunMetadata and RunOptions afterwards."""
+    seen = []
+
+    class Tracer(tf.train.SessionRunHook):
+        def before_run(self, run_context):
+            seen.append(("context", run_context.original_args))
+            return tf.train.SessionRunArgs(
+                None, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE))
+
+        def after_run(self, run_context, run_values):
+            seen.append(("tracer", run_values.results, str(run_values.options),
+                         len(run_values.run_metadata.step_stats.dev_stats)))
+
+    class Fetcher(tf.train.SessionRunHook):
+        def before_run(self, run_context):
+            return tf.train.SessionRunArgs(
+                b, options=tf.RunOptions(output_partition_graphs=True, timeout_in_ms=500))
+
+        def after_run(self, run_context, run_values):
+            seen.append(("fetcher", run_values.results.tolist(),
+                         len(run_values.run_metadata.partition_graphs)))
+
+    graph = tf.Graph()
+    with graph.as_default():
+        b = tf.square(tf.constant([1.0, 2.0]), name="b")
+        c = tf.negative(b, name="c")
+        with tf.train.MonitoredSession(hooks=[Tracer(), Fetcher()]) as sess:
+            seen.append(("caller", sess.run(c).tolist()))
+            options, metadata = tf.RunOptions(trace_level=tf.RunOptions.SOFTWARE_TRACE), \
+                tf.RunMetadata()
+            seen.append(("caller", sess.run(c, options=options,
+                                            run_metadata=metadata).tolist()))
+            seen.append(("caller's", str(options), len(metadata.step_stats.dev_stats),
+                         len(metadata.partition_graphs)))
+    return [_plain(item) for item in seen]
+
+
+def _plain(item):
+    if item[0] == "context":         # SessionRunArgs(fetches=<a tensor>, ...): compare fields
+        args = item[1]
+        return ("context", getattr(args.fetches, "name", args.fetches), args.feed_dict,
+                args.options)
+    return item
+
+
+def test_hooks_run_options_are_merged_and_their_trace_is_seen_in_after_run():
+    """tfteach dropped a hook's RunOptions (no trace for after_run), gave hooks the
+    caller's RunMetadata (None when the caller passed none) and refused a hook's
+    SessionRunArgs(None, options=...) with `TypeError: Fetch argument None`."""
+    assert _hooked_runs(tfteach) == _hooked_runs(tensorflow_v1())
+
+
+def _stop_then_run(tf):
+    class Stopper(tf.train.SessionRunHook):
+        def after_run(self, run_context, run_values):
+            run_context.request_stop()
+
+    graph = tf.Graph()
+    with graph.as_default():
+        c = tf.constant(1.0)
+        with tf.train.MonitoredSession(hooks=[Stopper()]) as sess:
+            sess.run(c)
+            stopped = sess.should_stop()
+            try:
+                sess.run(c)
+            except RuntimeError as e:
+                return stopped, str(e)
+    return stopped, None
+
+
+def test_a_run_after_a_hook_asked_to_stop_is_refused_as_tensorflow():
+    assert _stop_then_run(tfteach) == _stop_then_run(tensorflow_v1()) == (
+        True, "Run called even after should_stop requested.")
+
+
+def _feeding_hooks(tf):
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [], name="x")
+        y = tf.placeholder(tf.float32, [], name="y")
+        total = x + y
+
+        class Feeder(tf.train.SessionRunHook):
+            def __init__(self, feeds):
+                self.feeds = feeds
+
+            def before_run(self, run_context):
+                return tf.train.SessionRunArgs(None, feed_dict=self.feeds)
+
+        results = []
+        with tf.train.MonitoredSession(hooks=[Feeder({x: 1.0}), Feeder({y: 2.0})]) as sess:
+            results.append(float(sess.run(total)))          # only the hooks feed
+        for hooks, feeds in (([Feeder({x: 1.0}), Feeder({x: 2.0})], None),
+                             ([Feeder({x: 1.0})], {x: 3.0, y: 1.0})):
+            with tf.train.MonitoredSession(hooks=hooks) as sess:
+                try:
+                    sess.run(total, feed_dict=feeds)
+                except RuntimeError as e:
+                    results.append(str(e))
+    return results
+
+
+def test_feeds_from_hooks_and_their_conflicts_as_tensorflow():
+    conflict = " Conflict(s): [<tf.Tensor 'x:0' shape=() dtype=float32>]"
+    assert _feeding_hooks(tfteach) == _feeding_hooks(tensorflow_v1()) == [
+        3.0, "Same tensor is fed by two hooks." + conflict,
+        "Same tensor is fed by a SessionRunHook and user." + conflict]
+
+
+# -- session creators: how TF 1.x programs give a MonitoredSession its config ----------------
+def _deadline_through_creator(tf):
+    graph = tf.Graph()
+    with graph.as_default():
+        dequeue = tf.FIFOQueue(2, tf.float32).dequeue()
+        creator = tf.train.ChiefSessionCreator(
+            config=tf.ConfigProto(operation_timeout_in_ms=200))
+        with tf.train.MonitoredSession(session_creator=creator) as sess:
+            try:
+                sess.run(dequeue)
+            except tf.errors.DeadlineExceededError as e:
+                return own_message(e)
+    return None
+
+
+def test_a_chief_session_creators_config_reaches_the_session():
+    assert _deadline_through_creator(tfteach) == _deadline_through_creator(
+        tensorflow_v1()) == "Timed out waiting for notification"
+
+
+def _feed_fn_and_final_ops(tf):
+    """FeedFnHook feeds every run (counting its calls); FinalOpsHook's ops run at the end,
+    after the last step, and keep their values."""
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [], name="x")
+        total = tf.Variable(0.0, name="total")
+        add = tf.assign_add(total, x)
+        calls = []
+
+        def feed_fn():
+            calls.append(len(calls))
+            return {x: float(len(calls))}
+        final = tf.train.FinalOpsHook({"total": total, "twice": total * 2})
+        hooks = [tf.train.FeedFnHook(feed_fn), final]
+        with tf.train.MonitoredSession(hooks=hooks) as sess:
+            steps = [float(sess.run(add)) for _ in range(3)]
+    return steps, len(calls), final.final_ops_values
+
+
+def test_feed_fn_and_final_ops_hooks_as_tensorflow():
+    """tf.train.FeedFnHook and FinalOpsHook were missing (AttributeError)."""
+    want = _feed_fn_and_final_ops(tensorflow_v1())
+    assert _feed_fn_and_final_ops(tfteach) == want == ([1.0, 3.0, 6.0], 3,
+                                                       {"total": 6.0, "twice": 12.0})

@@ -12,6 +12,12 @@ tests/random_programs.py draws each program from a seed:
 - 100 tf.cond / tf.while_loop programs nested either way, with gradients;
 - 60 dense networks trained 1-3 steps (8 optimizers, 4 losses): the losses, and every
   variable, slots included, by name and value;
+- 40 programs of shape arithmetic (tf.shape/size/rank into reshapes, fills, slices,
+  tf.cond and while_loop bodies) and broadcasting against a second feed, with their
+  gradients, fed four shapes twice over in one session, run with the graph optimizer on
+  and off (the same bits, the same errors) and on TensorFlow;
+- 20 linear models trained on batches of four sizes (losses that read the batch size at
+  run time, 5 optimizers), optimizer on and off (the same bits) and on TensorFlow;
 - 100 small CNNs trained the same way (bias added three ways, relu or not, tiling,
   overlapping or average pools), every tenth LeNet-sized (with tanh; see
   make_cnn_training_program): what the plan fuses and computes in the Fourier domain,
@@ -26,10 +32,11 @@ import numpy as np
 import pytest
 
 import tfteach
-from random_programs import (NN_STATIC_SHAPES_DIFFER, make_cnn_training_program,
-                             make_control_flow_program, make_nn_program, make_program,
+from random_programs import (NN_STATIC_SHAPES_DIFFER, make_batch_training_program,
+                             make_cnn_training_program, make_control_flow_program,
+                             make_nn_program, make_program, make_shape_program,
                              make_training_program)
-from tf_reference import tensorflow_v1
+from tf_reference import own_message, tensorflow_v1
 
 pytest.importorskip("tensorflow")
 
@@ -146,3 +153,97 @@ def _assert_same_training(run, label, tol):
     for name, value, expected in zip(names, values, want_values):
         np.testing.assert_allclose(value, expected, rtol=tol[0], atol=tol[1],
                                    err_msg="%s: %s" % (label, name))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_shape_programs_fed_changing_shapes_match_tensorflow_optimized_or_not(
+        seed, monkeypatch):
+    """Shape arithmetic (tf.shape / size / rank into reshapes, fills, slices, scales,
+    tf.cond and while_loop bodies), broadcasting against a second feed and gradients, fed
+    four shapes twice over in one session: with the graph optimizer on (it folds shapes
+    per fed signature) and off, the same bits, and the same errors (class and words)
+    when a fed shape does not broadcast; and both as TensorFlow, values and errors."""
+    from tfteach.runtime.optimizer import fused_arithmetic
+    monkeypatch.setattr(fused_arithmetic, "COMPILE_AFTER_SECONDS", 0.0)  # regions at once
+    build, feeds, label = make_shape_program(seed)
+    want = _runs_of(tensorflow_v1(), build, feeds, rounds=1) * 2
+    on = _runs_of(tfteach, build, feeds)
+    off = _runs_of(tfteach, build, feeds, config=_OPTIMIZER_OFF())
+    for i, (expected, mine, unoptimized) in enumerate(zip(want, on, off)):
+        where = "%s, run %d" % (label, i)
+        assert mine[0] == unoptimized[0] == expected[0], (where, mine, unoptimized, expected)
+        if expected[0] == "error":
+            assert mine == unoptimized, where
+            assert _either_order(mine) == _either_order(expected), where
+            continue
+        for value, plain, reference in zip(mine[1], unoptimized[1], expected[1]):
+            assert value.dtype == plain.dtype and value.shape == plain.shape, where
+            assert value.tobytes() == plain.tobytes(), where
+            assert value.dtype == reference.dtype and value.shape == reference.shape, where
+            np.testing.assert_allclose(value, reference, rtol=1e-4, atol=1e-5,
+                                       err_msg=where)
+
+
+def _either_order(outcome):
+    """An error outcome with the two shapes of "Incompatible shapes: [3] vs. [4]" as a
+    set: where both the forward op and its gradient's BroadcastGradientArgs fail,
+    TensorFlow's parallel executor reports either one (27 and 3 times in 30 runs of
+    seed 9), and they name the shapes in opposite orders."""
+    kind, cls, words = outcome
+    if words.startswith("Incompatible shapes: ") and " vs. " in words:
+        return kind, cls, frozenset(words[len("Incompatible shapes: "):].split(" vs. "))
+    return outcome
+
+
+def _OPTIMIZER_OFF():  # noqa: N802 - a constant, built when TensorFlow's protos load
+    from tfteach.runtime.config import (ConfigProto, GraphOptions, OptimizerOptions,
+                                        RewriterConfig)
+    return ConfigProto(graph_options=GraphOptions(
+        rewrite_options=RewriterConfig(disable_meta_optimizer=True),
+        optimizer_options=OptimizerOptions(opt_level=OptimizerOptions.L0)))
+
+
+def _runs_of(tf, build, feeds, rounds=2, config=None):
+    """("value", arrays) or ("error", class, own message) of each run: every feed of
+    `feeds`, `rounds` times, in one session."""
+    graph = tf.Graph()
+    with graph.as_default():
+        fetches, x, other = build(tf)
+    outcomes = []
+    with tf.Session(graph=graph, config=config) as sess:
+        feed_dicts = feeds(x, other)
+        for _ in range(rounds):
+            for feed_dict in feed_dicts:
+                try:
+                    outcomes.append(("value", [np.asarray(v) for v in
+                                               sess.run(fetches, feed_dict)]))
+                except Exception as e:  # noqa: BLE001 - the error is what we compare
+                    outcomes.append(("error", type(e).__name__, own_message(e)))
+    return outcomes
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_random_training_on_changing_batch_sizes_is_the_same_optimized_or_not(seed):
+    """Each step's loss and the variables after 8 steps on batches of changing sizes: the
+    same bits with the graph optimizer on and off, and TensorFlow's values."""
+    build, batches, label = make_batch_training_program(seed)
+    want = _batch_training(tensorflow_v1(), build, batches)
+    on = _batch_training(tfteach, build, batches)
+    off = _batch_training(tfteach, build, batches, config=_OPTIMIZER_OFF())
+    for mine, plain, reference in zip(on, off, want):
+        assert mine.dtype == plain.dtype == reference.dtype, label
+        assert mine.tobytes() == plain.tobytes(), label
+        np.testing.assert_allclose(mine, reference, rtol=1e-4, atol=1e-5, err_msg=label)
+
+
+def _batch_training(tf, build, batches, config=None):
+    """[the losses of the 8 steps, then each variable's value]."""
+    graph = tf.Graph()
+    with graph.as_default():
+        x, y, loss, train, variables = build(tf)
+        init = tf.global_variables_initializer()
+    with tf.Session(graph=graph, config=config) as sess:
+        sess.run(init)
+        losses = [sess.run([loss, train], {x: xs, y: ys})[0]
+                  for _ in range(2) for xs, ys in batches]
+        return [np.asarray(losses)] + sess.run(variables)

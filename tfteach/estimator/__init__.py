@@ -20,9 +20,11 @@ from tfteach.train.session_run_hook import (SessionRunArgs, SessionRunContext,  
                                             SessionRunHook, SessionRunValues)
 from tfteach.train.basic_session_run_hooks import (CheckpointSaverHook,  # noqa: F401
                                                    LoggingTensorHook, StopAtStepHook)
+from tfteach.train.feed_and_final_hooks import FeedFnHook, FinalOpsHook  # noqa: F401
 
 __all__ = ["DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor",
            "Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "inputs",
            "SessionRunHook", "SessionRunArgs", "CheckpointSaverHook", "LoggingTensorHook",
            "StopAtStepHook", "WarmStartSettings", "TrainSpec", "EvalSpec",
-           "train_and_evaluate"]
+           "train_and_evaluate", "FeedFnHook", "FinalOpsHook", "SessionRunContext",
+           "SessionRunValues"]

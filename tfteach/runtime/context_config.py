@@ -146,10 +146,12 @@ def optimizer_options():
 
 
 def set_optimizer_options(options):
-    """Merges `options` (a dict) into the process's optimizer options. A value protobuf
-    refuses (a min_graph_nodes that is not an int) is refused now, and nothing changes."""
-    if not isinstance(options, dict):
-        raise TypeError("options must be a dict, got %s" % type(options).__name__)
+    """Merges `options` into the process's optimizer options: anything `dict.update`
+    takes (a dict, or (key, value) pairs), as TF's context merges them, with Python's
+    own TypeError/ValueError otherwise. A value protobuf refuses (a min_graph_nodes that
+    is not an int) is refused now, and nothing changes (TF refuses it when it next reads
+    the options)."""
+    options = dict(options)
     with _lock:
         merged = dict(_options)
         merged.update(options)

@@ -474,6 +474,34 @@ def _nbytes(value):
     return int(getattr(value, "nbytes", 0))
 
 
+# perf_counter() times the steps (finer than time.time()); this turns them into epoch time.
+_EPOCH_MINUS_PERF_COUNTER = time.time() - time.perf_counter()
+
+
+def _shape_of(value):
+    """An output's shape in step stats: a variable's ref (VariableRef) as the value it
+    refers to, as TF shows it."""
+    if value is DEAD:
+        return ()
+    deref = getattr(value, "deref", None)
+    if deref is not None:
+        try:
+            value = deref()
+        except errors.FailedPreconditionError:
+            return ()                   # (not initialized yet: its Assign is running)
+    return tuple(np.shape(value))
+
+
+def _label_inputs(step):
+    """The step's NodeDef inputs, as TF's timeline_label lists them: a copy reads the
+    tensor it copies; an op its inputs ("x", "split:1") and control inputs ("^init")."""
+    if step.source is not None:
+        return [step.source[0]._as_node_def_input()]
+    op = step.op
+    return [t._as_node_def_input() for t in op._inputs] + \
+        ["^" + c.name for c in op._control_inputs]
+
+
 def _record(step_stats, step, outputs, start, end, index):
     outs = []
     if step.alloc is not None:
@@ -482,14 +510,17 @@ def _record(step_stats, step, outputs, start, end, index):
         allocator = "cuda_host_bfc"                  # int32 and refs: host memory
     else:
         allocator = step.device.rsplit("/", 1)[-1]
+    tensors = (step.source[0],) if step.source is not None else step.op._outputs
     for slot, value in enumerate(outputs):
         nbytes = _nbytes(value)
         desc = TensorDescription(
-            str(getattr(value, "dtype", "")), tuple(np.shape(value)) if value is not DEAD else (),
-            AllocationDescription(nbytes, nbytes, allocator))
+            tensors[slot].dtype.base_dtype.as_datatype_enum,     # TF: a ref as its value
+            _shape_of(value), AllocationDescription(nbytes, nbytes, allocator))
         outs.append(NodeOutput(slot, desc))
-    stats = NodeExecStats(step.name, step.type, step.device, int(start * 1e6),
-                          max(0, int((end - start) * 1e6)), outs, index)
+    # TF's all_start_micros is wall-clock time (microseconds since the epoch)
+    stats = NodeExecStats(step.name, step.type, step.device,
+                          int((start + _EPOCH_MINUS_PERF_COUNTER) * 1e6),
+                          max(0, int((end - start) * 1e6)), outs, index, _label_inputs(step))
     step_stats.device(step.device).node_stats.append(stats)
     if step_stats.node_outputs is not None:      # a run observer wants the values
         from tfteach.runtime.run_observers import snapshot

@@ -13,7 +13,6 @@ its log lines to stderr, as TF 1.15 writes them (runtime/placement_log.py), so a
 shows them.
 """
 import contextlib
-import sys
 import threading
 import weakref
 
@@ -101,6 +100,10 @@ class BaseSession:
         # None stands for the default options until someone asks for them (`config`):
         # a tiny run loads no protobuf (tests/test_lazy_imports.py).
         self._config = config
+        # ConfigProto.operation_timeout_in_ms: the deadline of every blocking op of a run
+        # that sets no RunOptions.timeout_in_ms of its own (<= 0: none, as in TF).
+        self._operation_timeout_ms = max(0, config.operation_timeout_in_ms) \
+            if config is not None else 0
         self._closed = False
         self._plans = {}
         self._fed_runs = {}     # (fetch, feed keys) -> fed_runs.FedRun: the fast path
@@ -140,7 +143,12 @@ class BaseSession:
 
     @property
     def graph_def(self):
-        return self._graph.as_graph_def() if hasattr(self._graph, "as_graph_def") else None
+        """The graph's GraphDef; with `GraphOptions(infer_shapes=True)` each node carries
+        its `_output_shapes`, as TF 1.15's Session adds them (`add_shapes`)."""
+        if not hasattr(self._graph, "as_graph_def"):
+            return None
+        add_shapes = self._config is not None and self._config.graph_options.infer_shapes
+        return self._graph.as_graph_def(add_shapes=add_shapes)
 
     @property
     def sess_str(self):
@@ -218,7 +226,16 @@ class BaseSession:
         if _run_observers and not run_observers.is_inner_run(options):
             # A tool (%%tfgraph) watches runs: trace this one and tell it (run_observers).
             return run_observers.observed_run(self, fetches, feed_dict, options, run_metadata)
-        if options is None:
+        if not run_metadata:
+            run_metadata = None                # TF fills none that is false ({}, None)
+        else:
+            run_metadata.clear_for_run()       # TF replaces it after every run given one
+        if options is not None:
+            if type(options) is not config_lib.RunOptions:
+                options = _as_run_options(options)
+            if options is None or _asks_nothing(options):
+                options = None                 # a MonitoredSession's default RunOptions
+        if options is None and not self._operation_timeout_ms:
             if type(fetches) is Tensor and not feed_dict:
                 return self._run_single(fetches)     # the common case, kept lean
             signature = fed_runs.signature_of(fetches, feed_dict)
@@ -249,9 +266,10 @@ class BaseSession:
         if signature is not None and fed_runs.FedRun.applies_to(feed_dict, feed_tensors):
             self._fed_runs[signature] = fed_runs.FedRun(plan, feed_tensors, self._graph,
                                                         fetches, tensors)
-        if options is not None and options.timeout_in_ms:
+        timeout_ms = _timeout_ms(options, self._operation_timeout_ms)
+        if timeout_ms:
             # Bounds the waits of queue ops in this run (kernels/cpu/blocking.py).
-            with blocking.run_deadline(options.timeout_in_ms):
+            with blocking.run_deadline(timeout_ms):
                 values = plan.run(feed_values, step_stats, report_oom)
         else:
             values = plan.run(feed_values, step_stats, report_oom)
@@ -326,6 +344,30 @@ class BaseSession:
     def list_devices(self):
         """TensorFlow's `Session.list_devices()`: name, device_type, memory_limit_bytes."""
         return [devices_lib.SessionDeviceAttributes(d) for d in self._devices.devices]
+
+
+def _as_run_options(options):
+    """TF serializes `options` and its runtime parses the bytes as RunOptions: another
+    message is read as RunOptions, anything else fails as TF's does (AttributeError: no
+    SerializeToString); a false one ({}) is ignored, as TF ignores it."""
+    if not options:
+        return None
+    return config_lib.RunOptions.FromString(options.SerializeToString())
+
+
+def _asks_nothing(options):
+    """Whether RunOptions ask for nothing a run does (no trace, partition graphs, timeout
+    or OOM report): such a run takes the fast paths a run without options takes."""
+    return not (options.trace_level or options.output_partition_graphs or
+                options.timeout_in_ms or options.report_tensor_allocations_upon_oom)
+
+
+def _timeout_ms(options, operation_timeout_ms):
+    """A run's deadline, as TF's DirectSession picks it: the RunOptions' timeout_in_ms
+    when positive, else the session's ConfigProto.operation_timeout_in_ms (0: none)."""
+    if options is not None and options.timeout_in_ms > 0:
+        return options.timeout_in_ms
+    return operation_timeout_ms
 
 
 def _fast_results(fed_run, values, fetches):

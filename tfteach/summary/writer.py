@@ -188,31 +188,7 @@ def run_metadata_proto(run_metadata):
     from tfteach.io.tf_protos import RunMetadataProto
     if isinstance(run_metadata, RunMetadataProto):
         return run_metadata
-    proto = RunMetadataProto()
-    for dev in run_metadata.step_stats.dev_stats:
-        dev_proto = proto.step_stats.dev_stats.add(device=dev.device)
-        for node in dev.node_stats:
-            stats = dev_proto.node_stats.add(
-                node_name=node.node_name, all_start_micros=int(node.all_start_micros),
-                op_start_rel_micros=int(node.op_start_rel_micros),
-                op_end_rel_micros=int(node.op_end_rel_micros),
-                all_end_rel_micros=int(node.all_end_rel_micros),
-                timeline_label=node.timeline_label)
-            for out in node.output or ():
-                desc = out.tensor_description
-                o = stats.output.add(slot=out.slot)
-                alloc = desc.allocation_description
-                o.tensor_description.allocation_description.requested_bytes = \
-                    int(alloc.requested_bytes)
-                o.tensor_description.allocation_description.allocated_bytes = \
-                    int(alloc.allocated_bytes)
-                o.tensor_description.allocation_description.allocator_name = \
-                    alloc.allocator_name
-    for graph in run_metadata.partition_graphs:
-        part = proto.partition_graphs.add()
-        for node in graph.node:
-            part.node.add(name=node.name, op=node.op, device=node.device or "")
-    return proto
+    return run_metadata.to_proto()
 
 
 class FileWriterCache:

@@ -61,6 +61,7 @@ from tfteach.train.session_run_hook import (SessionRunArgs, SessionRunContext,  
 from tfteach.train.basic_session_run_hooks import (  # noqa: E402
     CheckpointSaverHook, LoggingTensorHook, NanLossDuringTrainingError, NanTensorHook,
     SecondOrStepTimer, StepCounterHook, StopAtStepHook, SummarySaverHook)
+from tfteach.train.feed_and_final_hooks import FeedFnHook, FinalOpsHook  # noqa: E402
 from tfteach.train.monitored_session import (  # noqa: E402
     ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession, Scaffold, SessionCreator,
     SingularMonitoredSession)
@@ -70,7 +71,7 @@ __all__ += ["SessionRunArgs", "SessionRunContext", "SessionRunHook", "SessionRun
             "NanTensorHook", "SecondOrStepTimer", "StepCounterHook", "StopAtStepHook",
             "SummarySaverHook", "MonitoredSession", "MonitoredTrainingSession", "Scaffold",
             "SingularMonitoredSession", "SessionCreator", "ChiefSessionCreator",
-            "FtrlOptimizer"]
+            "FtrlOptimizer", "FeedFnHook", "FinalOpsHook"]
 # -- end est ----------------------------------------------------------------------------------
 # -- queues (issue 18, helper q): queue runners, Coordinator, input producers, batching --
 from tfteach.train.coordinator import Coordinator, LooperThread  # noqa: E402
@@ -82,7 +83,7 @@ from tfteach.train.input import (batch, batch_join, input_producer,  # noqa: E40
 from tfteach.train.queue_runner import (QueueRunner, add_queue_runner,  # noqa: E402
                                         start_queue_runners)
 from tfteach.train import queue_runner  # noqa: E402 (tf.train.queue_runner.QueueRunner)
-__all__ += ["Coordinator", "LooperThread", "QueueRunner", "add_queue_runner",
+__all__ += ["Coordinator", "LooperThread", "QueueRunner", "add_queue_runner", "queue_runner",
             "start_queue_runners", "batch", "batch_join", "shuffle_batch",
             "shuffle_batch_join", "maybe_batch", "maybe_shuffle_batch", "input_producer",
             "string_input_producer", "range_input_producer", "slice_input_producer",

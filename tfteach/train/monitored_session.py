@@ -37,6 +37,31 @@ def _one_of_collection(key, default_fn):
     return value
 
 
+def _refuse_overlap(feeds1, feeds2, message):
+    overlap = set(feeds1) & set(feeds2)
+    if overlap:
+        raise RuntimeError(message + " Conflict(s): " + str(list(overlap)))
+
+
+def _merge_run_options(options, incoming):
+    """TF's merge of a hook's RunOptions into the run's: the larger of the numbers, the
+    `or` of the flags, the debug watches of both."""
+    options.trace_level = max(options.trace_level, incoming.trace_level)
+    options.timeout_in_ms = max(options.timeout_in_ms, incoming.timeout_in_ms)
+    options.inter_op_thread_pool = max(options.inter_op_thread_pool,
+                                       incoming.inter_op_thread_pool)
+    options.output_partition_graphs = max(options.output_partition_graphs,
+                                          incoming.output_partition_graphs)
+    options.debug_options.debug_tensor_watch_opts.extend(
+        incoming.debug_options.debug_tensor_watch_opts)
+    options.debug_options.reset_disk_byte_usage = (
+        options.debug_options.reset_disk_byte_usage or
+        incoming.debug_options.reset_disk_byte_usage)
+    options.report_tensor_allocations_upon_oom = (
+        options.report_tensor_allocations_upon_oom or
+        incoming.report_tensor_allocations_upon_oom)
+
+
 class Scaffold:
     """The ops a MonitoredSession needs: init_op, local_init_op, saver, summary_op."""
 
@@ -152,25 +177,51 @@ class MonitoredSession:
         return self._stop_requested or self._sess is None
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """As TF 1.15's `_HookedSession.run`: each hook's before_run() may add fetches,
+        feeds and RunOptions (merged into the caller's, or into a new RunOptions); every
+        run gets a RunMetadata, so a hook that asked for a trace reads it in after_run()."""
+        from tfteach.runtime.config import RunOptions
+        from tfteach.runtime.run_metadata import RunMetadata
         from tfteach.train.session_run_hook import SessionRunArgs
-        context = SessionRunContext(SessionRunArgs(fetches, feed_dict, options), self._sess)
-        extra = [hook.before_run(context) for hook in self._hooks]
-        feeds = dict(feed_dict or {})
-        for args in extra:
-            if args is not None and args.feed_dict:
-                overlap = set(feeds) & set(args.feed_dict)
-                if overlap:
-                    raise RuntimeError("Same tensor is fed by a SessionRunHook and user. "
-                                       "Conflict(s): %s" % sorted(str(t) for t in overlap))
-                feeds.update(args.feed_dict)
-        hook_fetches = {i: args.fetches for i, args in enumerate(extra) if args is not None}
-        outputs = self._sess.run({"caller": fetches, "hooks": hook_fetches}, feed_dict=feeds,
-                                 options=options, run_metadata=run_metadata)
-        for i, hook in enumerate(self._hooks):
-            hook.after_run(context, SessionRunValues(outputs["hooks"].get(i), options,
+        if self._stop_requested:         # a hook asked to stop (TF's _HookedSession)
+            raise RuntimeError("Run called even after should_stop requested.")
+        context = SessionRunContext(SessionRunArgs(fetches, feed_dict), self._sess)
+        options = options or RunOptions()
+        all_fetches = {"caller": fetches}
+        feed_dict = self._call_hooks_before_run(context, all_fetches, feed_dict, options)
+        run_metadata = run_metadata or RunMetadata()
+        outputs = self._sess.run(all_fetches, feed_dict=feed_dict, options=options,
+                                 run_metadata=run_metadata)
+        for hook in self._hooks:
+            hook.after_run(context, SessionRunValues(outputs.get(hook), options,
                                                      run_metadata))
         self._stop_requested = self._stop_requested or context.stop_requested
         return outputs["caller"]
+
+    def _call_hooks_before_run(self, context, all_fetches, user_feeds, options):
+        """Asks each hook for its SessionRunArgs: its fetches join `all_fetches` (keyed
+        by the hook), its options are merged into `options`; returns the run's feeds."""
+        hook_feeds = {}
+        for hook in self._hooks:
+            request = hook.before_run(context)
+            if request is None:
+                continue
+            if request.fetches is not None:
+                all_fetches[hook] = request.fetches
+            if request.feed_dict:
+                _refuse_overlap(hook_feeds, request.feed_dict,
+                                "Same tensor is fed by two hooks.")
+                hook_feeds.update(request.feed_dict)
+            if request.options:
+                _merge_run_options(options, request.options)
+        if not hook_feeds:
+            return user_feeds
+        if not user_feeds:
+            return hook_feeds
+        _refuse_overlap(user_feeds, hook_feeds,
+                        "Same tensor is fed by a SessionRunHook and user.")
+        hook_feeds.update(user_feeds)
+        return hook_feeds
 
     def run_step_fn(self, step_fn):
         class _StepContext:
