@@ -140,6 +140,47 @@ PROGRAMS = {
                     out.append([type(e).__name__, msg])
             return out
     """,
+    # Python's protocols on eager tensors (TF formats and converts `self.numpy()`); the
+    # int() of a non-scalar is compared by class, as NumPy 2 (TF 2.21's) has other words.
+    "python_protocols": """
+        def run(tf):
+            def attempt(thunk):
+                try:
+                    return repr(thunk())
+                except Exception as e:
+                    return type(e).__name__
+            loss = tf.constant(1.5)
+            out = [f"loss {loss}", f"{tf.constant(3)}", f"{tf.constant([1.5, 2.0])}",
+                   "{:.3f}".format(loss), "{:>6}".format(tf.constant(7)),
+                   f"{tf.constant('ab')}", repr(tf.constant("a") + "b"),
+                   repr(tf.identity(tf.constant("x")).numpy()),
+                   bool(tf.zeros([0])), bool(tf.constant([0.0])), bool(tf.constant([[2]]))]
+            out += [attempt(lambda: int(tf.constant([1, 2]))),
+                    attempt(lambda: float(tf.zeros([2, 2]))),
+                    attempt(lambda: bool(tf.constant([True, False]))),
+                    attempt(lambda: [1, 2][tf.constant([1])]),
+                    attempt(lambda: [1, 2][tf.constant(1.0)]),
+                    attempt(lambda: [1, 2][tf.constant(1)])]
+            return out
+    """,
+    # Names TF 2 gave to other functions (TF 1.15's v2 endpoints): tf.where broadcasts
+    # (where_v2, SelectV2); tf.math/nn.in_top_k take the targets first.
+    "v2_endpoints": """
+        def run(tf):
+            preds = tf.constant([[0.1, 0.9], [0.8, 0.2]])
+            out = [tf.where(tf.constant([True, False]), tf.ones([2]), 0.0),
+                   tf.where(tf.constant([[True], [False]]), tf.ones([1, 3]), tf.zeros([2, 1])),
+                   tf.where(tf.constant([True, False])),
+                   tf.math.in_top_k(tf.constant([1, 0]), preds, 1),
+                   tf.nn.in_top_k(tf.constant([0, 0]), preds, 1),
+                   tf.math.in_top_k(targets=tf.constant([0, 1]), predictions=preds, k=1)]
+            out = [t.numpy().tolist() for t in out]
+            try:
+                tf.where(tf.constant([True, False]), tf.ones([2]), tf.zeros([3]))
+            except Exception as e:
+                out.append([type(e).__name__, str(e).split("}} ")[-1].split(" name:")[0]])
+            return out
+    """,
 }
 
 
@@ -180,6 +221,36 @@ def test_tape_values(tensorflow, tf2):
 
 
 @pytest.mark.parametrize("name", ["tape_rules", "function_traces", "module_walk", "errors",
-                                  "dtype_mismatch_errors"])
+                                  "dtype_mismatch_errors", "python_protocols",
+                                  "v2_endpoints"])
 def test_same_result(tensorflow, tf2, name):
     assert _ours(tf2, name) == tensorflow[name]
+
+
+def test_python_conversions_follow_numpy_1_as_tf_1_15(tf2):
+    """int(t)/float(t) converted `t.numpy()` in TF 1.15, with NumPy 1's rule: any
+    one-element array converts, others are its TypeError (TF 2.21 on NumPy 2 refuses
+    every non-scalar, in other words: not the specification here)."""
+    tf = tf2
+    assert int(tf.constant([[3]])) == 3 and float(tf.constant([2.5])) == 2.5
+    for thunk in (lambda: int(tf.constant([1, 2])), lambda: float(tf.zeros([0])),
+                  lambda: complex(tf.ones([2]))):
+        with pytest.raises(TypeError) as info:
+            thunk()
+        assert str(info.value) == "only size-1 arrays can be converted to Python scalars"
+
+
+@pytest.mark.parametrize("value, shape, sizes", [([1, 2], [3], (2, "(3,)", 3)),
+                                                 ([1, 2, 3], [2], (3, "(2,)", 2)),
+                                                 ([], [2, 2], (0, "(2, 2)", 4))])
+def test_eager_constant_refuses_a_shape_of_other_size(tf2, value, shape, sizes):
+    """Executing eagerly, TF 1.15's tf.constant reshapes or fills a one-element value and
+    refuses others with its TypeError (TF 2.21: same class, longer words); a graph pads
+    with the last element instead (test_dtypes_shapes.py)."""
+    tf = tf2
+    with pytest.raises(TypeError) as info:
+        tf.constant(value, shape=shape)
+    assert str(info.value) == ("Eager execution of tf.constant with unsupported shape (value "
+                               "has %d elements, shape is %s with %d elements)." % sizes)
+    assert tf.constant([1, 2, 3, 4], shape=[2, 2]).numpy().tolist() == [[1, 2], [3, 4]]
+    assert tf.constant(7.0, shape=[2]).numpy().tolist() == [7.0, 7.0]

@@ -9,7 +9,7 @@ import sys
 import types
 
 __all__ = ["random_module", "math_module", "nn_module", "compat_module", "v2_names",
-           "REMOVED_IN_V2", "fill_v2"]
+           "REMOVED_IN_V2", "fill_v2", "in_top_k_v2"]
 
 # tf.random in TF 1.15/2 -> the TF 1 function tfteach has.
 _RANDOM = {"normal": "random_normal", "uniform": "random_uniform",
@@ -100,6 +100,7 @@ def math_module():
              if n not in names and n in _lazy_names.LAZY}
     later["divide_no_nan"] = lambda: tfteach.div_no_nan      # TF 1.15's tf.math name
     later.update((n, lambda n=n: getattr(tfteach.nn, n)) for n in _MATH_FROM_NN)
+    later["in_top_k"] = lambda: in_top_k_v2
     module = _module("tensorflow.math", "tf.math: the math ops under their TF 2 names.",
                      names)
 
@@ -130,9 +131,16 @@ def nn_module():
         return tfteach.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits,
                                                                axis=axis, name=name)
     names = {n: getattr(tfteach.nn, n) for n in dir(tfteach.nn) if not n.startswith("_")}
-    names.update(dropout=dropout,
+    names.update(dropout=dropout, in_top_k=in_top_k_v2,
                  softmax_cross_entropy_with_logits=softmax_cross_entropy_with_logits)
     return _module("tensorflow.nn", nn_module.__doc__, names)
+
+
+def in_top_k_v2(targets, predictions, k, name=None):
+    """TF 2's `tf.math.in_top_k` / `tf.nn.in_top_k` (TF 1.15's `in_top_k_v2`): TF 1's op
+    with the targets first (TF 1: `in_top_k(predictions, targets, k)`)."""
+    import tfteach
+    return tfteach.nn.in_top_k(predictions, targets, k, name=name)
 
 
 def summary_module():
@@ -215,5 +223,12 @@ def fill_v2(module):
 def v2_names():
     """The TF 1 top-level names TF 2 kept, as a dict name -> object."""
     import tfteach
-    return {n: getattr(tfteach, n) for n in dir(tfteach)
-            if not n.startswith("_") and n not in REMOVED_IN_V2}
+    names = {n: getattr(tfteach, n) for n in dir(tfteach)
+             if not n.startswith("_") and n not in REMOVED_IN_V2}
+    names.update((new, getattr(tfteach, old)) for new, old in _RENAMED_IN_V2.items())
+    return names
+
+
+# TF 2 names that are another TF 1 function (TF 1.15 exports both under their names):
+# TF 2's `tf.where` broadcasts condition, x and y (SelectV2, TF 1's `where_v2`).
+_RENAMED_IN_V2 = {"where": "where_v2"}
