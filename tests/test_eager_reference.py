@@ -181,6 +181,34 @@ PROGRAMS = {
                 out.append([type(e).__name__, str(e).split("}} ")[-1].split(" name:")[0]])
             return out
     """,
+    # TF 2 behaviour's tensor equality (TF 1.15: `enable_v2_behavior()` turns it on):
+    # `==`/`!=` elementwise on eager tensors and variables, tensors unhashable (the
+    # words differ: 1.15 pointed to experimental_ref(), test below).
+    "tensor_equality": """
+        import numpy as np
+        def run(tf):
+            a, b = tf.constant([1, 2]), tf.constant([1, 3])
+            v = tf.Variable([1.0, 2.0])
+            labels = tf.constant([1, 1], tf.int64)
+            logits = tf.constant([[0.1, 0.9], [0.8, 0.2]])
+            values = [a == b, a != b, a == 1, a == np.array([1, 2]), v == 1.0,
+                      v != [1.0, 3.0], v == v, a == tf.constant([1, 2, 3]),
+                      a != tf.constant([1, 2, 3]),
+                      tf.reduce_mean(tf.cast(tf.argmax(logits, 1) == labels, tf.float32))]
+            out = [t.numpy().tolist() for t in values]
+            out += [a == None, a != None, a in [a], v in [v]]  # noqa: E711
+            # library code keeps variables by identity (TF's ObjectIdentityDictionary)
+            ema = tf.train.ExponentialMovingAverage(0.5)
+            ema.apply([v])
+            out.append(ema.average(v).numpy().tolist())
+            for thunk in (lambda: hash(a), lambda: {v}, lambda: {a: 1}):
+                try:
+                    thunk()
+                    out.append(None)
+                except Exception as e:
+                    out.append(type(e).__name__)
+            return out
+    """,
 }
 
 
@@ -206,8 +234,15 @@ def _ours(tf2, name):
 
 @pytest.fixture
 def tf2(eager):
+    """tfteach.v2 with TF 2's rules (tensor equality) while the test runs."""
     import tfteach.v2 as v2
-    return v2
+    from tfteach.framework import eager_mode
+    saved = eager_mode.STATE.v2, eager_mode.STATE.tensor_equality
+    eager_mode.STATE.v2 = eager_mode.STATE.tensor_equality = True
+    try:
+        yield v2
+    finally:
+        eager_mode.STATE.v2, eager_mode.STATE.tensor_equality = saved
 
 
 def test_printing(tensorflow, tf2):
@@ -222,7 +257,7 @@ def test_tape_values(tensorflow, tf2):
 
 @pytest.mark.parametrize("name", ["tape_rules", "function_traces", "module_walk", "errors",
                                   "dtype_mismatch_errors", "python_protocols",
-                                  "v2_endpoints"])
+                                  "v2_endpoints", "tensor_equality"])
 def test_same_result(tensorflow, tf2, name):
     assert _ours(tf2, name) == tensorflow[name]
 
@@ -254,3 +289,29 @@ def test_eager_constant_refuses_a_shape_of_other_size(tf2, value, shape, sizes):
                                "has %d elements, shape is %s with %d elements)." % sizes)
     assert tf.constant([1, 2, 3, 4], shape=[2, 2]).numpy().tolist() == [[1, 2], [3, 4]]
     assert tf.constant(7.0, shape=[2]).numpy().tolist() == [7.0, 7.0]
+
+
+def test_tensor_equality_words_and_switches_as_tf_1_15(tf2, eager):
+    """TF 1.15's words for an unhashable tensor or variable point to `experimental_ref()`
+    (TF 2.21's to `ref()`); `tf.compat.v1.disable_tensor_equality()` gives back TF 1's
+    identity `==` and hashing, as does a Graph of one's own, and eager mode without TF 2
+    behaviour (`tf.enable_eager_execution()` alone)."""
+    tf = tf2
+    a, v = tf.constant([1, 2]), tf.Variable(1.0)
+    with pytest.raises(TypeError) as info:
+        hash(a)
+    assert str(info.value) == ("Tensor is unhashable if Tensor equality is enabled. "
+                               "Instead, use tensor.experimental_ref() as the key.")
+    with pytest.raises(TypeError) as info:
+        {v: 1}
+    assert str(info.value) == ("Variable is unhashable if Tensor equality is enabled. "
+                               "Instead, use tensor.experimental_ref() as the key.")
+    refs = {a.experimental_ref(), a.experimental_ref(), v.experimental_ref()}
+    assert len(refs) == 2 and a.experimental_ref().deref() is a
+    with tf.Graph().as_default():
+        assert (a == a) is True and hash(a) == id(a)
+    tf.compat.v1.disable_tensor_equality()
+    assert (a == tf.constant([1, 2])) is False and hash(v) == id(v) and (a != a) is False
+    tf.compat.v1.enable_tensor_equality()
+    assert (a == tf.constant([1, 2])).numpy().tolist() == [True, True]
+    assert not hasattr(tf, "enable_tensor_equality")      # tf.compat.v1 only, as TF 2

@@ -38,7 +38,7 @@ REMOVED_IN_V2 = frozenset((
     "VariableScope VariableV1 add_to_collection add_to_collections all_variables app "
     "assert_variables_initialized assign assign_add assign_sub colocate_with container "
     "contrib enable_eager_execution disable_eager_execution enable_v2_behavior "
-    "disable_v2_behavior flags get_collection "
+    "disable_v2_behavior enable_tensor_equality disable_tensor_equality flags get_collection "
     "get_collection_ref get_default_graph get_default_session get_local_variable get_seed "
     "get_variable get_variable_scope gfile global_variables global_variables_initializer "
     "glorot_normal_initializer glorot_uniform_initializer initialize_all_variables "

@@ -16,7 +16,7 @@ import contextlib
 
 import numpy as np
 
-from tfteach.framework import tensor_shape
+from tfteach.framework import eager_mode, tensor_shape
 from tfteach.framework.tensor import Tensor
 
 __all__ = ["EagerTensor", "CPU_DEVICE"]
@@ -200,10 +200,20 @@ class EagerTensor(Tensor):
         from tfteach.ops.constant_op import constant
         return constant(np.array(self._value), dtype=self._dtype)
 
-    # Eager tensors hash by identity and `==` stays identity, as TF 1.15 (TF 2.0 made
-    # `==` elementwise and tensors unhashable; 1.15's rule is the specification here).
-    __eq__ = Tensor.__eq__
-    __hash__ = Tensor.__hash__
+    # `==` is identity and tensors hash, as TF 1's eager mode; with tensor equality on
+    # (TF 2 behaviour, `import tfteach.v2`) `==` is elementwise (Tensor's operator,
+    # ops/tensor_operators.py) and an eager tensor is unhashable, as TF 1.15's rule.
+    def __eq__(self, other):
+        return Tensor.__eq__(self, other)
+
+    def __ne__(self, other):
+        return Tensor.__ne__(self, other)
+
+    def __hash__(self):
+        if eager_mode.STATE.tensor_equality and eager_mode.elementwise_equality(EAGER_GRAPH):
+            raise TypeError("Tensor is unhashable if Tensor equality is enabled. Instead, "
+                            "use tensor.experimental_ref() as the key.")
+        return id(self)
 
 
 class _EagerOpStub:
@@ -233,6 +243,11 @@ class _EagerGraph:
     """What `EagerTensor.graph` answers: `as_default`, `name_scope`,
     `control_dependencies` that keep eager execution on (no graph becomes the default),
     everything else the eager context's scratch graph."""
+
+    # An eager tensor's graph, for TF's rules that ask "is this tensor eager?"
+    # (eager_mode.elementwise_equality).
+    executes_eagerly = True
+    building_function = False
 
     @contextlib.contextmanager
     def as_default(self):
