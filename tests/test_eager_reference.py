@@ -209,6 +209,26 @@ PROGRAMS = {
                     out.append(type(e).__name__)
             return out
     """,
+    # A variable given as the target is read with the tape recording (TF's `with self:`
+    # in gradient), so d v / d v is 1; variables have no len() (tensors have).
+    "variable_targets_and_len": """
+        def run(tf):
+            v, w = tf.Variable(2.0), tf.Variable([1.0, 2.0])
+            with tf.GradientTape(persistent=True) as tape:
+                y = v * 3.0
+            out = [tape.gradient(v, v), tape.gradient([v, y], v), tape.gradient(w, [w, v])]
+            with tf.GradientTape() as tape:
+                pass
+            out.append(tape.gradient(w, w))
+            out = [[None if g is None else g.numpy().tolist() for g in e]
+                   if isinstance(e, list) else e.numpy().tolist() for e in out]
+            for thunk in (lambda: len(w), lambda: len(tf.Variable(1.0))):
+                try:
+                    out.append(thunk())
+                except TypeError as e:
+                    out.append(str(e))
+            return out
+    """,
 }
 
 
@@ -257,7 +277,8 @@ def test_tape_values(tensorflow, tf2):
 
 @pytest.mark.parametrize("name", ["tape_rules", "function_traces", "module_walk", "errors",
                                   "dtype_mismatch_errors", "python_protocols",
-                                  "v2_endpoints", "tensor_equality"])
+                                  "v2_endpoints", "tensor_equality",
+                                  "variable_targets_and_len"])
 def test_same_result(tensorflow, tf2, name):
     assert _ours(tf2, name) == tensorflow[name]
 

@@ -152,10 +152,26 @@ class GradientTape:
         if self._graph is not None:
             grads = self._graph_gradient(target, flat_sources, output_gradients, unconnected)
         else:
-            grads = self._backward(nest.flatten(target), flat_sources,
+            grads = self._backward(self._read_variable_targets(target), flat_sources,
                                    None if output_gradients is None
                                    else nest.flatten(output_gradients), unconnected)
         return nest.pack_sequence_as(sources, grads)
+
+    def _read_variable_targets(self, target):
+        """The flat targets, a variable among them read with this tape recording, as TF's
+        `gradient` reads it (`with self:`): so `tape.gradient(v, v)` is 1, not None."""
+        flat = nest.flatten(target)
+        if not any(_is_variable(t) for t in flat):
+            return flat
+        from tfteach.framework import convert
+        resume = not self._recording
+        if resume:
+            self._push()
+        try:
+            return [convert.convert_to_tensor(t) if _is_variable(t) else t for t in flat]
+        finally:
+            if resume:
+                self._pop()
 
     def _graph_gradient(self, target, sources, output_gradients, unconnected):
         from tfteach.ops.gradients_impl import gradients
