@@ -103,7 +103,8 @@ PROGRAMS = {
             root = Root()
             return [root.name, [v.name for v in root.variables],
                     [v.name for v in root.trainable_variables],
-                    [m.name for m in root.submodules]]
+                    [m.name for m in root.submodules],
+                    [root.name_scope.name, root.z_list[1].name_scope.name]]
     """,
     "errors": """
         def run(tf):
@@ -229,6 +230,32 @@ PROGRAMS = {
                     out.append(str(e))
             return out
     """,
+    # tf.function's arguments: Python values given for an input_signature are converted
+    # with the spec's dtype as a hint; a Python scalar keys a trace by its value (1 and
+    # 1.0 share one); a concrete function called with another dtype is the runtime's
+    # error for its op (`__inference_<name>_<n>`, the number left out here).
+    "function_arguments": """
+        import re
+        import numpy as np
+        def run(tf):
+            f = tf.function(lambda x: x * 2, input_signature=[tf.TensorSpec([None], tf.float32)])
+            out = [f([1.0, 2.0]).numpy().tolist(), f(np.array([3.0], np.float32)).numpy().tolist(),
+                   f.experimental_get_tracing_count()]
+            try:
+                f(tf.constant([1.0]), tf.constant([2.0]))
+            except TypeError as e:
+                out.append("TypeError")
+            g = tf.function(lambda x: x + 1)
+            out += [[g(1).numpy().item(), g(1.0).numpy().item(), g(2.5).numpy().item()],
+                    [g(1).dtype.name, g(1.0).dtype.name, g(2.5).dtype.name],
+                    g.experimental_get_tracing_count()]
+            concrete = g.get_concrete_function(tf.TensorSpec([], tf.int32))
+            try:
+                concrete(tf.constant(1.0))
+            except Exception as e:
+                out.append([type(e).__name__, re.sub(r"_\\d+", "", str(e).split(" name:")[0])])
+            return out
+    """,
 }
 
 
@@ -278,7 +305,7 @@ def test_tape_values(tensorflow, tf2):
 @pytest.mark.parametrize("name", ["tape_rules", "function_traces", "module_walk", "errors",
                                   "dtype_mismatch_errors", "python_protocols",
                                   "v2_endpoints", "tensor_equality",
-                                  "variable_targets_and_len"])
+                                  "variable_targets_and_len", "function_arguments"])
 def test_same_result(tensorflow, tf2, name):
     assert _ours(tf2, name) == tensorflow[name]
 
@@ -336,3 +363,26 @@ def test_tensor_equality_words_and_switches_as_tf_1_15(tf2, eager):
     tf.compat.v1.enable_tensor_equality()
     assert (a == tf.constant([1, 2])).numpy().tolist() == [True, True]
     assert not hasattr(tf, "enable_tensor_equality")      # tf.compat.v1 only, as TF 2
+
+
+def test_function_signature_words_as_tf_1_15(tf2):
+    """TF 1.15's words where TF 2.21 now says 'Binding inputs to tf.function failed':
+    more positional arguments than the input_signature covers, a signature that is no
+    list, an input of another dtype (ValueError in 1.15, TypeError in 2.21)."""
+    tf = tf2
+    spec = tf.TensorSpec([None], tf.float32)
+    f = tf.function(lambda x: x * 2, input_signature=[spec])
+    with pytest.raises(TypeError) as info:
+        f(tf.constant([1.0]), tf.constant([2.0]))
+    assert str(info.value) == ("When input_signature is provided, only pass arguments "
+                               "covered by it. Received 2 argument(s).")
+    with pytest.raises(TypeError) as info:
+        tf.function(lambda x: x, input_signature=spec)
+    assert str(info.value) == ("input_signature must be either a tuple or a list, received "
+                               + str(type(spec)))
+    with pytest.raises(ValueError) as info:
+        f(tf.constant([1]))
+    assert str(info.value).startswith("Python inputs incompatible with input_signature:")
+    with pytest.raises(ValueError) as info:
+        f([[1.0]])
+    assert "  inputs: (\n    [[1.0]])\n" in str(info.value)   # the value as given
