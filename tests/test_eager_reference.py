@@ -256,6 +256,46 @@ PROGRAMS = {
                 out.append([type(e).__name__, re.sub(r"_\\d+", "", str(e).split(" name:")[0])])
             return out
     """,
+    # stop_recording()/reset() on a tape that is not recording: TF's two errors (no
+    # tape yet or a spent one: RuntimeError; a tape whose `with` ended: ValueError).
+    "tape_recording_errors": """
+        def run(tf):
+            x = tf.constant(2.0)
+            def never():
+                with tf.GradientTape().stop_recording():
+                    pass
+            def after_exit(persistent):
+                with tf.GradientTape(persistent=persistent) as t:
+                    t.watch(x)
+                with t.stop_recording():
+                    pass
+            def spent():
+                with tf.GradientTape() as t:
+                    t.watch(x)
+                    t.gradient(x * x, x)
+                    with t.stop_recording():
+                        pass
+            def reset_outside():
+                with tf.GradientTape() as t:
+                    pass
+                t.reset()
+            out = []
+            for thunk in (never, lambda: after_exit(True), lambda: after_exit(False), spent,
+                          reset_outside, lambda: tf.GradientTape().reset()):
+                try:
+                    thunk()
+                    out.append(None)
+                except Exception as e:
+                    out.append([type(e).__name__, str(e)])
+            with tf.GradientTape() as t:
+                t.watch(x)
+                y = x * x
+                t.reset()
+                t.watch(x)
+                z = x * 5
+            out.append(float(t.gradient([y, z], x)))
+            return out
+    """,
 }
 
 
@@ -305,7 +345,8 @@ def test_tape_values(tensorflow, tf2):
 @pytest.mark.parametrize("name", ["tape_rules", "function_traces", "module_walk", "errors",
                                   "dtype_mismatch_errors", "python_protocols",
                                   "v2_endpoints", "tensor_equality",
-                                  "variable_targets_and_len", "function_arguments"])
+                                  "variable_targets_and_len", "function_arguments",
+                                  "tape_recording_errors"])
 def test_same_result(tensorflow, tf2, name):
     assert _ours(tf2, name) == tensorflow[name]
 

@@ -68,12 +68,18 @@ class GradientTape:
         self._watch_accessed = watch_accessed_variables
         self._recording = False
         self._used = False
+        self._entered = False           # TF's tape exists (entered, not spent)
         self._graph = None              # set when entered while a graph is built
         self._graph_watched = []
-        self.reset()
+        self._clear()
 
     def reset(self):
-        """Forgets everything recorded so far (`tape.reset()`)."""
+        """Forgets everything recorded so far (`tape.reset()`, inside the `with`)."""
+        if not self._recording:
+            raise ValueError("Tape is not recording.")      # TF's _pop_tape
+        self._clear()
+
+    def _clear(self):
         self._ops = []                  # recorded EagerOperations, in execution order
         self._tracked = set()           # ids of the tensors followed
         self._kept = []                 # watched tensors (keeps their ids valid)
@@ -85,6 +91,7 @@ class GradientTape:
         if not executing_eagerly():
             from tfteach.framework import graph as graph_lib
             self._graph = graph_lib.get_default_graph()
+        self._entered = True
         self._push()
         return self
 
@@ -103,8 +110,12 @@ class GradientTape:
     @contextlib.contextmanager
     def stop_recording(self):
         """Ops run inside are not recorded (`with tape.stop_recording():`)."""
+        # TF's words: no tape yet (never entered, or spent by a non-persistent
+        # gradient) is its RuntimeError; a tape whose `with` has ended its ValueError
+        if not self._entered or (self._used and not self._persistent):
+            raise RuntimeError("Trying to stop recording a tape which is not recording.")
         if not self._recording:
-            raise ValueError("Tape must be recording.")
+            raise ValueError("Tape is not recording.")
         self._pop()
         try:
             yield
