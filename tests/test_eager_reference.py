@@ -294,6 +294,12 @@ PROGRAMS = {
                 t.watch(x)
                 z = x * 5
             out.append(float(t.gradient([y, z], x)))
+            # watched_variables: in the order the variables were made, not read
+            p, q, r = tf.Variable(1.0, name="p"), tf.Variable(2.0, name="q"), tf.Variable(3.0)
+            with tf.GradientTape() as t:
+                t.watch(r)
+                y = q * p
+            out.append([v.name for v in t.watched_variables()])
             return out
     """,
 }

@@ -141,7 +141,12 @@ class GradientTape:
                 raise ValueError("Passed in object of type {}, not tf.Tensor".format(type(t)))
 
     def watched_variables(self):
-        return tuple(v for v, _ in self._var_reads.values())
+        """The variables watched, in the order they were made (TF: "in order of
+        construction", its variables' unique ids), not the order they were read."""
+        variables = [v for v, _ in self._var_reads.values()]
+        if all(hasattr(v, "_creation_index") for v in variables):
+            variables.sort(key=lambda v: v._creation_index)
+        return tuple(variables)
 
     # -- gradients ----------------------------------------------------------------------------
     def _check_usable(self):
