@@ -19,7 +19,7 @@ Every function converts its operands with `convert_to_tensor`, so the same funct
 serve `tf.Variable` (see `install_operators`).
 """
 from tfteach.framework import convert
-from tfteach.framework.eager_mode import elementwise_equality
+from tfteach.framework.eager_mode import STATE as _EAGER, elementwise_equality
 from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.tensor import Tensor
 from tfteach.ops import binary_ops, comparison_ops, linalg_ops, unary_ops
@@ -68,13 +68,12 @@ def _elementwise_equality_operator(func, mismatch):
     """`__eq__` / `__ne__`: identity, or with tensor equality on `func(x, y)` (TF's
     Equal with incompatible_shape_error=False: shapes that do not broadcast give the
     scalar `mismatch`)."""
-    identity = (lambda x, y: x is y) if mismatch is False else (lambda x, y: x is not y)
-
     def operator(x, y):
         if y is None:
             return mismatch
-        if not elementwise_equality(x.graph):
-            return identity(x, y)
+        # (the flag first: graph building compares tensors often, `t in list`)
+        if not (_EAGER.tensor_equality and elementwise_equality(x.graph)):
+            return (x is y) is not mismatch
         x = convert.convert_to_tensor(x)
         if not isinstance(y, Tensor):
             y = convert.convert_to_tensor(y, dtype=x.dtype.base_dtype)
