@@ -302,6 +302,22 @@ PROGRAMS = {
             out.append([v.name for v in t.watched_variables()])
             return out
     """,
+    # A concrete function's structured_input_signature: (args, kwargs) canonicalized as
+    # TF's (keywords of named parameters positional, defaults filled in), TensorSpecs
+    # named after the parameters.
+    "concrete_signature": """
+        def run(tf):
+            def g(x, n, y=None):
+                return x * n
+            g = tf.function(g)
+            f = tf.function(lambda a, b: a + b, input_signature=[
+                tf.TensorSpec([], tf.int32), tf.TensorSpec([], tf.int32, name="bee")])
+            return [str(g.get_concrete_function(tf.TensorSpec([None, 2], tf.float32), 3)
+                        .structured_input_signature),
+                    str(g.get_concrete_function(tf.constant([1, 2]), 2, y=tf.constant(1.0))
+                        .structured_input_signature),
+                    str(f.get_concrete_function().structured_input_signature)]
+    """,
 }
 
 
@@ -352,7 +368,7 @@ def test_tape_values(tensorflow, tf2):
                                   "dtype_mismatch_errors", "python_protocols",
                                   "v2_endpoints", "tensor_equality",
                                   "variable_targets_and_len", "function_arguments",
-                                  "tape_recording_errors"])
+                                  "tape_recording_errors", "concrete_signature"])
 def test_same_result(tensorflow, tf2, name):
     assert _ours(tf2, name) == tensorflow[name]
 

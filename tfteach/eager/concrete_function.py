@@ -115,6 +115,7 @@ class ConcreteFunction:
         self.graph = graph
         self.name = function_name
         self.inputs = list(placeholders)
+        self.structured_input_signature = None      # (args, kwargs): set by its Function
         self.structured_outputs = structured_outputs
         flat = nest.flatten(structured_outputs)
         self._flat_outputs = flat

@@ -244,6 +244,7 @@ class Function:
         before = _variable_count()
         with graph.as_default():
             graph_flat = []
+            signature_flat = []         # a TensorSpec per tensor argument, other values
             for x in flat:
                 if isinstance(x, TensorSpec) or is_tensor_like(x):
                     spec = specs[len(placeholders)] if specs else (
@@ -257,8 +258,10 @@ class Function:
                     p = placeholder(dtype, shape, name=name)
                     placeholders.append(p)
                     graph_flat.append(p)
+                    signature_flat.append(TensorSpec(shape, dtype, name=p.op.name))
                 else:
                     graph_flat.append(x)
+                    signature_flat.append(x)
             g_args, g_kwargs = nest.pack_sequence_as((args, kwargs), graph_flat)
             if self._traced_function is None:
                 from tfteach.eager import autograph
@@ -276,7 +279,22 @@ class Function:
             self._created_variables = True
         graph.structured_outputs = outputs
         graph.inputs = placeholders
-        return ConcreteFunction(graph, placeholders, outputs, self._name)
+        concrete = ConcreteFunction(graph, placeholders, outputs, self._name)
+        # TF's (args, kwargs) of the trace: TensorSpecs named after the parameters
+        concrete.structured_input_signature = self._canonical_inputs(
+            *nest.pack_sequence_as((args, kwargs), signature_flat))
+        return concrete
+
+    def _canonical_inputs(self, args, kwargs):
+        """(args, kwargs) as TF 1.15's canonicalize_function_inputs gives them: keyword
+        arguments of named parameters made positional, defaults filled in."""
+        import inspect
+        try:
+            bound = inspect.signature(self._python_function).bind(*args, **kwargs)
+        except (TypeError, ValueError):
+            return tuple(args), dict(kwargs)
+        bound.apply_defaults()
+        return tuple(bound.args), dict(bound.kwargs)
 
     def __repr__(self):
         return "<tfteach.function %s at %#x>" % (self._name, id(self))
