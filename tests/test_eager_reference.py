@@ -9,7 +9,10 @@ source text run by both, returning a JSON-able result.
 Known differences, TF 1.15 being the specification: TF 2.21 on NumPy 2 shows a float
 scalar as `numpy=0.5` only where NumPy's repr does (tfteach shows NumPy 1's `str`, as
 1.15), and its eager errors start with `{{function_node ...}}` and end with ` name: `,
-which 1.15's do not; `tf.add` is `Add` in 1.15 (`AddV2` in TF 2).
+which 1.15's do not; `tf.add` is `Add` in 1.15 (`AddV2` in TF 2). Where 1.15's words
+differ from 2.21's (int() of a non-scalar on NumPy 1, the unhashable-tensor TypeError
+pointing to experimental_ref(), the input_signature errors) a test of its own checks
+1.15's words and the program compares classes only.
 """
 import importlib.util
 import json
