@@ -6,8 +6,8 @@ test_autograph.py compares tfteach's tf.function with the same function run eage
 test_autograph_reference.py runs `reference_results` on tfteach and, in a child process
 (its own TensorFlow is in graph mode for the other reference tests), on TensorFlow, and
 compares the two. AutoGraph reads a function's source, so the programs live in a file
-that both processes import. `==` on tensors is identity in TF 1.15 (tfteach) and
-elementwise in TF 2, so the programs say `tf.equal`.
+that both processes import. Most programs say `tf.equal`; `equality_tests` uses `==`
+and `!=`, elementwise with TF 2 behaviour (TF 1.15's tensor equality) as in TF 2.
 
 Only NumPy is imported here: the TensorFlow child process loads this file by its path.
 """
@@ -125,6 +125,22 @@ def _tape_loss(tf, w, b):
     return loss_fn
 
 
+def equality_tests(tf):
+    def equality_tests(x, n):
+        if x == 0:                      # `==` of tensors: a tensor, so a converted `if`
+            y = x + 10
+        else:
+            y = x - 10
+        i = tf.constant(0)
+        total = tf.constant(0)
+        while i != n:                   # and a converted `while`
+            total += i
+            i += 1
+        evens = tf.reduce_sum(tf.cast(tf.range(n) % 2 == 0, tf.int32))
+        return y, total, evens
+    return equality_tests
+
+
 def reference_results(tf):
     """Every program's results as JSON-ready lists, run by `tf` (tfteach.v2 or
     TensorFlow 2)."""
@@ -159,6 +175,11 @@ def reference_results(tf):
     add = tf.function(add_positives(tf, tf.Variable(0.0)))
     out["updates"] = [float(add(tf.constant([1.0, -1.0, 2.0]))),
                       float(add(tf.constant([10.0, -5.0])))]
+
+    equal = tf.function(equality_tests(tf))
+    out["equality"] = [[int(e) for e in equal(x, n)]
+                       for x, n in ((tf.constant(0), tf.constant(5)),
+                                    (tf.constant(3), tf.constant(4)))]
 
     # A tf.function under an outer tape: its ops, and the variables it captures.
     r = np.random.RandomState(1)

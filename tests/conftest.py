@@ -16,6 +16,7 @@ def fresh_graph():
     from tfteach.framework import eager_mode
     eager_mode.STATE.enabled = False
     eager_mode.STATE.v2 = False          # TF 1's rules too (tfteach.v2 sets TF 2's)
+    eager_mode.STATE.tensor_equality = False     # `==` identity, as TF 1's graphs
     tf.reset_default_graph()
     yield
     tf.reset_default_graph()

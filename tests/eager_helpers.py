@@ -26,9 +26,9 @@ def eager():
 def tf2(eager):
     """The TF 2 namespace (`tfteach.v2`), eager and with TF 2's rules while the test runs."""
     import tfteach.v2 as v2
-    saved = eager_mode.STATE.v2
-    eager_mode.STATE.v2 = True
+    saved = eager_mode.STATE.v2, eager_mode.STATE.tensor_equality
+    eager_mode.STATE.v2 = eager_mode.STATE.tensor_equality = True
     try:
         yield v2
     finally:
-        eager_mode.STATE.v2 = saved
+        eager_mode.STATE.v2, eager_mode.STATE.tensor_equality = saved

@@ -36,7 +36,7 @@ def ours(tf2):
 
 
 @pytest.mark.parametrize("name", ["evens", "break", "while_break", "while_continue",
-                                  "updates"])
+                                  "updates", "equality"])
 def test_integer_and_exact_results(tensorflow, ours, name):
     assert ours[name] == tensorflow[name]
 

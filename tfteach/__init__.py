@@ -42,7 +42,8 @@ from tfteach.framework.sparse_tensor import SparseTensor, SparseTensorValue  # n
 # -- eager execution (issue 19, helper eager: tfteach/eager/, docs/eager.md) ---------------
 from tfteach.eager.context import (enable_eager_execution, executing_eagerly,  # noqa: F401,E402
                                    enable_v2_behavior, disable_v2_behavior,
-                                   disable_eager_execution)
+                                   disable_eager_execution, enable_tensor_equality,
+                                   disable_tensor_equality)
 from tfteach.eager.tape import GradientTape  # noqa: F401,E402
 from tfteach.eager.function import function  # noqa: F401,E402
 from tfteach.eager.module import Module  # noqa: F401,E402

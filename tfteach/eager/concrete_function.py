@@ -6,6 +6,8 @@ of it runs: the placeholders fed, the eager variables' values shared with the
 function's Session before the run and taken back after it, the stateful ops run as
 targets (TF's automatic control dependencies).
 """
+import itertools
+
 import numpy as np
 
 from tfteach.framework import dtypes, graph as graph_lib
@@ -97,6 +99,9 @@ class FuncGraph(graph_lib.Graph):
         return "<tfteach FuncGraph %r at %#x>" % (self.name, id(self))
 
 
+_FUNCTION_UIDS = itertools.count(1)
+
+
 def is_tensor_like(x):
     return isinstance(x, (EagerTensor, np.ndarray)) or (
         hasattr(x, "dtype") and hasattr(x, "shape") and hasattr(x, "_as_graph_element")
@@ -110,6 +115,7 @@ class ConcreteFunction:
         self.graph = graph
         self.name = function_name
         self.inputs = list(placeholders)
+        self.structured_input_signature = None      # (args, kwargs): set by its Function
         self.structured_outputs = structured_outputs
         flat = nest.flatten(structured_outputs)
         self._flat_outputs = flat
@@ -125,6 +131,8 @@ class ConcreteFunction:
         self._targets += [op for op in graph.side_effects if op not in fetched_ops]
         self._session = None
         self._options_version = None     # context_config.version() of that Session
+        # TF's name of the function's op: __inference_<name>_<a number of the process>
+        self._inference_name = "__inference_%s_%d" % (function_name, next(_FUNCTION_UIDS))
 
     @property
     def variables(self):
@@ -136,7 +144,24 @@ class ConcreteFunction:
 
     def __call__(self, *args, **kwargs):
         flat = [x for x in nest.flatten((args, kwargs)) if is_tensor_like(x)]
+        self._check_input_dtypes(flat)
         return self._call_flat(flat)
+
+    def _check_input_dtypes(self, values):
+        """Called directly, a concrete function takes tensors of its inputs' dtypes only:
+        TF runs it as one op (`__inference_<name>_<n>`), whose inputs the runtime checks
+        as any op's (ops/eager_type_errors.py), never converting them."""
+        from tfteach.framework import errors
+        from tfteach.ops.eager_type_errors import cpp_type_name
+        for i, (value, placeholder) in enumerate(zip(values, self.inputs)):
+            dtype = dtypes.as_dtype(value.dtype)
+            if dtype.base_dtype != placeholder.dtype.base_dtype:
+                op_name = self._inference_name
+                raise errors.InvalidArgumentError(
+                    None, None, "cannot compute %s as input #%d(zero-based) was expected to "
+                    "be a %s tensor but is a %s tensor [Op:%s]"
+                    % (op_name, i, cpp_type_name(placeholder.dtype), cpp_type_name(dtype),
+                       op_name))
 
     def _call_flat(self, values):
         from tfteach.runtime.session import Session

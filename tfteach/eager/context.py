@@ -17,6 +17,7 @@ __all__ = ["executing_eagerly", "enable_eager_execution", "eager_session", "kern
            "placement", "scratch_graph", "TAPES", "eager_mode_scope", "eager_mode_on",
            "v2_mode_on",
            "enable_v2_behavior", "disable_v2_behavior", "disable_eager_execution",
+           "enable_tensor_equality", "disable_tensor_equality",
            "reset_random_states"]
 
 executing_eagerly = eager_mode.executing_eagerly
@@ -179,6 +180,7 @@ def v2_mode_on():
     """TF 2 for the process (`import tfteach.v2`): eager execution and TF 2's rules."""
     eager_mode_on()
     eager_mode.STATE.v2 = True
+    eager_mode.STATE.tensor_equality = True
 
 
 def enable_v2_behavior():
@@ -186,12 +188,26 @@ def enable_v2_behavior():
     Keras metric is reported by the name compile was given)."""
     enable_eager_execution()
     eager_mode.STATE.v2 = True
+    eager_mode.STATE.tensor_equality = True
 
 
 def disable_v2_behavior():
     """`tf.compat.v1.disable_v2_behavior()`: graphs and Sessions, TF 1's rules."""
     disable_eager_execution()
     eager_mode.STATE.v2 = False
+    eager_mode.STATE.tensor_equality = False
+
+
+def enable_tensor_equality():
+    """`tf.compat.v1.enable_tensor_equality()` (part of TF 2 behaviour): `==` and `!=` on
+    eager tensors and variables, and on a tf.function's tensors, are elementwise, and
+    eager tensors and variables are unhashable (use `t.experimental_ref()` as a key)."""
+    eager_mode.STATE.tensor_equality = True
+
+
+def disable_tensor_equality():
+    """`tf.compat.v1.disable_tensor_equality()`: `==` is identity, tensors hash."""
+    eager_mode.STATE.tensor_equality = False
 
 
 def disable_eager_execution():

@@ -54,6 +54,10 @@ class Function:
         self._python_function = python_function
         self._name = name or getattr(python_function, "__name__", None) or \
             type(python_function).__name__
+        if input_signature is not None and not isinstance(input_signature, (tuple, list)):
+            raise TypeError("input_signature must be either a tuple or a list, received "
+                            + str(type(input_signature)))
+        self._signature_length = None if input_signature is None else len(input_signature)
         self._input_signature = (None if input_signature is None
                                  else tuple(nest.flatten(input_signature)))
         if self._input_signature is not None:
@@ -104,7 +108,9 @@ class Function:
             return ("V", id(x))
         try:
             hash(x)
-            return ("P", type(x).__name__, x)
+            # by value, as TF's cache key holds the object: 1, 1.0 and True are one key
+            # (the second call runs the first one's trace)
+            return ("P", x)
         except TypeError:
             return ("O", id(x))
 
@@ -116,21 +122,42 @@ class Function:
         flat = nest.flatten((args, sorted(kwargs.items())))
         return (len(args),) + tuple(self._leaf_key(x) for x in flat)
 
-    def _check_signature(self, args, kwargs):
+    def _convert_to_signature(self, args, kwargs):
+        """TF 1.15's canonicalize_function_inputs and _convert_inputs_to_signature: no
+        more positional arguments than the signature has, and Python values (`f([1.0,
+        2.0])`) converted to tensors with the spec's dtype as a hint."""
+        if len(args) > self._signature_length:
+            raise TypeError("When input_signature is provided, only pass arguments "
+                            "covered by it. Received %d argument(s)." % len(args))
+        # (a flat signature, all arguments positional: each argument is one spec's)
+        if kwargs or len(args) != len(self._input_signature) or \
+                all(is_tensor_like(x) for x in args):
+            return args
+        from tfteach.framework import convert
+        converted = []
+        for x, spec in zip(args, self._input_signature):
+            if not is_tensor_like(x):
+                try:
+                    x = convert.convert_to_tensor(x, dtype_hint=spec.dtype)
+                except (TypeError, ValueError):
+                    raise ValueError(
+                        "When input_signature is provided, all inputs to the Python "
+                        "function must be convertible to tensors:\n"
+                        + _signature_mismatch_text(args, self._input_signature)) from None
+            converted.append(x)
+        return tuple(converted)
+
+    def _check_signature(self, args, kwargs, given):
         flat = [x for x in nest.flatten((args, kwargs)) if is_tensor_like(x)]
         specs = self._input_signature
         if len(flat) != len(specs):
-            raise TypeError("Python inputs incompatible with input_signature:\n  inputs: "
-                            "(\n    %s)\n  input_signature: (\n    %s)."
-                            % (",\n    ".join(str(a) for a in args),
-                               ",\n    ".join(repr(s) for s in specs)))
+            raise TypeError("Python inputs incompatible with input_signature:\n"
+                            + _signature_mismatch_text(given, specs))
         for x, spec in zip(flat, specs):
             dtype = dtypes.as_dtype(x.dtype)
             if dtype != spec.dtype or not spec.shape.is_compatible_with(np.shape(x)):
-                raise ValueError("Python inputs incompatible with input_signature:\n  "
-                                 "inputs: (\n    %s)\n  input_signature: (\n    %s)."
-                                 % (",\n    ".join(str(a) for a in args),
-                                    ",\n    ".join(repr(s) for s in specs)))
+                raise ValueError("Python inputs incompatible with input_signature:\n"
+                                 + _signature_mismatch_text(given, specs))
 
     # -- calling -----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
@@ -139,13 +166,16 @@ class Function:
         if context.TAPES:
             # An outer tape must see the ops: run them eagerly (docs/eager.md).
             return self._python_function(*args, **kwargs)
-        concrete = self._concrete_for(args, kwargs)
+        given = args                    # the words of an error show them, as TF's
+        if self._input_signature is not None:
+            args = self._convert_to_signature(args, kwargs)
+        concrete = self._concrete_for(args, kwargs, given)
         flat = [x for x in nest.flatten((args, kwargs)) if is_tensor_like(x)]
         return concrete._call_flat(flat)
 
-    def _concrete_for(self, args, kwargs):
+    def _concrete_for(self, args, kwargs, given=None):
         if self._input_signature is not None:
-            self._check_signature(args, kwargs)
+            self._check_signature(args, kwargs, args if given is None else given)
         key = self._signature_key(args, kwargs)
         concrete = self._concrete.get(key)
         if concrete is None:
@@ -214,6 +244,7 @@ class Function:
         before = _variable_count()
         with graph.as_default():
             graph_flat = []
+            signature_flat = []         # a TensorSpec per tensor argument, other values
             for x in flat:
                 if isinstance(x, TensorSpec) or is_tensor_like(x):
                     spec = specs[len(placeholders)] if specs else (
@@ -227,8 +258,10 @@ class Function:
                     p = placeholder(dtype, shape, name=name)
                     placeholders.append(p)
                     graph_flat.append(p)
+                    signature_flat.append(TensorSpec(shape, dtype, name=p.op.name))
                 else:
                     graph_flat.append(x)
+                    signature_flat.append(x)
             g_args, g_kwargs = nest.pack_sequence_as((args, kwargs), graph_flat)
             if self._traced_function is None:
                 from tfteach.eager import autograph
@@ -246,10 +279,30 @@ class Function:
             self._created_variables = True
         graph.structured_outputs = outputs
         graph.inputs = placeholders
-        return ConcreteFunction(graph, placeholders, outputs, self._name)
+        concrete = ConcreteFunction(graph, placeholders, outputs, self._name)
+        # TF's (args, kwargs) of the trace: TensorSpecs named after the parameters
+        concrete.structured_input_signature = self._canonical_inputs(
+            *nest.pack_sequence_as((args, kwargs), signature_flat))
+        return concrete
+
+    def _canonical_inputs(self, args, kwargs):
+        """(args, kwargs) as TF 1.15's canonicalize_function_inputs gives them: keyword
+        arguments of named parameters made positional, defaults filled in."""
+        import inspect
+        try:
+            bound = inspect.signature(self._python_function).bind(*args, **kwargs)
+        except (TypeError, ValueError):
+            return tuple(args), dict(kwargs)
+        bound.apply_defaults()
+        return tuple(bound.args), dict(bound.kwargs)
 
     def __repr__(self):
         return "<tfteach.function %s at %#x>" % (self._name, id(self))
+
+
+def _signature_mismatch_text(args, specs):
+    return "  inputs: (\n    %s)\n  input_signature: (\n    %s)." % (
+        ",\n    ".join(str(a) for a in args), ",\n    ".join(repr(s) for s in specs))
 
 
 def _is_variable(x):

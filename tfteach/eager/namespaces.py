@@ -40,7 +40,7 @@ REMOVED_IN_V2 = frozenset((
     "VariableScope VariableV1 add_to_collection add_to_collections all_variables app "
     "assert_variables_initialized assign assign_add assign_sub colocate_with container "
     "contrib enable_eager_execution disable_eager_execution enable_v2_behavior "
-    "disable_v2_behavior flags get_collection "
+    "disable_v2_behavior enable_tensor_equality disable_tensor_equality flags get_collection "
     "get_collection_ref get_default_graph get_default_session get_local_variable get_seed "
     "get_variable get_variable_scope gfile global_variables global_variables_initializer "
     "glorot_normal_initializer glorot_uniform_initializer initialize_all_variables "
@@ -258,7 +258,8 @@ def fill_v2(module):
 
 
 def v2_names():
-    """The TF 1 top-level names TF 2 kept, as a dict name -> object."""
+    """The TF 1 top-level names TF 2 kept, as a dict name -> object (fill_v2 then puts
+    TF 2's own versions of some in their place: v2_functions.TOP_LEVEL)."""
     import tfteach
     return {n: getattr(tfteach, n) for n in dir(tfteach)
             if not n.startswith("_") and n not in REMOVED_IN_V2}

@@ -27,7 +27,9 @@ class _ThreadState(threading.local):
     active = 0                                   # steps watching in this thread (nesting)
 
     def __init__(self):
-        self.made_by = weakref.WeakKeyDictionary()   # output -> (op type, first input)
+        # id(output) -> (weak reference to output, op type, first input). Keyed by id,
+        # not by the tensor: with TF 2's tensor equality eager tensors are unhashable.
+        self.made_by = {}
 
 
 STATE = _ThreadState()                           # the executor reads STATE.active
@@ -49,7 +51,11 @@ def watching():
 def note(op_type, output, inputs):
     """Called by the executor for each op while this thread watches."""
     if op_type in WATCHED:
-        STATE.made_by[output] = (op_type, inputs[0])
+        notes, key = STATE.made_by, id(output)
+        # the note dies with its tensor (CPython calls back at once, before the id can
+        # be reused)
+        alive = weakref.ref(output, lambda _, notes=notes, key=key: notes.pop(key, None))
+        notes[key] = (alive, op_type, inputs[0])
 
 
 def made_by(tensor):
@@ -57,7 +63,7 @@ def made_by(tensor):
     watching step, else None."""
     if not STATE.active:
         return None
-    try:
-        return STATE.made_by.get(tensor)
-    except TypeError:                   # not weak-referenceable: never noted
+    entry = STATE.made_by.get(id(tensor))
+    if entry is None or entry[0]() is not tensor:
         return None
+    return entry[1], entry[2]

@@ -68,12 +68,18 @@ class GradientTape:
         self._watch_accessed = watch_accessed_variables
         self._recording = False
         self._used = False
+        self._entered = False           # TF's tape exists (entered, not spent)
         self._graph = None              # set when entered while a graph is built
         self._graph_watched = []
-        self.reset()
+        self._clear()
 
     def reset(self):
-        """Forgets everything recorded so far (`tape.reset()`)."""
+        """Forgets everything recorded so far (`tape.reset()`, inside the `with`)."""
+        if not self._recording:
+            raise ValueError("Tape is not recording.")      # TF's _pop_tape
+        self._clear()
+
+    def _clear(self):
         self._ops = []                  # recorded EagerOperations, in execution order
         self._tracked = set()           # ids of the tensors followed
         self._kept = []                 # watched tensors (keeps their ids valid)
@@ -85,6 +91,7 @@ class GradientTape:
         if not executing_eagerly():
             from tfteach.framework import graph as graph_lib
             self._graph = graph_lib.get_default_graph()
+        self._entered = True
         self._push()
         return self
 
@@ -103,8 +110,12 @@ class GradientTape:
     @contextlib.contextmanager
     def stop_recording(self):
         """Ops run inside are not recorded (`with tape.stop_recording():`)."""
+        # TF's words: no tape yet (never entered, or spent by a non-persistent
+        # gradient) is its RuntimeError; a tape whose `with` has ended its ValueError
+        if not self._entered or (self._used and not self._persistent):
+            raise RuntimeError("Trying to stop recording a tape which is not recording.")
         if not self._recording:
-            raise ValueError("Tape must be recording.")
+            raise ValueError("Tape is not recording.")
         self._pop()
         try:
             yield
@@ -130,7 +141,12 @@ class GradientTape:
                 raise ValueError("Passed in object of type {}, not tf.Tensor".format(type(t)))
 
     def watched_variables(self):
-        return tuple(v for v, _ in self._var_reads.values())
+        """The variables watched, in the order they were made (TF: "in order of
+        construction", its variables' unique ids), not the order they were read."""
+        variables = [v for v, _ in self._var_reads.values()]
+        if all(hasattr(v, "_creation_index") for v in variables):
+            variables.sort(key=lambda v: v._creation_index)
+        return tuple(variables)
 
     # -- gradients ----------------------------------------------------------------------------
     def _check_usable(self):
@@ -152,10 +168,26 @@ class GradientTape:
         if self._graph is not None:
             grads = self._graph_gradient(target, flat_sources, output_gradients, unconnected)
         else:
-            grads = self._backward(nest.flatten(target), flat_sources,
+            grads = self._backward(self._read_variable_targets(target), flat_sources,
                                    None if output_gradients is None
                                    else nest.flatten(output_gradients), unconnected)
         return nest.pack_sequence_as(sources, grads)
+
+    def _read_variable_targets(self, target):
+        """The flat targets, a variable among them read with this tape recording, as TF's
+        `gradient` reads it (`with self:`): so `tape.gradient(v, v)` is 1, not None."""
+        flat = nest.flatten(target)
+        if not any(_is_variable(t) for t in flat):
+            return flat
+        from tfteach.framework import convert
+        resume = not self._recording
+        if resume:
+            self._push()
+        try:
+            return [convert.convert_to_tensor(t) if _is_variable(t) else t for t in flat]
+        finally:
+            if resume:
+                self._pop()
 
     def _graph_gradient(self, target, sources, output_gradients, unconnected):
         from tfteach.ops.gradients_impl import gradients

@@ -16,7 +16,7 @@ import contextlib
 
 import numpy as np
 
-from tfteach.framework import tensor_shape
+from tfteach.framework import eager_mode, tensor_shape
 from tfteach.framework.tensor import Tensor
 
 __all__ = ["EagerTensor", "CPU_DEVICE"]
@@ -101,7 +101,10 @@ class EagerTensor(Tensor):
             value = value.deref()
         array = np.asarray(value)
         if array.ndim == 0:
-            return array[()]
+            scalar = array[()]
+            # A string scalar is Python `bytes` in TF (a kernel may hand NumPy's bytes_,
+            # whose repr NumPy 2 writes "np.bytes_(b'ab')").
+            return bytes(scalar) if isinstance(scalar, np.bytes_) else scalar
         return array
 
     def __array__(self, dtype=None, copy=None):
@@ -133,33 +136,47 @@ class EagerTensor(Tensor):
             _numpy_str(self.numpy()), _shape_text(np.shape(self._value)), self._dtype.name)
 
     def __format__(self, format_spec):
-        if not format_spec:
-            return str(self)
+        # TF formats the NumPy value, also without a spec: f"{loss}" is "1.5", not the
+        # "tf.Tensor(...)" of str().
         return format(self.numpy(), format_spec)
 
     def __bool__(self):
-        return bool(self._single_value("bool"))
+        # TF 1.15: `bool(self.numpy())`, and NumPy then said False for an empty array
+        # (TF 2 says so explicitly); more than one element is ambiguous.
+        array = np.asarray(self._value)
+        if array.size == 0:
+            return False
+        if array.size != 1:
+            raise ValueError("The truth value of an array with more than one element is "
+                             "ambiguous. Use a.any() or a.all()")
+        return bool(array.reshape(())[()])
 
     def __int__(self):
-        return int(self._single_value("int"))
+        return int(self._single_value())
 
     def __float__(self):
-        return float(self._single_value("float"))
+        return float(self._single_value())
 
     def __index__(self):
-        if not self._dtype.is_integer or np.ndim(self._value) != 0:
-            raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
+        # TF: `self.numpy().__index__()`, so NumPy's errors: a non-scalar array's
+        # TypeError, a float scalar's missing method.
+        if np.ndim(self._value) != 0 or self._dtype.is_bool:
+            raise TypeError("only integer scalar arrays can be converted to a scalar index")
+        if not self._dtype.is_integer:
+            scalar = type(self.numpy())
+            raise AttributeError("'%s.%s' object has no attribute '__index__'"
+                                 % (scalar.__module__, scalar.__name__))
         return int(self._value)
 
     def __complex__(self):
-        return complex(self._single_value("complex"))
+        return complex(self._single_value())
 
-    def _single_value(self, what):
+    def _single_value(self):
+        # int(t), float(t), complex(t): TF 1.15 converted `self.numpy()`, so NumPy 1's
+        # rule: any one-element array converts, others are a TypeError.
         array = np.asarray(self._value)
         if array.size != 1:
-            raise ValueError("The truth value of an array with more than one element is "
-                             "ambiguous. Use a.any() or a.all()" if what == "bool" else
-                             "only size-1 arrays can be converted to Python scalars")
+            raise TypeError("only size-1 arrays can be converted to Python scalars")
         return array.reshape(())[()]
 
     def __len__(self):
@@ -183,10 +200,20 @@ class EagerTensor(Tensor):
         from tfteach.ops.constant_op import constant
         return constant(np.array(self._value), dtype=self._dtype)
 
-    # Eager tensors hash by identity and `==` stays identity, as TF 1.15 (TF 2.0 made
-    # `==` elementwise and tensors unhashable; 1.15's rule is the specification here).
-    __eq__ = Tensor.__eq__
-    __hash__ = Tensor.__hash__
+    # `==` is identity and tensors hash, as TF 1's eager mode; with tensor equality on
+    # (TF 2 behaviour, `import tfteach.v2`) `==` is elementwise (Tensor's operator,
+    # ops/tensor_operators.py) and an eager tensor is unhashable, as TF 1.15's rule.
+    def __eq__(self, other):
+        return Tensor.__eq__(self, other)
+
+    def __ne__(self, other):
+        return Tensor.__ne__(self, other)
+
+    def __hash__(self):
+        if eager_mode.STATE.tensor_equality and eager_mode.elementwise_equality(EAGER_GRAPH):
+            raise TypeError("Tensor is unhashable if Tensor equality is enabled. Instead, "
+                            "use tensor.experimental_ref() as the key.")
+        return id(self)
 
 
 class _EagerOpStub:
@@ -216,6 +243,11 @@ class _EagerGraph:
     """What `EagerTensor.graph` answers: `as_default`, `name_scope`,
     `control_dependencies` that keep eager execution on (no graph becomes the default),
     everything else the eager context's scratch graph."""
+
+    # An eager tensor's graph, for TF's rules that ask "is this tensor eager?"
+    # (eager_mode.elementwise_equality).
+    executes_eagerly = True
+    building_function = False
 
     @contextlib.contextmanager
     def as_default(self):

@@ -251,7 +251,8 @@ class EagerVariable(Variable):
         return float(self._eager_tensor())
 
     def __len__(self):
-        return len(self._eager_tensor())
+        # TF's variables have no len() (a tensor has): Python's words for TF's class
+        raise TypeError("object of type 'ResourceVariable' has no len()")
 
     def __iter__(self):
         return iter(self._eager_tensor())

@@ -13,20 +13,24 @@ import threading
 
 from tfteach.framework import graph as graph_lib
 
-__all__ = ["STATE", "executing_eagerly", "set_global_seed", "operation_seed"]
+__all__ = ["STATE", "executing_eagerly", "elementwise_equality", "set_global_seed",
+           "operation_seed"]
 
 _MAXINT32 = 2 ** 31 - 1
 
 
 class _State:
-    __slots__ = ("enabled", "v2", "execute", "used", "_thread", "seed_source", "seed_lock",
-                 "on_set_seed")
+    __slots__ = ("enabled", "v2", "tensor_equality", "execute", "used", "_thread",
+                 "seed_source", "seed_lock", "on_set_seed")
 
     def __init__(self):
         self.enabled = False      # eager execution switched on for the process
         # TF 2 behaviour (TF 1.15's `tf2.enabled()`): `import tfteach.v2`,
         # `enable_v2_behavior()`; what Keras reports a metric as depends on it
         self.v2 = False
+        # TF 1.15's `Tensor._USE_EQUALITY` (on with TF 2 behaviour, or
+        # `enable_tensor_equality()`): `==` elementwise and tensors unhashable, eagerly
+        self.tensor_equality = False
         self.execute = None       # eager/execute.py's `execute(op_type, inputs, attrs, name)`
         self.used = False         # an EagerTensor exists: graph building must capture them
         self._thread = threading.local()
@@ -54,6 +58,19 @@ STATE = _State()
 def executing_eagerly():
     """`tf.executing_eagerly()`: eager is on and no graph is the default."""
     return STATE.enabled and not graph_lib._default_graph_stack.graphs
+
+
+def elementwise_equality(graph):
+    """Whether `==` on a tensor (or variable) of `graph` is `tf.equal`, TF 1.15's rule
+    (math_ops.tensor_equals): tensor equality is on, execution is eager outside any
+    function being traced (TF's `executing_eagerly_outside_functions`: no Graph of
+    one's own made the default), and the tensor is eager or in a function's graph.
+    Otherwise `==` is identity and tensors hash, as TF 1's graphs."""
+    if not (STATE.tensor_equality and STATE.enabled):
+        return False
+    if any(not g.building_function for g in graph_lib._default_graph_stack.graphs):
+        return False
+    return getattr(graph, "executes_eagerly", False) or graph.building_function
 
 
 def set_global_seed(seed):

@@ -41,6 +41,11 @@ class _NameScope:
         self._name, self._default_name, self._values = name, default_name, values
         self._graph_scope = None
 
+    @property
+    def name(self):
+        """The name it was given (TF's `name_scope.name`; a module's is `"mlp/"`)."""
+        return self._name
+
     def __enter__(self):
         name, default_name = self._name, self._default_name
         if name is None and default_name is None and self._values is not None:

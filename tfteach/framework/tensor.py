@@ -6,7 +6,7 @@ static `shape`; its value exists only inside a `Session.run`. Python operators b
 """
 from tfteach.framework import tensor_shape
 
-__all__ = ["Tensor"]
+__all__ = ["Tensor", "Reference"]
 
 
 class Tensor:
@@ -86,9 +86,16 @@ class Tensor:
             self._dtype.name,
             ", device=%s" % self.device if self.device else "")
 
-    # TF1 graph tensors compare and hash by identity; `tf.equal` compares values.
+    # TF1 graph tensors compare and hash by identity; `tf.equal` compares values. With
+    # TF 2 behaviour `==` and `!=` become elementwise for eager tensors and those of a
+    # tf.function's graph (ops/tensor_operators.py installs them, as TF's math_ops).
     __eq__ = object.__eq__
     __hash__ = object.__hash__
+
+    def experimental_ref(self):
+        """A hashable reference to this tensor (TF 1.15), for sets and dict keys when
+        tensor equality makes the tensor itself unhashable; `.deref()` gives it back."""
+        return Reference(self)
 
     def __bool__(self):
         raise TypeError(
@@ -120,3 +127,28 @@ class Tensor:
     def _override_operator(cls, operator, func):
         """Installs `func` as `Tensor.<operator>` (e.g. `__add__`)."""
         setattr(cls, operator, func)
+
+
+class Reference:
+    """`t.experimental_ref()` (TF 1.15's object_identity.Reference): equal and hashed by
+    the identity of the object it wraps."""
+
+    __slots__ = ("_wrapped",)
+
+    def __init__(self, wrapped):
+        self._wrapped = wrapped
+
+    def deref(self):
+        return self._wrapped
+
+    def __eq__(self, other):
+        return isinstance(other, Reference) and self._wrapped is other._wrapped
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return id(self._wrapped)
+
+    def __repr__(self):
+        return "<Reference wrapping %r>" % (self._wrapped,)

@@ -53,10 +53,25 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
         entry = _eager_scalar(value, dtype)
         if entry is not None:
             return apply_op("Const", [], {"value": entry[0], "dtype": entry[1]}, name)
+    if shape is not None and not verify_shape and _EAGER.enabled and \
+            not graph_lib._default_graph_stack.graphs:
+        _check_eager_shape(tensor_util.make_ndarray(value, dtype, None, False), shape)
     array = tensor_util.make_ndarray(value, dtype, shape, verify_shape)
     array.flags.writeable = False   # shared by every run: nobody may change it in place
     return apply_op("Const", [], {"value": array, "dtype": dtypes.as_dtype(array.dtype)
                                   if array.dtype != object else dtypes.string}, name)
+
+
+def _check_eager_shape(array, shape):
+    """Executing eagerly, TF 1.15's tf.constant reshapes a value of as many elements or
+    fills with a one-element one, and refuses any other: the graph rules' padding with
+    the last element (or "Too many elements") apply to graphs only."""
+    shape = tensor_shape.as_shape(shape)
+    wanted = shape.num_elements()
+    if wanted is not None and array.size != wanted and array.size != 1:
+        raise TypeError("Eager execution of tf.constant with unsupported shape (value has "
+                        "%d elements, shape is %s with %d elements)."
+                        % (array.size, shape, wanted))
 
 
 def _constant_conversion(value, dtype=None, name=None, as_ref=False):

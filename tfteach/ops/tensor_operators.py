@@ -8,13 +8,18 @@ TF 1.15's rules (its `math_ops._OverrideBinaryOperatorHelper`):
 - The op is named after the operator (`add`, `truediv`, `matmul`), and the converted
   operand lives in that scope (`add/y`).
 - `/` is Python 3's true division (`truediv`), `//` floors, `%` is `floormod`.
-- `==` and `!=` stay identity comparisons (a tensor is a dict key); use `tf.equal`.
+- `==` and `!=` are identity comparisons (a tensor is a dict key); use `tf.equal`. With
+  TF 2 behaviour (`import tfteach.v2`, `enable_tensor_equality()`) they are `tf.equal` /
+  `tf.not_equal` for eager tensors and a tf.function's tensors (TF 1.15's
+  `tensor_equals`: shapes that do not broadcast compare as a scalar False / True), and
+  `x == None` is False.
 - `&`, `|`, `^`, `~` are logical ops, for bool tensors only.
 
 Every function converts its operands with `convert_to_tensor`, so the same functions
 serve `tf.Variable` (see `install_operators`).
 """
 from tfteach.framework import convert
+from tfteach.framework.eager_mode import STATE as _EAGER, elementwise_equality
 from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.tensor import Tensor
 from tfteach.ops import binary_ops, comparison_ops, linalg_ops, unary_ops
@@ -49,6 +54,36 @@ def _comparison_operator(func):
     return operator
 
 
+def _shapes_broadcast(x, y):
+    """False when the static shapes of x and y surely do not broadcast."""
+    if x.shape.ndims is None or y.shape.ndims is None:
+        return True
+    for a, b in zip(reversed(x.shape.as_list()), reversed(y.shape.as_list())):
+        if a is not None and b is not None and a != b and a != 1 and b != 1:
+            return False
+    return True
+
+
+def _elementwise_equality_operator(func, mismatch):
+    """`__eq__` / `__ne__`: identity, or with tensor equality on `func(x, y)` (TF's
+    Equal with incompatible_shape_error=False: shapes that do not broadcast give the
+    scalar `mismatch`)."""
+    def operator(x, y):
+        if y is None:
+            return mismatch
+        # (the flag first: graph building compares tensors often, `t in list`)
+        if not (_EAGER.tensor_equality and elementwise_equality(x.graph)):
+            return (x is y) is not mismatch
+        x = convert.convert_to_tensor(x)
+        if not isinstance(y, Tensor):
+            y = convert.convert_to_tensor(y, dtype=x.dtype.base_dtype)
+        if not _shapes_broadcast(x, y):
+            from tfteach.ops.constant_op import constant
+            return constant(mismatch)
+        return func(x, y)
+    return operator
+
+
 _BINARY = [
     (binary_ops.add_v2, "add"),
     (binary_ops.subtract, "sub"),
@@ -75,6 +110,8 @@ OPERATORS.update({
     "__neg__": lambda x: unary_ops.negative(x),
     "__abs__": lambda x: unary_ops.abs(x),
     "__invert__": lambda x: comparison_ops.logical_not(x),
+    "__eq__": _elementwise_equality_operator(comparison_ops.equal, False),
+    "__ne__": _elementwise_equality_operator(comparison_ops.not_equal, True),
 })
 
 

@@ -11,10 +11,10 @@ from contextlib import nullcontext
 
 from tfteach.framework import convert, tensor_shape
 from tfteach.framework import graph as graph_lib
-from tfteach.framework.eager_mode import STATE as _EAGER
+from tfteach.framework.eager_mode import STATE as _EAGER, elementwise_equality
 from tfteach.framework.graph import GraphKeys
 from tfteach.framework.graph_functions import name_scope
-from tfteach.framework.tensor import Tensor
+from tfteach.framework.tensor import Reference, Tensor
 from tfteach.ops import state_ops
 from tfteach.ops.constant_op import identity
 from tfteach.ops.dependency_ops import group, no_op
@@ -297,11 +297,31 @@ class Variable:
         return "<tf.Variable '%s' shape=%s dtype=%s>" % (self.name, self.shape,
                                                          self.dtype.name)
 
+    # TF1 graph variables compare and hash by identity, like Tensors; `tf.equal` compares
+    # values. With tensor equality on (TF 2 behaviour), TF 1.15's rule for an eager
+    # variable: `==`/`!=` elementwise and no hash (`v.experimental_ref()` is a key).
+    def _compares_elementwise(self):
+        return _EAGER.tensor_equality and elementwise_equality(self.graph)
+
     def __hash__(self):
+        if self._compares_elementwise():
+            raise TypeError("Variable is unhashable if Tensor equality is enabled. Instead, "
+                            "use tensor.experimental_ref() as the key.")
         return id(self)
 
-    # TF1 graph variables compare by identity, like Tensors; `tf.equal` compares values.
-    __eq__ = object.__eq__
+    def __eq__(self, other):
+        if not self._compares_elementwise():
+            return self is other
+        return Tensor.__eq__(self.value(), other)
+
+    def __ne__(self, other):
+        if not self._compares_elementwise():
+            return self is not other
+        return Tensor.__ne__(self.value(), other)
+
+    def experimental_ref(self):
+        """A hashable reference to this variable (TF 1.15); `.deref()` gives it back."""
+        return Reference(self)
 
     def __iter__(self):
         raise TypeError("'Variable' object is not iterable.")

@@ -106,8 +106,10 @@ class FedRun:
         fed = set(feed_tensors)
         self.fed = tuple(t in fed for t in self.tensors)
         # For a list/tuple: each fetch's index in `tensors`, -1 for an Operation (None).
+        # (by identity: a tf.function's tensors may compare elementwise, TF 2's `==`)
+        index = {id(t): i for i, t in reversed(list(enumerate(self.tensors)))}
         self.positions = None if type(fetches) is Tensor else tuple(
-            self.tensors.index(f) if type(f) is Tensor else -1 for f in fetches)
+            index[id(f)] if type(f) is Tensor else -1 for f in fetches)
 
     def _marks(self):
         # The graph's sets of unfeedable / unfetchable nodes only grow: while their sizes

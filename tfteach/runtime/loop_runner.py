@@ -47,7 +47,8 @@ run_state.kept_by("While", "WhileGrad", "LoopHistory")
 def request_history(loop, tensors):
     """Makes the loop record `tensors` (body tensors) each iteration, from the next run."""
     saved = list(getattr(loop, "saved", None) or ())
-    saved.extend(t for t in tensors if t not in saved)
+    # (by identity: a tf.function's tensors may compare elementwise, TF 2's `==`)
+    saved.extend(t for t in tensors if all(t is not s for s in saved))
     loop.saved = tuple(saved)
 
 

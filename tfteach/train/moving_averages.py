@@ -82,7 +82,9 @@ class ExponentialMovingAverage:
         self._num_updates = num_updates
         self._zero_debias = zero_debias
         self._name = name
-        self._averages = {}           # variable or tensor -> its shadow variable
+        # id(variable or tensor) -> (it, its shadow variable): keyed by identity, as
+        # TF's ObjectIdentityDictionary (TF 2's eager variables are unhashable)
+        self._averages = {}
 
     @property
     def name(self):
@@ -92,13 +94,13 @@ class ExponentialMovingAverage:
         """Creates the shadow variables (first time) and returns the op updating them."""
         if var_list is None:
             var_list = variables.trainable_variables()
-        zero_debias_true = set()
+        zero_debias_true = set()      # ids of the shadows of tensors
         graph = graph_lib.get_default_graph()
         for var in var_list:
             if var.dtype.base_dtype not in _FLOAT_DTYPES:
                 raise TypeError("The variables must be half, float, or double: %s"
                                 % var.name)
-            if var in self._averages:
+            if id(var) in self._averages:
                 continue
             # Shadows are variables: made outside control dependencies and loops.
             with variables._InitScope(graph):
@@ -109,8 +111,8 @@ class ExponentialMovingAverage:
                 else:
                     avg = slot_creator.create_zeros_slot(var, self.name)
                     if self._zero_debias:
-                        zero_debias_true.add(avg)
-            self._averages[var] = avg
+                        zero_debias_true.add(id(avg))
+            self._averages[id(var)] = (var, avg)
 
         with name_scope(self.name) as scope:
             decay = convert.convert_to_tensor(self._decay, name="decay")
@@ -120,19 +122,20 @@ class ExponentialMovingAverage:
                 decay = tf.minimum(decay, (1.0 + num_updates) / (10.0 + num_updates))
             updates = []
             for var in var_list:
-                avg = self._averages[var]
+                avg = self._averages[id(var)][1]
                 updates.append(assign_moving_average(avg, var, decay,
-                                                     zero_debias=avg in zero_debias_true))
+                                                     zero_debias=id(avg) in zero_debias_true))
             return group(*updates, name=scope)
 
     def average(self, var):
         """The shadow variable of `var` (None if `apply` never saw it)."""
-        return self._averages.get(var, None)
+        entry = self._averages.get(id(var))
+        return None if entry is None else entry[1]
 
     def average_name(self, var):
         """The shadow's name (without `:0`), also before `apply` made it."""
-        if var in self._averages:
-            return self._averages[var].op.name
+        if id(var) in self._averages:
+            return self._averages[id(var)][1].op.name
         return graph_lib.get_default_graph().unique_name(
             var.op.name + "/" + self.name, mark_as_used=False)
 

@@ -22,6 +22,12 @@ from tfteach.keras.engine.base_layer import Layer, _shape_tuple
 __all__ = ["Model"]
 
 
+def _absent(item, items):
+    """`item not in items` by identity: with TF 2's tensor equality `==` on variables is
+    elementwise (a tensor), so `in` must not ask it."""
+    return all(item is not other for other in items)
+
+
 class Model(Layer):
     def __init__(self, *args, **kwargs):
         inputs = kwargs.pop("inputs", args[0] if len(args) > 0 else None)
@@ -94,7 +100,7 @@ class Model(Layer):
             return []
         weights = list(self._trainable_weights)
         for layer in self._sublayers():
-            weights += [w for w in layer.trainable_weights if w not in weights]
+            weights += [w for w in layer.trainable_weights if _absent(w, weights)]
         return weights
 
     @property
@@ -102,9 +108,9 @@ class Model(Layer):
         weights = list(self._non_trainable_weights)
         for layer in self._sublayers():
             source = layer.weights if not self.trainable else layer.non_trainable_weights
-            weights += [w for w in source if w not in weights]
+            weights += [w for w in source if _absent(w, weights)]
         if not self.trainable:
-            weights = [w for w in self._trainable_weights if w not in weights] + weights
+            weights = [w for w in self._trainable_weights if _absent(w, weights)] + weights
         return weights
 
     @property
@@ -113,9 +119,9 @@ class Model(Layer):
         the order of get_weights/set_weights and of HDF5 files)."""
         weights = []
         for layer in self._sublayers():
-            weights += [w for w in layer.weights if w not in weights]
+            weights += [w for w in layer.weights if _absent(w, weights)]
         return weights + [w for w in self._trainable_weights + self._non_trainable_weights
-                          if w not in weights]
+                          if _absent(w, weights)]
 
     variables = weights
 
