@@ -64,9 +64,12 @@ def shape_n(input, out_type=dtypes.int32, name=None):  # noqa: A002
     out_type = _check_out_type(out_type)
     if not isinstance(input, (list, tuple)):
         raise TypeError("Expected list for 'input' argument to 'shape_n' Op, not %s." % (input,))
-    values = convert_list_input(list(input), "input", "ShapeN")
-    result = apply_op("ShapeN", values, {"N": len(values), "T": values[0].dtype.base_dtype,
-                                         "out_type": out_type}, name or "ShapeN")
+    with name_scope(name, "ShapeN", list(input)) as scope:
+        # inside the op's scope, as TF's op definitions convert: "ShapeN/input_1"
+        values = convert_list_input(list(input), "input", "ShapeN")
+        result = apply_op("ShapeN", values, {"N": len(values),
+                                             "T": values[0].dtype.base_dtype,
+                                             "out_type": out_type}, scope)
     return result if isinstance(result, list) else [result]
 
 
