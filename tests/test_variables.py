@@ -375,3 +375,24 @@ def test_report_uninitialized_variables():
         assert list(sess.run(report)) == [b"b"]
         sess.run(b.initializer)
         assert list(sess.run(report)) == []
+
+
+def _variable_v1_call(initial_value=None, trainable=None, collections=None,
+                      validate_shape=True, caching_device=None, name=None, variable_def=None,
+                      dtype=None, expected_shape=None, import_scope=None, constraint=None,
+                      use_resource=None, synchronization=None, aggregation=None, shape=None):
+    """TF 1.15's VariableMetaclass._variable_v1_call signature (less `cls`)."""
+
+
+def test_a_keyword_tf_variable_does_not_take_is_tf_1_15s_type_error():
+    # TF 1.15: tf.Variable(...) is VariableMetaclass calling _variable_v1_call(cls,
+    # initial_value=None, ..., shape=None); the notes' tf.Variable('a', ...,
+    # initializer=...) is Python's TypeError for that function (TF 2.21's compat.v1
+    # accepts the keyword, so the reference is Python's own message for the signature).
+    with pytest.raises(TypeError) as expected:
+        _variable_v1_call('a', dtype=tf.float32, shape=[], initializer=None)
+    with tf.Graph().as_default():
+        with pytest.raises(TypeError) as got:
+            tf.Variable('a', dtype=tf.float32, shape=[], initializer=tf.zeros_initializer)
+        assert str(got.value) == str(expected.value)
+        assert tf.Variable(0.0, name='a', shape=[]).name == "a:0"   # its own keywords pass

@@ -63,6 +63,22 @@ def _tensor_method(name):
     return method
 
 
+# TF 1.15's tf.Variable(...) is VariableMetaclass calling `_variable_v1_call(cls,
+# initial_value=None, ...)`: a keyword it does not take (the notes pass get_variable's
+# `initializer=`) is Python's TypeError naming that function.
+_V1_KEYWORDS = frozenset((
+    "initial_value", "trainable", "collections", "validate_shape", "caching_device", "name",
+    "variable_def", "dtype", "expected_shape", "import_scope", "constraint", "use_resource",
+    "synchronization", "aggregation", "shape"))
+
+
+def _check_v1_keywords(kwargs):
+    for keyword in kwargs:
+        if keyword not in _V1_KEYWORDS:
+            raise TypeError("_variable_v1_call() got an unexpected keyword argument '%s'"
+                            % keyword)
+
+
 class Variable:
     """A TF 1.x variable: `tf.Variable(initial_value, trainable=True, collections=None, ...)`.
 
@@ -80,6 +96,8 @@ class Variable:
                 getattr(graph_lib._default_graph_stack.graphs[-1], "is_function_trace", False)):
             from tfteach.eager.variables import EagerVariable
             return super().__new__(EagerVariable)
+        if cls is Variable:
+            _check_v1_keywords(kwargs)
         return super().__new__(cls)
 
     def __init__(self, initial_value=None, trainable=True, collections=None,
