@@ -9,7 +9,7 @@ from tfteach.kernels.cpu import index_kernels
 from tfteach.ops.list_inputs import index_dtype_of
 from tfteach.ops.op_builder import ShapeError, apply_op, constant_value
 from tfteach.ops.shape_utils import shape_error
-from tfteach.ops.typed_inputs import convert_fixed_type
+from tfteach.ops.typed_inputs import convert_fixed_type, refuse_none
 
 __all__ = ["gather", "gather_nd", "one_hot", "unsorted_segment_sum"]
 
@@ -51,6 +51,7 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
     if batch_dims != 0:
         raise NotImplementedError("tfteach's gather supports batch_dims=0 only")
     with name_scope(name, "GatherV2", [params, indices]) as scope:
+        refuse_none(params, "params")
         params_t = convert_to_tensor(params, name="params")
         indices_t = convert_to_tensor(indices, name="indices")
         index_dtype_of(indices_t, "indices")

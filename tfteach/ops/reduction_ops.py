@@ -21,6 +21,7 @@ from tfteach.framework.registry import not_differentiable, register_op
 from tfteach.kernels.cpu import reduction_kernels as kernels
 from tfteach.ops import op_builder
 from tfteach.ops.constant_op import constant
+from tfteach.ops.typed_inputs import refuse_none
 from tfteach.ops.op_builder import (ShapeError, apply_op, constant_value,
                                      deprecated_argument_lookup)
 
@@ -295,6 +296,7 @@ def _arg_op(op_type, input_value, axis, output_type, name):
                         "allowed values: int32, int64" % output_type.name)
     graph = op_builder.graph_of([input_value, axis])
     with graph.as_default(), graph.name_scope(name or op_type) as scope:
+        refuse_none(input_value, "input")
         x = convert.convert_to_tensor(input_value, name="input")
         dimension = _index_tensor(axis, "dimension")
         _check_dtype("input", x.dtype, _is_number, _NUMBER_TYPES)

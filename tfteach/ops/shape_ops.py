@@ -13,6 +13,7 @@ from tfteach.framework.registry import register_op
 from tfteach.kernels.cpu import shape_kernels
 from tfteach.ops.constant_op import constant
 from tfteach.ops.list_inputs import convert_list_input, index_dtype_of
+from tfteach.ops.typed_inputs import refuse_none
 from tfteach.ops.op_builder import (ShapeError, apply_op, constant_value,
                                      deprecated_argument_lookup)
 from tfteach.ops.shape_utils import partial_shape_from_tensor, shape_error
@@ -161,6 +162,7 @@ def _shape_argument(shape, scope_name="shape"):
 def reshape(tensor, shape, name=None):
     """`tensor`'s values in a new shape; one entry of `shape` may be -1 (inferred)."""
     with name_scope(name, "Reshape", [tensor, shape]) as scope:
+        refuse_none(tensor, "tensor")
         x = convert_to_tensor(tensor, name="tensor")
         shape_t = _shape_argument(shape)
         index_dtype_of(shape_t, "shape")
@@ -197,6 +199,7 @@ def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002
     if axis is None:
         raise ValueError("Must specify an axis argument to tf.expand_dims()")
     with name_scope(name, "ExpandDims", [input]) as scope:
+        refuse_none(input, "input")
         x = convert_to_tensor(input, name="input")
         dim_t = convert_to_tensor(axis, name="dim", preferred_dtype=dtypes.int32)
         index_dtype_of(dim_t, "dim")
