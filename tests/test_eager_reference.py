@@ -31,6 +31,14 @@ PROGRAMS = {
                   tf.constant([True, False]), tf.zeros([2, 0]), tf.constant([[1], [2]], tf.int64)]
             return [str(t) for t in ts] + [repr(t) for t in ts]
     """,
+    "formatting": """
+        def run(tf):
+            # note 002's "Print constant tensor {} of rank {}".format(tensor, tf.rank(tensor))
+            t = tf.constant(0)
+            return ["{} of rank {}".format(t, tf.rank(t)), "{}".format(tf.constant([1, 2])),
+                    "{:.2f}|{:>6}".format(tf.constant(1.5), tf.constant(7)),
+                    "{}".format(tf.constant([[1.5, 2.0]]))]
+    """,
     "tape_values": """
         import numpy as np
         def run(tf):
@@ -180,6 +188,6 @@ def test_tape_values(tensorflow, tf2):
 
 
 @pytest.mark.parametrize("name", ["tape_rules", "function_traces", "module_walk", "errors",
-                                  "dtype_mismatch_errors"])
+                                  "dtype_mismatch_errors", "formatting"])
 def test_same_result(tensorflow, tf2, name):
     assert _ours(tf2, name) == tensorflow[name]

@@ -133,9 +133,8 @@ class EagerTensor(Tensor):
             _numpy_str(self.numpy()), _shape_text(np.shape(self._value)), self._dtype.name)
 
     def __format__(self, format_spec):
-        if not format_spec:
-            return str(self)
-        return format(self.numpy(), format_spec)
+        # TF: the value's own format, also for "{}" (note 002 prints "tensor 0 of rank 0")
+        return self.numpy().__format__(format_spec)
 
     def __bool__(self):
         return bool(self._single_value("bool"))
