@@ -39,6 +39,12 @@ PROGRAMS = {
                     "{:.2f}|{:>6}".format(tf.constant(1.5), tf.constant(7)),
                     "{}".format(tf.constant([[1.5, 2.0]]))]
     """,
+    "bound_method": """
+        def run(tf):
+            # note 002 §3.4's slip, x.numpy without the call, printed
+            t = tf.constant([[4], [5]])
+            return [str(t.numpy).split(" of ")[0], type(t).__name__]
+    """,
     "tape_values": """
         import numpy as np
         def run(tf):
@@ -188,6 +194,6 @@ def test_tape_values(tensorflow, tf2):
 
 
 @pytest.mark.parametrize("name", ["tape_rules", "function_traces", "module_walk", "errors",
-                                  "dtype_mismatch_errors", "formatting"])
+                                  "dtype_mismatch_errors", "formatting", "bound_method"])
 def test_same_result(tensorflow, tf2, name):
     assert _ours(tf2, name) == tensorflow[name]
