@@ -396,3 +396,22 @@ def test_a_keyword_tf_variable_does_not_take_is_tf_1_15s_type_error():
             tf.Variable('a', dtype=tf.float32, shape=[], initializer=tf.zeros_initializer)
         assert str(got.value) == str(expected.value)
         assert tf.Variable(0.0, name='a', shape=[]).name == "a:0"   # its own keywords pass
+
+
+def _variable_classes(tf):
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0)
+        w = tf.get_variable("w", [2])
+        return [type(v).__name__, type(w).__name__, isinstance(v, tf.Variable),
+                str(v.eval).split(" of ")[0], str(w.assign).split(" of ")[0]]
+
+
+def test_graph_variables_are_ref_variables_as_in_tf_1_15():
+    # TF 1.15: tf.Variable (VariableV1) makes a RefVariable, whose methods are its own:
+    # lesson 21's print(v.eval) shows '<bound method RefVariable.eval of ...>' (tfteach:
+    # 'Variable.eval', type Variable)
+    from tf_reference import tf1_behaviour
+    with tf1_behaviour() as tf1:
+        expected = _variable_classes(tf1)
+    assert _variable_classes(tf) == expected
+    assert expected[0] == "RefVariable"
