@@ -45,6 +45,18 @@ PROGRAMS = {
             t = tf.constant([[4], [5]])
             return [str(t.numpy).split(" of ")[0], type(t).__name__]
     """,
+    "function_graph_ops": """
+        def run(tf):
+            # lesson 32 lists a concrete function's ops: TF ends it with an Identity per
+            # returned tensor (func_graph's mark_as_return)
+            @tf.function
+            def f(a, b):
+                return tf.matmul(a, b), a
+            c = f.get_concrete_function(tf.TensorSpec([1, 2], tf.float32),
+                                        tf.TensorSpec([2, 1], tf.float32))
+            return [[op.name, op.type] for op in c.graph.get_operations()] + [
+                [t.name for t in c.outputs]]
+    """,
     "tape_values": """
         import numpy as np
         def run(tf):
@@ -194,6 +206,7 @@ def test_tape_values(tensorflow, tf2):
 
 
 @pytest.mark.parametrize("name", ["tape_rules", "function_traces", "module_walk", "errors",
-                                  "dtype_mismatch_errors", "formatting", "bound_method"])
+                                  "dtype_mismatch_errors", "formatting", "bound_method",
+                                  "function_graph_ops"])
 def test_same_result(tensorflow, tf2, name):
     assert _ours(tf2, name) == tensorflow[name]
