@@ -53,3 +53,45 @@ def test_build_time_mistakes_raise_tensorflows_errors(label):
         assert str(ours) == TF_1_15_WORDS[label]
         return
     assert _core(ours) == _core(theirs)
+
+
+# A forgotten `return` passed on as a tensor (lesson 21 §5, the notes' predict()). An op
+# whose Python function hands the value straight to the op definition (a generated
+# wrapper) wraps make_tensor_proto's error naming the input; one whose Python function
+# converts first (tf.sigmoid, tf.nn.relu6, tf.matmul) raises the bare words.
+NONE_INPUTS = {
+    "equal(None, y)": lambda tf: tf.equal(None, tf.constant([1])),
+    "less(None, y)": lambda tf: tf.less(None, tf.constant([1.0])),
+    "subtract(None, y)": lambda tf: tf.subtract(None, tf.constant([1.0])),
+    "multiply(None, y)": lambda tf: tf.multiply(None, tf.constant([1.0])),
+    "maximum(None, y)": lambda tf: tf.maximum(None, tf.constant([1.0])),
+    "square(None)": lambda tf: tf.square(None),
+    "sqrt(None)": lambda tf: tf.sqrt(None),
+    "log(None)": lambda tf: tf.log(None),
+    "tanh(None)": lambda tf: tf.tanh(None),
+    "sigmoid(None)": lambda tf: tf.sigmoid(None),
+    "nn.relu(None)": lambda tf: tf.nn.relu(None),
+    "nn.relu6(None)": lambda tf: tf.nn.relu6(None),
+    "nn.elu(None)": lambda tf: tf.nn.elu(None),
+    "nn.l2_loss(None)": lambda tf: tf.nn.l2_loss(None),
+    "argmax(None)": lambda tf: tf.argmax(None, 1),
+    "reshape(None)": lambda tf: tf.reshape(None, [1]),
+    "identity(None)": lambda tf: tf.identity(None),
+    "expand_dims(None)": lambda tf: tf.expand_dims(None, 0),
+    "tile(None)": lambda tf: tf.tile(None, [1]),
+    "gather(None)": lambda tf: tf.gather(None, [0]),
+    "where(None, x, y)": lambda tf: tf.where(None, tf.constant([1.0]), tf.constant([2.0])),
+    "matmul(None, b)": lambda tf: tf.matmul(None, tf.ones([2, 2])),
+}
+
+
+@pytest.mark.parametrize("label", sorted(NONE_INPUTS))
+def test_none_for_an_input_gets_tensorflows_words(label):
+    # tfteach said "None values not supported." for the first input of every op, where
+    # TF's op_def_library says "Tried to convert 'x' to a tensor and failed. Error: ..."
+    tensorflow_v1()
+    with tf1_behaviour() as v1:
+        theirs = build_error(v1, NONE_INPUTS[label])
+    ours = build_error(tfteach, NONE_INPUTS[label])
+    assert type(ours) is type(theirs) is ValueError
+    assert str(ours) == str(theirs)

@@ -118,8 +118,9 @@ def test_concrete_function_graph(eager):
     concrete = add_fn.get_concrete_function(tf.TensorSpec([2], tf.float32),
                                             tf.TensorSpec([2], tf.float32))
     ops = concrete.graph.get_operations()
+    # the returned tensor is marked with an Identity, as TF's func_graph does
     assert [(op.name, op.type) for op in ops] == [("a", "Placeholder"), ("b", "Placeholder"),
-                                                  ("Add", "Add")]
+                                                  ("Add", "Add"), ("Identity", "Identity")]
     assert [t.shape.as_list() for t in concrete.inputs] == [[2], [2]]
     assert add_fn.get_concrete_function(tf.TensorSpec([2], tf.float32),
                                         tf.TensorSpec([2], tf.float32)) is concrete
@@ -269,7 +270,7 @@ def test_tfgraph_line_magic_draws_each_concrete_function(eager):
         view = graph_magics.last_view()       # the last of the two drawn: the second trace
         assert view.graph is multiply_fn.concrete_functions[1].graph
         names = {n["name"] for n in view.export["nodes"]}
-        assert names == {"a", "b", "MatMul"}
+        assert names == {"a", "b", "MatMul", "Identity"}
         assert "concrete function 2 of 2" in view.export["note"]
     finally:
         graph_magics.unregister(shell)

@@ -34,6 +34,32 @@ PROGRAMS = {
                   tf.constant([True, False]), tf.zeros([2, 0]), tf.constant([[1], [2]], tf.int64)]
             return [str(t) for t in ts] + [repr(t) for t in ts]
     """,
+    "formatting": """
+        def run(tf):
+            # note 002's "Print constant tensor {} of rank {}".format(tensor, tf.rank(tensor))
+            t = tf.constant(0)
+            return ["{} of rank {}".format(t, tf.rank(t)), "{}".format(tf.constant([1, 2])),
+                    "{:.2f}|{:>6}".format(tf.constant(1.5), tf.constant(7)),
+                    "{}".format(tf.constant([[1.5, 2.0]]))]
+    """,
+    "bound_method": """
+        def run(tf):
+            # note 002 §3.4's slip, x.numpy without the call, printed
+            t = tf.constant([[4], [5]])
+            return [str(t.numpy).split(" of ")[0], type(t).__name__]
+    """,
+    "function_graph_ops": """
+        def run(tf):
+            # lesson 32 lists a concrete function's ops: TF ends it with an Identity per
+            # returned tensor (func_graph's mark_as_return)
+            @tf.function
+            def f(a, b):
+                return tf.matmul(a, b), a
+            c = f.get_concrete_function(tf.TensorSpec([1, 2], tf.float32),
+                                        tf.TensorSpec([2, 1], tf.float32))
+            return [[op.name, op.type] for op in c.graph.get_operations()] + [
+                [t.name for t in c.outputs]]
+    """,
     "tape_values": """
         import numpy as np
         def run(tf):
@@ -371,7 +397,8 @@ def test_tape_values(tensorflow, tf2):
                                   "dtype_mismatch_errors", "python_protocols",
                                   "v2_endpoints", "tensor_equality",
                                   "variable_targets_and_len", "function_arguments",
-                                  "tape_recording_errors", "concrete_signature"])
+                                  "tape_recording_errors", "concrete_signature",
+                                  "formatting", "bound_method", "function_graph_ops"])
 def test_same_result(tensorflow, tf2, name):
     assert _ours(tf2, name) == tensorflow[name]
 

@@ -34,4 +34,29 @@ def test_serialized_bytes_equal_tensorflows_and_parse_both_ways(make):
     assert ours.SerializeToString() == theirs.SerializeToString()
     assert type(ours).FromString(theirs.SerializeToString()) == ours
     assert type(theirs).FromString(ours.SerializeToString()) == theirs
-    assert str(ours) == str(theirs)                  # the same text format too
+    # the same text format too, as TF 1.15's protobuf printed it (text_format, maps
+    # sorted by key; test_printed_as_tf_1_15_printed_maps_sorted_by_key)
+    from google.protobuf import text_format
+    assert str(ours) == text_format.MessageToString(theirs)
+
+
+def _lesson_example(train):
+    # lesson 29's Example: features built in the order val, labels, name
+    return train.Example(features=train.Features(feature={
+        "val": train.Feature(float_list=train.FloatList(value=[1.5, -2.0])),
+        "labels": train.Feature(int64_list=train.Int64List(value=[1])),
+        "name": train.Feature(bytes_list=train.BytesList(value=[b"aa"]))}))
+
+
+@pytest.mark.parametrize("make", [_lesson_example, _sequence])
+def test_printed_as_tf_1_15_printed_maps_sorted_by_key(make):
+    # TF 1.15's protobuf printed a message with text_format, a map's entries sorted by key
+    # ('labels', 'name', 'val'); protobuf 4+'s upb prints them as inserted, which tfteach
+    # (and TF 2.21) did. The reference: text_format of TF's own message.
+    from google.protobuf import text_format
+    ours = make(tfteach.train)
+    theirs = tensorflow_v1().train
+    expected = text_format.MessageToString(make(theirs))
+    assert str(ours) == expected
+    if make is _lesson_example:
+        assert expected.index('"labels"') < expected.index('"name"') < expected.index('"val"')

@@ -327,6 +327,39 @@ def test_interactive_session_installs_itself_until_closed():
     assert tf.get_default_session() is None
 
 
+def _interactive_session_and_reset(tf, explicit_graph):
+    """What a notebook sees around tf.reset_default_graph() with an InteractiveSession
+    open: whether the reset was refused, and which graph is the default at each step."""
+    tf.reset_default_graph()
+    first = tf.get_default_graph()
+    sess = tf.InteractiveSession(graph=tf.Graph() if explicit_graph else None)
+    seen = [tf.get_default_graph() is sess.graph]
+    try:
+        tf.reset_default_graph()
+        seen.append("reset")
+    except AssertionError as e:
+        seen.append(str(e))
+    seen += [tf.get_default_graph() is sess.graph, sess.graph is first,
+             tf.get_default_session() is sess]
+    sess.close()
+    seen += [tf.get_default_graph() is sess.graph, tf.get_default_session() is None]
+    tf.reset_default_graph()
+    return seen
+
+
+@pytest.mark.parametrize("explicit_graph", [False, True], ids=["default_graph", "graph_arg"])
+def test_interactive_session_makes_its_graph_the_default_only_when_passed(explicit_graph):
+    # TF's InteractiveSession enters graph.as_default() only for an explicit graph=: on
+    # the default graph, reset_default_graph() works while it is open (tfteach refused
+    # it with AssertionError) and the session keeps the old graph.
+    from tf_reference import tf1_behaviour
+    with tf1_behaviour() as tf1:
+        expected = _interactive_session_and_reset(tf1, explicit_graph)
+    assert _interactive_session_and_reset(tf, explicit_graph) == expected
+    if not explicit_graph:
+        assert expected == [True, "reset", False, True, True, False, True]
+
+
 def test_session_accepts_config_objects():
     config = tf.ConfigProto(log_device_placement=True)
     config.gpu_options.allow_growth = True

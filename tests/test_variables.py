@@ -375,3 +375,43 @@ def test_report_uninitialized_variables():
         assert list(sess.run(report)) == [b"b"]
         sess.run(b.initializer)
         assert list(sess.run(report)) == []
+
+
+def _variable_v1_call(initial_value=None, trainable=None, collections=None,
+                      validate_shape=True, caching_device=None, name=None, variable_def=None,
+                      dtype=None, expected_shape=None, import_scope=None, constraint=None,
+                      use_resource=None, synchronization=None, aggregation=None, shape=None):
+    """TF 1.15's VariableMetaclass._variable_v1_call signature (less `cls`)."""
+
+
+def test_a_keyword_tf_variable_does_not_take_is_tf_1_15s_type_error():
+    # TF 1.15: tf.Variable(...) is VariableMetaclass calling _variable_v1_call(cls,
+    # initial_value=None, ..., shape=None); the notes' tf.Variable('a', ...,
+    # initializer=...) is Python's TypeError for that function (TF 2.21's compat.v1
+    # accepts the keyword, so the reference is Python's own message for the signature).
+    with pytest.raises(TypeError) as expected:
+        _variable_v1_call('a', dtype=tf.float32, shape=[], initializer=None)
+    with tf.Graph().as_default():
+        with pytest.raises(TypeError) as got:
+            tf.Variable('a', dtype=tf.float32, shape=[], initializer=tf.zeros_initializer)
+        assert str(got.value) == str(expected.value)
+        assert tf.Variable(0.0, name='a', shape=[]).name == "a:0"   # its own keywords pass
+
+
+def _variable_classes(tf):
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0)
+        w = tf.get_variable("w", [2])
+        return [type(v).__name__, type(w).__name__, isinstance(v, tf.Variable),
+                str(v.eval).split(" of ")[0], str(w.assign).split(" of ")[0]]
+
+
+def test_graph_variables_are_ref_variables_as_in_tf_1_15():
+    # TF 1.15: tf.Variable (VariableV1) makes a RefVariable, whose methods are its own:
+    # lesson 21's print(v.eval) shows '<bound method RefVariable.eval of ...>' (tfteach:
+    # 'Variable.eval', type Variable)
+    from tf_reference import tf1_behaviour
+    with tf1_behaviour() as tf1:
+        expected = _variable_classes(tf1)
+    assert _variable_classes(tf) == expected
+    assert expected[0] == "RefVariable"

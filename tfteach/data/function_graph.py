@@ -116,7 +116,8 @@ def trace(fn, name, element_structure, outer_graph, returns_dataset=False):
     graph = FunctionGraph(name, outer_graph)
     with graph.as_default(), graph.device("/cpu:0"):
         specs = structure.flatten(element_structure)
-        arguments = [placeholder(dtype, shape, name="arg%d" % i) for i, (dtype, shape)
+        # TF's function tracing names the placeholders of `wrapper_fn(*args)` args_0, ...
+        arguments = [placeholder(dtype, shape, name="args_%d" % i) for i, (dtype, shape)
                      in enumerate(sparse.graph_signature(specs))]
         components = sparse.from_tensors(specs, arguments, known_shapes_as_constants=True)
         result = _call(fn, structure.pack(element_structure, components), element_structure)

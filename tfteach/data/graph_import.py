@@ -61,8 +61,9 @@ def _imported_function(importer, node, name, element_specs, captured, output_spe
                                                        len(element_specs), len(captured)))
     graph = FunctionGraph(name, importer.graph)
     with graph.as_default(), graph.device("/cpu:0"):
-        arguments = [placeholder(s.dtype, s.shape, name="arg%d" % i)
-                     for i, s in enumerate(element_specs)]
+        # named as the FunctionDef names its arguments (args_0, ...), as TF imports them
+        arguments = [placeholder(s.dtype, s.shape, name=arg.name)
+                     for arg, s in zip(args, element_specs)]
         stand_ins = arguments + [graph.capture(t) for t in captured]
         outputs = importer_lib.import_function_body(
             graph, fdef, {a.name: t for a, t in zip(args, stand_ins)}, "", importer.library)

@@ -317,16 +317,20 @@ def _graph_output(x, python_function):
     from tfteach.framework import convert
     from tfteach.framework.operation import Operation
     from tfteach.framework.tensor import Tensor
-    if x is None or isinstance(x, Operation) or (
-            isinstance(x, Tensor) and not isinstance(x, EagerTensor)):
+    from tfteach.ops.constant_op import identity
+    if x is None or isinstance(x, Operation):
         return x
-    try:
-        return convert.convert_to_tensor(x)
-    except (TypeError, ValueError):
-        raise TypeError("To be compatible with tf.contrib.eager.defun, Python functions "
-                        "must return zero or more Tensors; in compilation of %s, found "
-                        "return value of type %s, which is not a Tensor."
-                        % (python_function, type(x))) from None
+    if not (isinstance(x, Tensor) and not isinstance(x, EagerTensor)):
+        try:
+            x = convert.convert_to_tensor(x)
+        except (TypeError, ValueError):
+            raise TypeError("To be compatible with tf.contrib.eager.defun, Python functions "
+                            "must return zero or more Tensors; in compilation of %s, found "
+                            "return value of type %s, which is not a Tensor."
+                            % (python_function, type(x))) from None
+    # TF's automatic control dependencies mark each returned tensor with an Identity
+    # (`mark_as_return`): the concrete function's graph ends in Identity ops
+    return identity(x)
 
 
 def _variable_count():

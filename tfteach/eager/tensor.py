@@ -24,8 +24,11 @@ __all__ = ["EagerTensor", "CPU_DEVICE"]
 CPU_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
 
 
-class EagerTensor(Tensor):
-    """A value-holding tensor; see the module docstring."""
+class _EagerTensorBase(Tensor):
+    """A value-holding tensor; see the module docstring. Its methods live here, in a base
+    named as TensorFlow's, so `print(t.numpy)` shows `<bound method
+    _EagerTensorBase.numpy of ...>` as TF does (note 002 §3.4); instances are
+    EagerTensor."""
 
     # `_op`: the eager Operation that made it, kept only while a GradientTape records
     # it (otherwise every tensor would keep its whole history alive).
@@ -214,6 +217,12 @@ class EagerTensor(Tensor):
             raise TypeError("Tensor is unhashable if Tensor equality is enabled. Instead, "
                             "use tensor.experimental_ref() as the key.")
         return id(self)
+
+
+class EagerTensor(_EagerTensorBase):
+    """What `tf.constant(...)` gives eagerly (TF's EagerTensor)."""
+
+    __slots__ = ()
 
 
 class _EagerOpStub:

@@ -26,7 +26,7 @@ from tfteach.framework.eager_mode import executing_eagerly
 from tfteach.kernels.cpu.state_kernels import VariableRef
 from tfteach.eager import context
 from tfteach.eager.tensor import CPU_DEVICE, EAGER_GRAPH, EagerTensor, _numpy_repr
-from tfteach.ops.variables import Variable
+from tfteach.ops.variables import RefVariable
 
 __all__ = ["EagerVariable"]
 
@@ -56,7 +56,7 @@ class _NamedOp:
         self.graph = EAGER_GRAPH
 
 
-class EagerVariable(Variable):
+class EagerVariable(RefVariable):
     """A variable of eager execution (TF 2's ResourceVariable); see the module docs."""
 
     def __init__(self, initial_value=None, trainable=None, collections=None,

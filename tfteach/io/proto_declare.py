@@ -34,5 +34,16 @@ def message_classes(file_name, build_file_descriptor, names):
         file_desc = pool.FindFileByName(file_name)
     except KeyError:
         file_desc = pool.Add(build_file_descriptor()) or pool.FindFileByName(file_name)
-    return {name: message_factory.GetMessageClass(file_desc.message_types_by_name[name])
-            for name in names}
+    classes = {name: message_factory.GetMessageClass(file_desc.message_types_by_name[name])
+               for name in names}
+    for cls in classes.values():
+        cls.__str__ = _text_format_str
+    return classes
+
+
+def _text_format_str(message):
+    """`print(message)` as TF 1.15's protobuf (3.x) printed it: text_format, with a map's
+    entries sorted by key (`print(example)`: features 'labels', 'name', 'val'). The upb
+    runtime of protobuf 4+ prints them in insertion order instead."""
+    from google.protobuf import text_format
+    return text_format.MessageToString(message)

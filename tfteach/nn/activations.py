@@ -68,7 +68,10 @@ def relu(features, name=None):
 
 def relu6(features, name=None):
     """min(max(features, 0), 6) (`Relu6`)."""
-    return _activation("Relu6", features, name, REAL_NUMBERS)
+    with name_scope(name, "Relu6", [features]) as scope:
+        # TF's Python wrapper converts first: None is convert_to_tensor's own ValueError
+        features = convert.convert_to_tensor(features, name="features")
+        return _activation("Relu6", features, scope, REAL_NUMBERS)
 
 
 def elu(features, name=None):

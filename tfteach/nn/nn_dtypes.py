@@ -5,6 +5,7 @@ A TypeError prints the list exactly as TensorFlow does:
 float16, bfloat16, float32, float64`.
 """
 from tfteach.framework import convert
+from tfteach.ops.typed_inputs import refuse_none
 
 __all__ = ["FLOATS", "REAL_NUMBERS", "RELU_TYPES", "INDEX_TYPES", "check_dtype",
            "convert_checked"]
@@ -29,6 +30,7 @@ def check_dtype(dtype, allowed, input_name):
 
 def convert_checked(value, input_name, allowed, dtype=None):
     """`value` as a tensor (named `input_name` if it becomes a Const), dtype checked."""
+    refuse_none(value, input_name)
     tensor = convert.convert_to_tensor(value, dtype=dtype, name=input_name)
     check_dtype(tensor.dtype, allowed, input_name)
     return tensor

@@ -76,6 +76,13 @@ def _parser(cell):
     return p
 
 
+def _interactive_session_runs_default_graph(tf):
+    """Whether the default session is an open InteractiveSession on the default graph."""
+    session = tf.get_default_session()
+    return (isinstance(session, tf.InteractiveSession) and not session._closed
+            and session.graph is tf.get_default_graph())
+
+
 def _parse(line, cell):
     try:
         args = _parser(cell).parse_args(shlex.split(line))
@@ -141,13 +148,21 @@ class TfGraphMagics(Magics):
         note, scope = "", contextlib.nullcontext()
         if args.keep:
             graph = tf.get_default_graph()
+        elif _interactive_session_runs_default_graph(tf):
+            # Resetting would leave the open InteractiveSession on a graph no later cell
+            # builds into: keep its graph the default, draw this cell in its own graph.
+            graph = tf.Graph()
+            scope = graph.as_default()
+            note = ("an open InteractiveSession runs the default graph, so this cell ran "
+                    "in a fresh graph that is the default only inside it; use --keep to "
+                    "add to the session's graph")
         else:
             try:
                 tf.reset_default_graph()
                 graph = tf.get_default_graph()
             except AssertionError:
-                # An InteractiveSession (or `with g.as_default()`) holds the default graph,
-                # and TF forbids resetting then: use a fresh graph for this cell only.
+                # `with g.as_default()` (or InteractiveSession(graph=g)) holds the default
+                # graph, and TF forbids resetting then: a fresh graph for this cell only.
                 graph = tf.Graph()
                 scope = graph.as_default()
                 note = ("the default graph is held (an open InteractiveSession?), so this "

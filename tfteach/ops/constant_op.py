@@ -174,5 +174,7 @@ register_op("Identity", same_shape_fn, cpu=lambda ctx, x: x)
 
 def identity(input, name=None):  # noqa: A002
     """The same value under a new name, as `tf.identity`."""
+    from tfteach.ops.typed_inputs import refuse_none    # (typed_inputs needs this module)
+    refuse_none(input, "input")
     value = convert.convert_to_tensor(input)
     return apply_op("Identity", [value], {"T": value.dtype.base_dtype}, name or "Identity")

@@ -10,7 +10,7 @@ from tfteach.ops.build_time_values import inferred_value
 from tfteach.ops.list_inputs import index_dtype_of
 from tfteach.ops.op_builder import ShapeError, apply_op
 from tfteach.ops.shape_utils import shape_error
-from tfteach.ops.typed_inputs import convert_fixed_type
+from tfteach.ops.typed_inputs import convert_fixed_type, refuse_none
 
 __all__ = ["gather", "gather_nd", "one_hot", "unsorted_segment_sum"]
 
@@ -52,6 +52,7 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
     if batch_dims != 0:
         raise NotImplementedError("tfteach's gather supports batch_dims=0 only")
     with name_scope(name, "GatherV2", [params, indices]) as scope:
+        refuse_none(params, "params")
         params_t = convert_to_tensor(params, name="params")
         indices_t = convert_to_tensor(indices, name="indices")
         index_dtype_of(indices_t, "indices")

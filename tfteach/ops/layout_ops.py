@@ -10,6 +10,7 @@ from tfteach.ops.build_time_values import inferred_value
 from tfteach.ops.list_inputs import index_dtype_of
 from tfteach.ops.op_builder import ShapeError, apply_op
 from tfteach.ops.shape_utils import partial_shape_from_tensor, shape_error
+from tfteach.ops.typed_inputs import refuse_none
 
 __all__ = ["transpose", "reverse", "reverse_v2", "tile", "pad"]
 
@@ -148,6 +149,7 @@ register_op("Tile", _tile_shape, cpu=array_kernels.tile)
 def tile(input, multiples, name=None):  # noqa: A002 - TF's argument name
     """Repeats `input` `multiples[i]` times along dimension i."""
     with name_scope(name, "Tile", [input]) as scope:
+        refuse_none(input, "input")
         x = convert_to_tensor(input, name="input")
         multiples_t = convert_to_tensor(multiples, name="multiples", preferred_dtype=dtypes.int32)
         index_dtype_of(multiples_t, "multiples")

@@ -21,8 +21,9 @@ def convert_list_input(values, arg_name, op_type, minimum=1):
             dtype = convert_to_tensor(v).dtype.base_dtype
             break
     try:
-        tensors = [convert_to_tensor(v, dtype=dtype, name="%s_%d" % (arg_name, i) if i else
-                                     arg_name) for i, v in enumerate(values)]
+        # TF's convert_n_to_tensor names element i "<arg>_<i>": concat/values_0, values_1
+        tensors = [convert_to_tensor(v, dtype=dtype, name="%s_%d" % (arg_name, i))
+                   for i, v in enumerate(values)]
     except (TypeError, ValueError):
         tensors = None
     if tensors is not None and len({t.dtype.base_dtype for t in tensors}) <= 1:

@@ -24,6 +24,7 @@ from tfteach.ops.build_time_values import inferred_value
 from tfteach.ops.constant_op import constant
 from tfteach.ops.op_builder import (ShapeError, apply_op,
                                      deprecated_argument_lookup)
+from tfteach.ops.typed_inputs import refuse_none
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
            "reduce_any", "reduce_all", "reduce_logsumexp", "count_nonzero",
@@ -296,6 +297,7 @@ def _arg_op(op_type, input_value, axis, output_type, name):
                         "allowed values: int32, int64" % output_type.name)
     graph = op_builder.graph_of([input_value, axis])
     with graph.as_default(), graph.name_scope(name or op_type) as scope:
+        refuse_none(input_value, "input")
         x = convert.convert_to_tensor(input_value, name="input")
         dimension = _index_tensor(axis, "dimension")
         _check_dtype("input", x.dtype, _is_number, _NUMBER_TYPES)

@@ -17,6 +17,7 @@ from tfteach.ops.list_inputs import convert_list_input, index_dtype_of
 from tfteach.ops.op_builder import (ShapeError, apply_op,
                                      deprecated_argument_lookup)
 from tfteach.ops.shape_utils import partial_shape_from_tensor, shape_error
+from tfteach.ops.typed_inputs import refuse_none
 
 __all__ = ["shape", "shape_n", "size", "rank", "reshape", "expand_dims", "squeeze"]
 
@@ -65,9 +66,12 @@ def shape_n(input, out_type=dtypes.int32, name=None):  # noqa: A002
     out_type = _check_out_type(out_type)
     if not isinstance(input, (list, tuple)):
         raise TypeError("Expected list for 'input' argument to 'shape_n' Op, not %s." % (input,))
-    values = convert_list_input(list(input), "input", "ShapeN")
-    result = apply_op("ShapeN", values, {"N": len(values), "T": values[0].dtype.base_dtype,
-                                         "out_type": out_type}, name or "ShapeN")
+    with name_scope(name, "ShapeN", list(input)) as scope:
+        # inside the op's scope, as TF's op definitions convert: "ShapeN/input_1"
+        values = convert_list_input(list(input), "input", "ShapeN")
+        result = apply_op("ShapeN", values, {"N": len(values),
+                                             "T": values[0].dtype.base_dtype,
+                                             "out_type": out_type}, scope)
     return result if isinstance(result, list) else [result]
 
 
@@ -159,6 +163,7 @@ def _shape_argument(shape, scope_name="shape"):
 def reshape(tensor, shape, name=None):
     """`tensor`'s values in a new shape; one entry of `shape` may be -1 (inferred)."""
     with name_scope(name, "Reshape", [tensor, shape]) as scope:
+        refuse_none(tensor, "tensor")
         x = convert_to_tensor(tensor, name="tensor")
         shape_t = _shape_argument(shape)
         index_dtype_of(shape_t, "shape")
@@ -195,6 +200,7 @@ def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002
     if axis is None:
         raise ValueError("Must specify an axis argument to tf.expand_dims()")
     with name_scope(name, "ExpandDims", [input]) as scope:
+        refuse_none(input, "input")
         x = convert_to_tensor(input, name="input")
         dim_t = convert_to_tensor(axis, name="dim", preferred_dtype=dtypes.int32)
         index_dtype_of(dim_t, "dim")

@@ -12,7 +12,7 @@ from tfteach.framework import convert
 from tfteach.ops.eager_type_errors import is_eager_value, mismatch_error, no_kernel_error
 
 __all__ = ["convert_same_type", "convert_fixed_type", "check_same_type_list",
-           "check_allowed", "ALLOWED"]
+           "check_allowed", "refuse_none", "ALLOWED"]
 
 _COMPLEX = "complex64, complex128"
 ALLOWED = {
@@ -57,6 +57,14 @@ def check_allowed(dtype, allowed, input_name):
                         "allowed values: %s" % (input_name, dtype.name, ALLOWED[allowed]))
 
 
+def refuse_none(value, input_name):
+    """TF's op_def_library converts an op's input itself and wraps make_tensor_proto's
+    ValueError for None, naming the input (`tf.equal(None, y)`: 'x')."""
+    if value is None:
+        raise ValueError("Tried to convert '%s' to a tensor and failed. Error: None values "
+                         "not supported." % input_name)
+
+
 def _observed_dtype_name(value, input_name):
     """The dtype `value` converts to on its own (for TF's mismatch message)."""
     return convert.convert_to_tensor(value, name=input_name).dtype.base_dtype.name
@@ -66,9 +74,7 @@ def _convert_to(op_type, input_name, value, dtype, mismatch, position=0):
     """`value` converted to `dtype`, or TF's TypeError naming the op and the input (an
     eager tensor of another dtype: TF's eager InvalidArgumentError, eager_type_errors.py).
     `position`: the input's place among those given, used where TF's OpDef is not at hand."""
-    if value is None:       # TF's op_def_library wraps make_tensor_proto's ValueError
-        raise ValueError("Tried to convert '%s' to a tensor and failed. Error: None values "
-                         "not supported." % input_name)
+    refuse_none(value, input_name)
     try:
         return convert.convert_to_tensor(value, dtype=dtype, name=input_name)
     except TypeError as err:
@@ -91,6 +97,7 @@ def convert_same_type(op_type, named_values, allowed=None):
     The first input fixes `T` (checked against `allowed`); the others convert to it.
     """
     first_name, first_value = named_values[0]
+    refuse_none(first_value, first_name)
     first = convert.convert_to_tensor(first_value, name=first_name)
     dtype = first.dtype.base_dtype
     if allowed is not None and dtype.name not in _ALLOWED_SETS[allowed]:

@@ -71,8 +71,12 @@ not_differentiable("Floor")
 not_differentiable("Ceil")
 
 
-def unary_op(op_type, x, name, allowed):
+def unary_op(op_type, x, name, allowed, converts_first=False):
+    """`converts_first`: TF's Python wrapper converts x itself before the op definition
+    does (tf.sigmoid, tf.sign), so None is convert_to_tensor's bare ValueError."""
     with name_scope(name, op_type, [x]) as scope:
+        if converts_first:
+            x = convert.convert_to_tensor(x, name="x")
         x, = convert_same_type(op_type, [("x", x)], allowed)
         return apply_op(op_type, [x], {"T": x.dtype.base_dtype}, scope)
 
@@ -156,12 +160,12 @@ def tanh(x, name=None):
 
 def sigmoid(x, name=None):
     """1 / (1 + exp(-x)) (`Sigmoid`)."""
-    return unary_op("Sigmoid", x, name, "float_or_complex")
+    return unary_op("Sigmoid", x, name, "float_or_complex", converts_first=True)
 
 
 def sign(x, name=None):
     """-1, 0 or 1 by the sign of x; 0 for NaN (`Sign`, TF 1.15)."""
-    return unary_op("Sign", x, name, "unary")
+    return unary_op("Sign", x, name, "unary", converts_first=True)
 
 
 def round(x, name=None):  # noqa: A001 - TensorFlow's name

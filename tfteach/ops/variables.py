@@ -19,7 +19,7 @@ from tfteach.ops import state_ops
 from tfteach.ops.constant_op import identity
 from tfteach.ops.dependency_ops import group, no_op
 
-__all__ = ["Variable", "VariableV1", "global_variables", "all_variables",
+__all__ = ["Variable", "VariableV1", "RefVariable", "global_variables", "all_variables",
            "trainable_variables", "local_variables", "model_variables",
            "moving_average_variables", "global_variables_initializer",
            "initialize_all_variables", "variables_initializer", "initialize_variables",
@@ -63,24 +63,52 @@ def _tensor_method(name):
     return method
 
 
+# TF 1.15's tf.Variable(...) is VariableMetaclass calling `_variable_v1_call(cls,
+# initial_value=None, ...)`: a keyword it does not take (the notes pass get_variable's
+# `initializer=`) is Python's TypeError naming that function.
+_V1_KEYWORDS = frozenset((
+    "initial_value", "trainable", "collections", "validate_shape", "caching_device", "name",
+    "variable_def", "dtype", "expected_shape", "import_scope", "constraint", "use_resource",
+    "synchronization", "aggregation", "shape"))
+
+
+def _check_v1_keywords(kwargs):
+    for keyword in kwargs:
+        if keyword not in _V1_KEYWORDS:
+            raise TypeError("_variable_v1_call() got an unexpected keyword argument '%s'"
+                            % keyword)
+
+
 class Variable:
     """A TF 1.x variable: `tf.Variable(initial_value, trainable=True, collections=None, ...)`.
 
     Note TF1's argument order: the second positional argument is `trainable`.
+
+    As TF 1.15's `tf.Variable` (VariableV1), this class only decides what is made: a graph
+    variable is a RefVariable (so `type(v)` and `print(v.eval)` name RefVariable, as in
+    TF 1.15), an eager one an EagerVariable; both are instances of `tf.Variable`.
     """
 
     # NumPy must defer to our operators: `ndarray * variable` calls Variable.__rmul__.
     __array_priority__ = 100
 
     def __new__(cls, *args, **kwargs):
+        if cls is not Variable:
+            return super().__new__(cls)
         # Eagerly (or while a tf.function traces) `tf.Variable(...)` is an eager,
         # resource-style variable (tfteach/eager/variables.py), as in TF 2.
-        if cls is Variable and _EAGER.enabled and (
+        if _EAGER.enabled and (
                 not graph_lib._default_graph_stack.graphs or
                 getattr(graph_lib._default_graph_stack.graphs[-1], "is_function_trace", False)):
             from tfteach.eager.variables import EagerVariable
             return super().__new__(EagerVariable)
-        return super().__new__(cls)
+        _check_v1_keywords(kwargs)
+        return super().__new__(RefVariable)
+
+
+class RefVariable(Variable):
+    """A graph variable: TF 1.15's RefVariable (a `float32_ref` VariableV2 op, its
+    initializer and its `read` snapshot)."""
 
     def __init__(self, initial_value=None, trainable=True, collections=None,
                  validate_shape=True, caching_device=None, name=None, variable_def=None,

@@ -10,7 +10,7 @@ from tfteach.framework.graph_functions import name_scope
 from tfteach.framework.registry import register_op
 from tfteach.kernels.cpu import index_kernels, select_kernels
 from tfteach.ops.op_builder import apply_op, broadcast_static_shape, merge_shapes
-from tfteach.ops.typed_inputs import convert_same_type
+from tfteach.ops.typed_inputs import convert_same_type, refuse_none
 
 __all__ = ["where", "where_v2", "boolean_mask"]
 
@@ -49,6 +49,7 @@ register_op("SelectV2", _select_v2_shape, cpu=select_kernels.select_v2)
 
 def _select(op_type, condition, x, y, name):
     with name_scope(name, op_type, [condition, x, y]) as scope:
+        refuse_none(condition, "condition")
         cond_t = convert_to_tensor(condition, name="condition", dtype=dtypes.bool)
         # t and e share T; t fixes it, as TF's op_def_library converts them in order.
         x_t, y_t = convert_same_type(op_type, [("t", x), ("e", y)])

@@ -415,14 +415,21 @@ class Session(BaseSession):
 
 
 class InteractiveSession(BaseSession):
-    """A session that installs itself (and its graph) as the default, for notebooks."""
+    """A session that installs itself as the default session, for notebooks.
+
+    As in TensorFlow, it installs its graph as the default graph too only when that graph
+    was passed (`graph=g`): an InteractiveSession on the default graph pushes nothing on
+    the graph stack, so `tf.reset_default_graph()` still works while it is open (and the
+    session keeps running the old graph)."""
 
     def __init__(self, target="", graph=None, config=None):
         super().__init__(target, graph, config)
         self._default_session_cm = self.as_default()
         self._default_session_cm.__enter__()
-        self._default_graph_cm = self._graph.as_default()
-        self._default_graph_cm.__enter__()
+        self._default_graph_cm = None
+        if graph is not None:
+            self._default_graph_cm = graph.as_default()
+            self._default_graph_cm.__enter__()
         self._explicitly_closed = False
 
     def close(self):
@@ -430,8 +437,9 @@ class InteractiveSession(BaseSession):
         if not self._explicitly_closed:
             self._explicitly_closed = True
             try:
+                if self._default_graph_cm is not None:
+                    self._default_graph_cm.__exit__(None, None, None)
                 self._default_session_cm.__exit__(None, None, None)
-                self._default_graph_cm.__exit__(None, None, None)
             except ValueError:
                 pass
 
