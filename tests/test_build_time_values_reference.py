@@ -206,7 +206,10 @@ def test_fed_shapes_below_minus_one_are_refused_when_run(label):
 
 
 EAGER = ["tf.zeros(tf.constant([2, -3]))", "tf.fill([2, -1], 1.0)",
-         "tf.reshape(tf.ones([6]), [-2, 3])"]
+         "tf.reshape(tf.ones([6]), [-2, 3])",
+         # random ops are stateful, but check their shape before they draw: their words
+         "tf.random.normal([2, -3])", "tf.random.uniform([2, -3])",
+         "tf.random.truncated_normal([-2])", "tf.random.uniform([2, -3], maxval=5, dtype=tf.int32)"]
 
 
 def test_eager_ops_report_the_kernels_words():

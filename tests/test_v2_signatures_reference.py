@@ -21,7 +21,8 @@ x = tf.constant([[1., 5.], [7., 2.]])
 out["argmax"] = tf.argmax(x, 1, tf.int32).numpy().tolist()
 out["argmax dtype"] = tf.argmax(x, 1, tf.int32).dtype.name
 out["math.argmin"] = tf.math.argmin(x, 0, tf.int32).dtype.name
-out["where"] = tf.where(tf.constant([True, False]), 1.0, tf.constant([[2.0], [3.0]])).numpy().tolist()
+out["where"] = tf.where(tf.constant([True, False]), 1.0,
+                        tf.constant([[2.0], [3.0]])).numpy().tolist()
 out["where indices"] = tf.where(tf.constant([True, False, True])).numpy().tolist()
 out["in_top_k"] = tf.math.in_top_k(tf.constant([1, 0]), x, 1).numpy().tolist()
 out["nn.in_top_k"] = tf.nn.in_top_k(tf.constant([0, 0]), x, 1).numpy().tolist()
@@ -46,6 +47,8 @@ out["embedding div"] = tf.nn.embedding_lookup(
     [tf.constant([[0.], [1.]]), tf.constant([[2.], [3.]])], [1, 2]).numpy().tolist()
 normal, uniform = tf.random_normal_initializer(), tf.random_uniform_initializer()
 out["normal init"] = [normal.mean, normal.stddev]
+out["compat"] = [repr(tf.compat.as_bytes(bytes_or_text="a")),
+                 tf.compat.as_text(bytes_or_text=b"b"), tf.compat.as_str(bytes_or_text=b"c")]
 out["uniform init"] = [uniform.minval, uniform.maxval]
 try:
     tf.expand_dims(x)
@@ -84,6 +87,7 @@ KEYS = ["argmax", "argmax dtype", "math.argmin", "where", "where indices", "in_t
         "nn.in_top_k", "sparse xent", "sigmoid xent", "cond list", "pad", "gather",
         "gather_nd", "moments", "transpose", "boolean_mask", "convert", "shape", "size",
         "crelu", "confusion", "embedding div", "normal init", "uniform init", "expand_dims",
+        "compat",
         "assert_less", "top assert_less", "Assert", "Assert summarize", "Assert holds"]
 
 

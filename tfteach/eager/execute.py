@@ -88,6 +88,10 @@ def _input_values(op_def, inputs):
 
 
 _MISSING = object()
+# Stateful kernels that check their inputs before they change any state: the random ops
+# read their `shape` ("Dimension -3 must be >= 0") before their Philox stream moves on.
+_CHECKS_BEFORE_STATE = frozenset(("RandomUniform", "RandomUniformInt", "RandomStandardNormal",
+                                  "TruncatedNormal"))
 _SESSION = context.eager_session()
 
 
@@ -138,9 +142,9 @@ def _execute(op_type, inputs, attrs, name, device):
         specs = op_def.shape_fn(op)
     except (tensor_shape.ShapeError, tensor_shape.ShapeTensorError) as e:
         # TF's eager ops run no shape inference: the kernel finds the problem, in its
-        # own words. Ask it (unless it changes state); if it has no objection, report
-        # the shape function's.
-        if not op_def.stateful:
+        # own words. Ask it (unless it changes state before it checks); if it has no
+        # objection, report the shape function's.
+        if not op_def.stateful or op_type in _CHECKS_BEFORE_STATE:
             _run_kernel(kernel, ctx, values, op, name)
         raise errors.InvalidArgumentError(None, None, "%s [Op:%s]" % (e, op_type)) from None
     result = _run_kernel(kernel, ctx, values, op, name)

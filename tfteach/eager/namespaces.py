@@ -172,11 +172,15 @@ class _Compat(types.ModuleType):
     def forward_compatible(self, year, month, day):
         return False
 
-    def as_bytes(self, text, encoding="utf-8"):
-        return text.encode(encoding) if isinstance(text, str) else bytes(text)
+    def as_bytes(self, bytes_or_text, encoding="utf-8"):
+        if isinstance(bytes_or_text, str):
+            return bytes_or_text.encode(encoding)
+        return bytes(bytes_or_text)
 
-    def as_text(self, data, encoding="utf-8"):
-        return data.decode(encoding) if isinstance(data, bytes) else str(data)
+    def as_text(self, bytes_or_text, encoding="utf-8"):
+        if isinstance(bytes_or_text, bytes):
+            return bytes_or_text.decode(encoding)
+        return str(bytes_or_text)
 
     as_str = as_text
 
