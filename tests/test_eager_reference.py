@@ -287,6 +287,33 @@ PROGRAMS = {
     """,
     # stop_recording()/reset() on a tape that is not recording: TF's two errors (no
     # tape yet or a spent one: RuntimeError; a tape whose `with` ended: ValueError).
+    # Entering a spent non-persistent tape again records on a new tape (TF drops the old
+    # one at its gradient); a persistent tape entered again keeps what it recorded.
+    "tape_reentry": """
+        def run(tf):
+            x = tf.Variable(2.0)
+            out = []
+            tape = tf.GradientTape()
+            with tape:
+                y = x * x
+            with tape:                      # not spent yet: the same tape goes on
+                z = x * x * x
+            out.append(float(tape.gradient(y, x)))
+            with tape:                      # spent: a new, empty tape
+                w = x * 5.0
+            out.append(float(tape.gradient(w, x)))
+            try:
+                tape.gradient(w, x)
+            except RuntimeError as e:
+                out.append(type(e).__name__)
+            kept = tf.GradientTape(persistent=True)
+            with kept:
+                a = x * x
+            with kept:
+                b = x * 3.0
+            out.append([float(kept.gradient(a, x)), float(kept.gradient(b, x))])
+            return out
+    """,
     "tape_recording_errors": """
         def run(tf):
             x = tf.constant(2.0)
@@ -398,7 +425,8 @@ def test_tape_values(tensorflow, tf2):
                                   "v2_endpoints", "tensor_equality",
                                   "variable_targets_and_len", "function_arguments",
                                   "tape_recording_errors", "concrete_signature",
-                                  "formatting", "bound_method", "function_graph_ops"])
+                                  "formatting", "bound_method", "function_graph_ops",
+                                  "tape_reentry"])
 def test_same_result(tensorflow, tf2, name):
     assert _ours(tf2, name) == tensorflow[name]
 

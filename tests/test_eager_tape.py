@@ -220,3 +220,15 @@ def test_a_tape_records_its_own_thread_only(eager):
         thread.join()
     assert float(tape.gradient(y, x)) == 4.0
     assert tape.gradient(other["z"], x) is None
+
+
+def test_entering_a_recording_tape_again_is_tf_1_15s_value_error(eager):
+    """TF 1.15's _push_tape: "Tape is already recording." (TF 2.2 and later word it "Tape
+    is still recording, This can happen if you try to re-enter an already-active tape.")."""
+    tf = tfteach
+    tape = tf.GradientTape()
+    with tape:
+        with pytest.raises(ValueError) as info:
+            with tape:
+                pass
+    assert str(info.value) == "Tape is already recording."

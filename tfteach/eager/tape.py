@@ -88,6 +88,14 @@ class GradientTape:
 
     # -- recording ----------------------------------------------------------------------------
     def __enter__(self):
+        if self._recording:                 # TF 1.15's _push_tape (TF 2.2+ words it anew)
+            raise ValueError("Tape is already recording.")
+        if self._used and not self._persistent:
+            # TF drops a non-persistent tape at its gradient: entering it again records
+            # on a new, empty tape, which may give one set of gradients again
+            self._clear()
+            self._used = False
+            self._graph_watched = []
         if not executing_eagerly():
             from tfteach.framework import graph as graph_lib
             self._graph = graph_lib.get_default_graph()
