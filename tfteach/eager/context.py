@@ -179,23 +179,26 @@ def eager_mode_on():
 def v2_mode_on():
     """TF 2 for the process (`import tfteach.v2`): eager execution and TF 2's rules."""
     eager_mode_on()
-    eager_mode.STATE.v2 = True
-    eager_mode.STATE.tensor_equality = True
+    _tf2_rules(True)
 
 
 def enable_v2_behavior():
     """TF 2's behaviour: eager execution, and TF 2's rules where TF 1.15 keeps two (a
     Keras metric is reported by the name compile was given)."""
     enable_eager_execution()
-    eager_mode.STATE.v2 = True
-    eager_mode.STATE.tensor_equality = True
+    _tf2_rules(True)
 
 
 def disable_v2_behavior():
     """`tf.compat.v1.disable_v2_behavior()`: graphs and Sessions, TF 1's rules."""
     disable_eager_execution()
-    eager_mode.STATE.v2 = False
-    eager_mode.STATE.tensor_equality = False
+    _tf2_rules(False)
+
+
+def _tf2_rules(on):
+    """TF 2's rules beside eager execution: metric names as compiled, tensor equality."""
+    eager_mode.STATE.v2 = on
+    eager_mode.STATE.tensor_equality = on
 
 
 def enable_tensor_equality():
