@@ -6,7 +6,7 @@
 import pytest
 
 import tfteach
-from tf_reference import build_error, tensorflow_v1, tf1_behaviour
+from tf_reference import build_error, message_core, tensorflow_v1, tf1_behaviour
 
 CASES = {
     "cast to None": lambda tf: tf.cast(tf.constant([1.0]), None),
@@ -37,10 +37,6 @@ TF_1_15_WORDS = {
 }
 
 
-def _core(error):
-    return str(error).split(" for '")[0].split("\n")[0]
-
-
 @pytest.mark.parametrize("label", sorted(CASES))
 def test_build_time_mistakes_raise_tensorflows_errors(label):
     tensorflow_v1()
@@ -52,7 +48,7 @@ def test_build_time_mistakes_raise_tensorflows_errors(label):
     if label in TF_1_15_WORDS:    # TF 2 rewords these; TF 1.15's own text, as its source has
         assert str(ours) == TF_1_15_WORDS[label]
         return
-    assert _core(ours) == _core(theirs)
+    assert message_core(ours) == message_core(theirs)
 
 
 # A forgotten `return` passed on as a tensor (lesson 21 §5, the notes' predict()). An op

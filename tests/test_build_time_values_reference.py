@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import tfteach
-from tf_reference import (build_error, errors_of_both, own_message, run_eager_tensorflow,
-                          tensorflow_v1, tf1_behaviour, tfteach_json)
+from tf_reference import (build_error, errors_of_both, message_core, own_message,
+                          run_eager_tensorflow, tensorflow_v1, tf1_behaviour, tfteach_json)
 
 
 def _x(tf, shape):
@@ -104,12 +104,6 @@ def _static_shape(tf, build):
         return build(tf).shape.as_list()
 
 
-def _core(error):
-    """The message without TF 2's `for '{{node ...}} = ...'` tail (TF 1.15 writes `for
-    'NAME' (op: 'TYPE')`, as tfteach does) and without what follows the input shapes."""
-    return str(error).split(" for '")[0].split("\n")[0]
-
-
 @pytest.mark.parametrize("label", sorted(SHAPES))
 def test_static_shapes_are_tensorflows(label):
     tensorflow_v1()
@@ -126,7 +120,7 @@ def test_build_time_errors_are_tensorflows(label):
     ours = build_error(tfteach, ERRORS[label])
     assert theirs is not None and ours is not None, (theirs, ours)
     assert type(ours) is type(theirs)
-    assert _core(ours) == _core(theirs)
+    assert message_core(ours) == message_core(theirs)
 
 
 def test_computed_values_are_named_in_the_error_as_tensorflow_names_them():
@@ -270,7 +264,7 @@ def _shape_or_error(tf, build, shape, computed):
         try:
             y = build(tf, tf.placeholder(tf.float32, shape), computed)
         except Exception as e:  # noqa: BLE001 - the error is what we compare
-            return type(e).__name__, _core(e)
+            return type(e).__name__, message_core(e)
         return None if y.shape.ndims is None else y.shape.as_list()
 
 

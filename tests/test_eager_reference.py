@@ -21,7 +21,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from eager_helpers import eager  # noqa: F401 - fixture
+from eager_helpers import eager, tf2  # noqa: F401 - fixtures
 from tf_reference import eager_tensorflow_json
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None,
@@ -395,19 +395,6 @@ def _ours(tf2, name):
     namespace = {}
     exec(textwrap.dedent(PROGRAMS[name]), namespace)     # noqa: S102 - the shared program
     return json.loads(json.dumps(namespace["run"](tf2)))
-
-
-@pytest.fixture
-def tf2(eager):
-    """tfteach.v2 with TF 2's rules (tensor equality) while the test runs."""
-    import tfteach.v2 as v2
-    from tfteach.framework import eager_mode
-    saved = eager_mode.STATE.v2, eager_mode.STATE.tensor_equality
-    eager_mode.STATE.v2 = eager_mode.STATE.tensor_equality = True
-    try:
-        yield v2
-    finally:
-        eager_mode.STATE.v2, eager_mode.STATE.tensor_equality = saved
 
 
 def test_printing(tensorflow, tf2):

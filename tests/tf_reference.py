@@ -85,6 +85,12 @@ def build_error(tf, build, *args):
     return None
 
 
+def message_core(error):
+    """A build error's own words: without TF 2's `for '{{node ...}} = ...'` tail (TF 1.15
+    writes `for 'NAME' (op: 'TYPE')`, as tfteach does) and what follows the input shapes."""
+    return str(error).split(" for '")[0].split("\n")[0]
+
+
 def errors_of_both(build):
     """(tensorflow_exception, tfteach_exception); None where no exception was raised."""
     import tfteach
